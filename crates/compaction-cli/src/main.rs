@@ -1,0 +1,103 @@
+//! `compaction`: the engine on the command line. JSON on stdout, errors on
+//! stderr, a non-zero exit status on failure.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings, Thresholds};
+use compaction_core::{Error, Setting};
+
+/// Context compaction for LLM agents, from the command line.
+#[derive(Debug, Parser)]
+#[command(name = "compaction", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the threshold lines (SPEC R1) for a model's window as JSON.
+    #[command(allow_negative_numbers = true)]
+    Thresholds(ThresholdArgs),
+}
+
+/// Flags of `compaction thresholds`; numbers are checked by the engine, so
+/// NaN, negatives and fractions are rejected with the flag's name.
+#[derive(Debug, clap::Args)]
+struct ThresholdArgs {
+    /// The model's context window, in tokens.
+    #[arg(long, value_name = "TOKENS")]
+    window: f64,
+    /// The model's maximum output tokens (the reserve is min(this, reserve cap)).
+    #[arg(long, value_name = "TOKENS")]
+    max_output: Option<f64>,
+    /// The cap on the reserve kept for the reply [default: 20000].
+    #[arg(long, value_name = "TOKENS")]
+    reserve_cap: Option<f64>,
+    /// The model input ceiling the blocked line hangs from [default: the budget].
+    #[arg(long, value_name = "TOKENS")]
+    ceiling: Option<f64>,
+    /// Move the compact line to this percent of the budget (1–100; it can only lower it).
+    #[arg(long, value_name = "PERCENT")]
+    override_pct: Option<f64>,
+}
+
+impl From<&ThresholdArgs> for RawThresholdSettings {
+    fn from(args: &ThresholdArgs) -> Self {
+        RawThresholdSettings {
+            window: args.window,
+            max_output_tokens: args.max_output,
+            reserve_cap: args.reserve_cap,
+            ceiling: args.ceiling,
+            override_pct: args.override_pct,
+        }
+    }
+}
+
+/// The flag a user types for an engine setting.
+fn flag(setting: Setting) -> String {
+    match setting {
+        Setting::MaxOutputTokens => "--max-output".to_owned(),
+        other => format!("--{}", other.key().replace('_', "-")),
+    }
+}
+
+/// An engine error in the CLI's words: settings are named by their flags.
+fn describe(err: &Error) -> String {
+    match err {
+        Error::InvalidSetting {
+            setting,
+            value,
+            reason,
+        } => {
+            format!("invalid {} {value}: {reason}", flag(*setting))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn run(cli: &Cli) -> Result<String, String> {
+    match &cli.command {
+        Command::Thresholds(args) => {
+            let lines = ThresholdSettings::try_from(&RawThresholdSettings::from(args))
+                .and_then(|settings| Thresholds::compute(&settings))
+                .map_err(|err| describe(&err))?;
+            serde_json::to_string_pretty(&lines).map_err(|err| err.to_string())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The engine's one error type: invalid input, named by setting and value.
+
+use std::fmt;
+
+/// A setting the engine can reject. Front doors (the CLI, the JS package)
+/// name it in their own vocabulary; [`Setting::key`] is the engine's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Setting {
+    /// The model's context window, in tokens (R1.1).
+    Window,
+    /// The model's maximum output tokens for the reply (R1.1).
+    MaxOutputTokens,
+    /// The cap on the reserve kept for the reply (R1.1, default 20,000).
+    ReserveCap,
+    /// The model input ceiling the blocked line hangs from (R1.2).
+    Ceiling,
+    /// The auto-compact override percentage (R1.4).
+    OverridePct,
+    /// How far below the budget the precompute line sits, in percent (R1.2).
+    PrecomputePct,
+    /// How far below the budget the compact line sits (R1.2).
+    CompactMargin,
+    /// How far below the compact line the warn line sits (R1.2).
+    WarnMargin,
+    /// How far below the ceiling the blocked line sits (R1.2).
+    BlockedMargin,
+}
+
+impl Setting {
+    /// The engine's snake_case name of the setting.
+    pub fn key(self) -> &'static str {
+        match self {
+            Setting::Window => "window",
+            Setting::MaxOutputTokens => "max_output_tokens",
+            Setting::ReserveCap => "reserve_cap",
+            Setting::Ceiling => "ceiling",
+            Setting::OverridePct => "override_pct",
+            Setting::PrecomputePct => "precompute_pct",
+            Setting::CompactMargin => "compact_margin",
+            Setting::WarnMargin => "warn_margin",
+            Setting::BlockedMargin => "blocked_margin",
+        }
+    }
+}
+
+impl fmt::Display for Setting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// Everything the engine can refuse.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A setting is out of range, not a whole number, or inconsistent with
+    /// another setting (R1.5).
+    #[error("invalid setting `{setting}` = {value}: {reason}")]
+    InvalidSetting {
+        /// Which setting.
+        setting: Setting,
+        /// The rejected value, as given.
+        value: String,
+        /// Why it was rejected, in lowercase words.
+        reason: String,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidSetting`].
+    pub(crate) fn invalid(setting: Setting, value: impl fmt::Display, reason: impl Into<String>) -> Self {
+        Error::InvalidSetting {
+            setting,
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The setting this error names.
+    pub fn setting(&self) -> Setting {
+        match self {
+            Error::InvalidSetting { setting, .. } => *setting,
+        }
+    }
+}

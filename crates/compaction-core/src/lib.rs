@@ -1,0 +1,23 @@
+//! Context compaction for LLM agents, as a pure, sans-IO engine.
+//!
+//! The crate never calls a model, reads a clock, draws a random number or
+//! touches a file: everything it needs comes in as data, and every decision
+//! it takes comes out as data. Rule ids (`R1.3`, …) refer to the project's
+//! specification, `docs/SPEC.md`.
+//!
+//! Today the crate holds the threshold math ([`thresholds`], SPEC R1.1–R1.5).
+//!
+//! ```
+//! use compaction_core::thresholds::{ThresholdSettings, Thresholds};
+//!
+//! let settings = ThresholdSettings::for_window(200_000).with_max_output_tokens(20_000);
+//! let lines = Thresholds::compute(&settings)?;
+//! assert_eq!(lines.compact, 167_000);
+//! # Ok::<(), compaction_core::Error>(())
+//! ```
+
+pub mod error;
+pub mod figures;
+pub mod thresholds;
+
+pub use error::{Error, Setting};

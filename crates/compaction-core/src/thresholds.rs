@@ -1,0 +1,363 @@
+//! Threshold math (SPEC R1.1–R1.5): the four lines a context count is held
+//! against, derived from the model's window and the reply's reserve.
+//!
+//! ```text
+//! budget     = window − min(max_output_tokens, reserve_cap)        R1.1
+//! precompute = budget − precompute_pct % of budget                  R1.2
+//! compact    = budget − compact_margin  (or override % of budget,   R1.2, R1.4
+//!                                        only ever lower)
+//! warn       = compact − warn_margin                                R1.2
+//! blocked    = ceiling − blocked_margin (ceiling = budget unless set)
+//! ```
+//!
+//! All results are whole tokens, rounded down. Every constant is a setting
+//! whose default is the source's number.
+
+use serde::Serialize;
+
+use crate::error::{Error, Setting};
+
+/// The largest token figure the engine accepts: 2^53 − 1, so that every
+/// figure survives a trip through a JavaScript number unchanged.
+pub const MAX_TOKENS: u64 = (1 << 53) - 1;
+
+/// Validated settings for the threshold math. Build one with
+/// [`ThresholdSettings::for_window`] and the `with_*` methods, or convert
+/// untrusted numbers with [`RawThresholdSettings`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThresholdSettings {
+    /// The model's context window (R1.1).
+    pub window: u64,
+    /// The model's maximum output tokens. `None`: the reserve is the cap.
+    pub max_output_tokens: Option<u64>,
+    /// The most the reply's reserve may take (R1.1; default 20,000).
+    pub reserve_cap: u64,
+    /// The model input ceiling (R1.2; `None`: the budget).
+    pub ceiling: Option<u64>,
+    /// Auto-compact override, percent of the budget, 1–100 (R1.4).
+    pub override_pct: Option<f64>,
+    /// Precompute sits this percent of the budget below it (R1.2; default 20).
+    pub precompute_pct: u64,
+    /// Compact sits this far below the budget (R1.2; default 13,000).
+    pub compact_margin: u64,
+    /// Warn sits this far below the compact line (R1.2; default 20,000).
+    pub warn_margin: u64,
+    /// Blocked sits this far below the ceiling (R1.2; default 3,000).
+    pub blocked_margin: u64,
+}
+
+impl ThresholdSettings {
+    /// Default reserve cap (R1.1).
+    pub const DEFAULT_RESERVE_CAP: u64 = 20_000;
+    /// Default precompute distance, percent of the budget (R1.2).
+    pub const DEFAULT_PRECOMPUTE_PCT: u64 = 20;
+    /// Default compact margin (R1.2).
+    pub const DEFAULT_COMPACT_MARGIN: u64 = 13_000;
+    /// Default warn margin (R1.2).
+    pub const DEFAULT_WARN_MARGIN: u64 = 20_000;
+    /// Default blocked margin (R1.2).
+    pub const DEFAULT_BLOCKED_MARGIN: u64 = 3_000;
+
+    /// The source's defaults for a model with this context window.
+    pub fn for_window(window: u64) -> Self {
+        Self {
+            window,
+            max_output_tokens: None,
+            reserve_cap: Self::DEFAULT_RESERVE_CAP,
+            ceiling: None,
+            override_pct: None,
+            precompute_pct: Self::DEFAULT_PRECOMPUTE_PCT,
+            compact_margin: Self::DEFAULT_COMPACT_MARGIN,
+            warn_margin: Self::DEFAULT_WARN_MARGIN,
+            blocked_margin: Self::DEFAULT_BLOCKED_MARGIN,
+        }
+    }
+
+    /// Sets the model's maximum output tokens.
+    pub fn with_max_output_tokens(mut self, tokens: u64) -> Self {
+        self.max_output_tokens = Some(tokens);
+        self
+    }
+
+    /// Sets the reserve cap.
+    pub fn with_reserve_cap(mut self, tokens: u64) -> Self {
+        self.reserve_cap = tokens;
+        self
+    }
+
+    /// Sets the model input ceiling.
+    pub fn with_ceiling(mut self, tokens: u64) -> Self {
+        self.ceiling = Some(tokens);
+        self
+    }
+
+    /// Sets the auto-compact override percentage.
+    pub fn with_override_pct(mut self, pct: f64) -> Self {
+        self.override_pct = Some(pct);
+        self
+    }
+}
+
+/// Settings as untrusted numbers, the way a CLI flag or a JavaScript caller
+/// gives them. `None` means "the default". Converting checks every value:
+/// NaN, infinities, negatives, fractions and anything above [`MAX_TOKENS`]
+/// are errors naming the setting.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RawThresholdSettings {
+    /// See [`ThresholdSettings::window`].
+    pub window: f64,
+    /// See [`ThresholdSettings::max_output_tokens`].
+    pub max_output_tokens: Option<f64>,
+    /// See [`ThresholdSettings::reserve_cap`].
+    pub reserve_cap: Option<f64>,
+    /// See [`ThresholdSettings::ceiling`].
+    pub ceiling: Option<f64>,
+    /// See [`ThresholdSettings::override_pct`].
+    pub override_pct: Option<f64>,
+}
+
+impl TryFrom<&RawThresholdSettings> for ThresholdSettings {
+    type Error = Error;
+
+    fn try_from(raw: &RawThresholdSettings) -> Result<Self, Error> {
+        let mut settings = ThresholdSettings::for_window(whole_tokens(Setting::Window, raw.window)?);
+        settings.max_output_tokens = raw
+            .max_output_tokens
+            .map(|v| whole_tokens(Setting::MaxOutputTokens, v))
+            .transpose()?;
+        if let Some(v) = raw.reserve_cap {
+            settings.reserve_cap = whole_tokens(Setting::ReserveCap, v)?;
+        }
+        settings.ceiling = raw
+            .ceiling
+            .map(|v| whole_tokens(Setting::Ceiling, v))
+            .transpose()?;
+        settings.override_pct = raw.override_pct;
+        Ok(settings)
+    }
+}
+
+/// Converts an untrusted number into a whole token count.
+pub fn whole_tokens(setting: Setting, value: f64) -> Result<u64, Error> {
+    if !value.is_finite() {
+        return Err(Error::invalid(setting, value, "must be a finite number"));
+    }
+    if value.fract() != 0.0 {
+        return Err(Error::invalid(setting, value, "must be a whole number of tokens"));
+    }
+    if value < 0.0 {
+        return Err(Error::invalid(setting, value, "must not be negative"));
+    }
+    if value > MAX_TOKENS as f64 {
+        return Err(Error::invalid(
+            setting,
+            value,
+            format!("must be at most {MAX_TOKENS}"),
+        ));
+    }
+    // Finite, whole, and within 0..=2^53−1: the cast is exact.
+    Ok(value as u64)
+}
+
+/// The lines derived from [`ThresholdSettings`] (R1.1–R1.4), in tokens.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Thresholds {
+    /// The context window the lines were derived from.
+    pub window: u64,
+    /// Room kept for the model's reply: `min(max_output_tokens, reserve_cap)`.
+    pub reserve: u64,
+    /// `window − reserve` (R1.1).
+    pub budget: u64,
+    /// The model input ceiling the blocked line hangs from.
+    pub ceiling: u64,
+    /// A background summary starts here (R1.7, R9).
+    pub precompute: u64,
+    /// The host shows "N tokens left" from here (R1.7).
+    pub warn: u64,
+    /// Tiers 2–4 of the cascade run from here (R1.7, R3).
+    pub compact: u64,
+    /// Calls are refused from here until the host compacts (R1.7).
+    pub blocked: u64,
+    /// The compact line without the override (R1.2).
+    pub compact_default: u64,
+    /// The override percentage asked for (R1.4), if any.
+    pub override_requested_pct: Option<f64>,
+    /// The override percentage in force: `None` when none was asked for, or
+    /// when it would have raised the line and was clamped away (R1.4).
+    pub override_applied_pct: Option<f64>,
+}
+
+impl Thresholds {
+    /// Derives the lines, or names the first invalid setting (R1.5).
+    pub fn compute(settings: &ThresholdSettings) -> Result<Self, Error> {
+        check_positive(Setting::Window, settings.window)?;
+        if let Some(max_output) = settings.max_output_tokens {
+            check_positive(Setting::MaxOutputTokens, max_output)?;
+        }
+        check_positive(Setting::ReserveCap, settings.reserve_cap)?;
+        if let Some(ceiling) = settings.ceiling {
+            check_positive(Setting::Ceiling, ceiling)?;
+        }
+        check_at_most(Setting::CompactMargin, settings.compact_margin, MAX_TOKENS)?;
+        check_at_most(Setting::WarnMargin, settings.warn_margin, MAX_TOKENS)?;
+        check_at_most(Setting::BlockedMargin, settings.blocked_margin, MAX_TOKENS)?;
+        check_at_most(Setting::PrecomputePct, settings.precompute_pct, 100)?;
+        if let Some(pct) = settings.override_pct {
+            if !pct.is_finite() || !(1.0..=100.0).contains(&pct) {
+                return Err(Error::invalid(
+                    Setting::OverridePct,
+                    pct,
+                    "must be a percentage from 1 to 100",
+                ));
+            }
+        }
+
+        let reserve = settings
+            .max_output_tokens
+            .map_or(settings.reserve_cap, |max_output| {
+                max_output.min(settings.reserve_cap)
+            });
+        if settings.window <= reserve {
+            return Err(Error::invalid(
+                Setting::Window,
+                settings.window,
+                format!("must be larger than the reserve for the reply ({reserve} tokens)"),
+            ));
+        }
+        let budget = settings.window - reserve;
+        let ceiling = settings.ceiling.unwrap_or(budget);
+
+        // Signed, wide arithmetic: a line may come out at or below zero, and
+        // that is reported, not wrapped.
+        let wide = |v: u64| i128::from(v);
+        let precompute = wide(budget) * (100 - wide(settings.precompute_pct)) / 100;
+        let compact_default = wide(budget) - wide(settings.compact_margin);
+        let override_line = settings
+            .override_pct
+            .map(|pct| (budget as f64 * pct / 100.0).floor() as i128);
+        let (compact, override_applied_pct) = match (override_line, settings.override_pct) {
+            (Some(line), Some(pct)) if line <= compact_default => (line, Some(pct)),
+            _ => (compact_default, None),
+        };
+        let warn = compact - wide(settings.warn_margin);
+        let blocked = wide(ceiling) - wide(settings.blocked_margin);
+
+        let window_too_small = |line: &str, value: i128| {
+            Error::invalid(
+                Setting::Window,
+                settings.window,
+                format!("too small: the {line} line would be {value} tokens, and every line must be above 0"),
+            )
+        };
+        // The compact and warn lines follow an applied override: a line it
+        // pushes to zero is the override's fault, not the window's.
+        let compact_line_error = |line: &str, value: i128| match override_applied_pct {
+            Some(pct) => Error::invalid(
+                Setting::OverridePct,
+                pct,
+                format!("too low: the {line} line would be {value} tokens, and every line must be above 0"),
+            ),
+            None => window_too_small(line, value),
+        };
+        if precompute <= 0 {
+            return Err(if settings.precompute_pct == 100 {
+                Error::invalid(Setting::PrecomputePct, 100, "would put the precompute line at 0")
+            } else {
+                window_too_small("precompute", precompute)
+            });
+        }
+        if compact <= 0 {
+            return Err(compact_line_error("compact", compact));
+        }
+        if warn <= 0 {
+            return Err(compact_line_error("warn", warn));
+        }
+        if blocked <= 0 {
+            return Err(match settings.ceiling {
+                Some(c) => Error::invalid(
+                    Setting::Ceiling,
+                    c,
+                    format!("would put the blocked line at {blocked} tokens"),
+                ),
+                None => window_too_small("blocked", blocked),
+            });
+        }
+        if compact >= blocked {
+            let reason = format!("the compact line ({compact}) must sit below the blocked line ({blocked})");
+            return Err(match settings.ceiling {
+                Some(c) => Error::invalid(Setting::Ceiling, c, reason),
+                None => Error::invalid(Setting::CompactMargin, settings.compact_margin, reason),
+            });
+        }
+
+        // Every line is now in 1..=budget or 1..=ceiling, so it fits a u64.
+        let narrow = |v: i128| u64::try_from(v).unwrap_or(0);
+        Ok(Thresholds {
+            window: settings.window,
+            reserve,
+            budget,
+            ceiling,
+            precompute: narrow(precompute),
+            warn: narrow(warn),
+            compact: narrow(compact),
+            blocked: narrow(blocked),
+            compact_default: narrow(compact_default),
+            override_requested_pct: settings.override_pct,
+            override_applied_pct,
+        })
+    }
+}
+
+fn check_positive(setting: Setting, value: u64) -> Result<(), Error> {
+    if value == 0 {
+        return Err(Error::invalid(setting, value, "must be greater than 0"));
+    }
+    check_at_most(setting, value, MAX_TOKENS)
+}
+
+fn check_at_most(setting: Setting, value: u64, max: u64) -> Result<(), Error> {
+    if value > max {
+        return Err(Error::invalid(setting, value, format!("must be at most {max}")));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whole_tokens_accepts_the_largest_safe_integer() {
+        assert_eq!(
+            whole_tokens(Setting::Window, 9_007_199_254_740_991.0),
+            Ok(MAX_TOKENS)
+        );
+    }
+
+    #[test]
+    fn whole_tokens_rejects_two_to_the_53() {
+        let err = whole_tokens(Setting::Window, 9_007_199_254_740_992.0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid setting `window` = 9007199254740992: must be at most 9007199254740991"
+        );
+    }
+
+    #[test]
+    fn precompute_rounds_down() {
+        // budget 180,001: 80% is 144,000.8 → 144,000.
+        let lines = Thresholds::compute(&ThresholdSettings::for_window(200_001)).unwrap();
+        assert_eq!(lines.budget, 180_001);
+        assert_eq!(lines.precompute, 144_000);
+    }
+
+    #[test]
+    fn override_rounds_down() {
+        // budget 180,001: 50% is 90,000.5 → 90,000.
+        let lines =
+            Thresholds::compute(&ThresholdSettings::for_window(200_001).with_override_pct(50.0)).unwrap();
+        assert_eq!(lines.compact, 90_000);
+        assert_eq!(lines.warn, 70_000);
+    }
+}
