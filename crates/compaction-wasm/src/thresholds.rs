@@ -63,9 +63,11 @@ pub struct Thresholds {
     /// The compact line without the override.
     pub compact_default: f64,
     /// The override percentage asked for, or `null`.
+    #[tsify(type = "number | null")]
     pub override_requested_pct: Option<f64>,
     /// The override percentage in force, or `null` when none was asked for
     /// or it would have raised the line (it can only lower it).
+    #[tsify(type = "number | null")]
     pub override_applied_pct: Option<f64>,
 }
 

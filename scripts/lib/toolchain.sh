@@ -1,0 +1,72 @@
+# Which toolchain builds wasm32, and the environment for it. Sourced.
+# shellcheck shell=bash
+#
+# COMPACTION_WASM_TOOLCHAIN=auto (default) | rustup | debian
+#   rustup: rustup's own toolchain with the wasm32-unknown-unknown target.
+#   debian: Debian's rustc-web 1.96 with std rebuilt from source (build-std);
+#           needs no download beyond Debian's packages. CI forces this one.
+#   auto:   rustup when the target is installed, or when
+#           `rustup target add` succeeds within COMPACTION_RUSTUP_TIMEOUT
+#           seconds (default 30); debian otherwise.
+
+# Sets WASM_MODE (rustup|debian) and WASM_MODE_REASON.
+choose_wasm_mode() {
+    local requested="${COMPACTION_WASM_TOOLCHAIN:-auto}"
+    case "$requested" in
+        rustup | debian)
+            WASM_MODE="$requested"
+            WASM_MODE_REASON="forced by COMPACTION_WASM_TOOLCHAIN=$requested"
+            return 0
+            ;;
+        auto) ;;
+        *)
+            echo "error: COMPACTION_WASM_TOOLCHAIN must be auto, rustup or debian, not '$requested'" >&2
+            return 1
+            ;;
+    esac
+    if ! command -v rustup >/dev/null 2>&1; then
+        WASM_MODE=debian
+        WASM_MODE_REASON="auto: rustup is not installed"
+        return 0
+    fi
+    if rustup target list --installed 2>/dev/null | grep -qx 'wasm32-unknown-unknown'; then
+        WASM_MODE=rustup
+        WASM_MODE_REASON="auto: rustup's wasm32-unknown-unknown target is installed"
+        return 0
+    fi
+    local timeout_s="${COMPACTION_RUSTUP_TIMEOUT:-30}"
+    if timeout "$timeout_s" rustup target add wasm32-unknown-unknown >/dev/null 2>&1; then
+        WASM_MODE=rustup
+        WASM_MODE_REASON="auto: rustup target add wasm32-unknown-unknown succeeded"
+        return 0
+    fi
+    WASM_MODE=debian
+    WASM_MODE_REASON="auto: rustup target add wasm32-unknown-unknown failed or took over ${timeout_s}s"
+}
+
+# Exports the environment that makes cargo and trunk build wasm32 in
+# WASM_MODE. Host builds must not see it: call it in a subshell.
+wasm_env() {
+    export RUST_BACKTRACE=0
+    case "$WASM_MODE" in
+        rustup)
+            export CARGO_TARGET_DIR="$ROOT/target"
+            ;;
+        debian)
+            export RUSTUP_TOOLCHAIN=debian-web RUSTC_BOOTSTRAP=1 \
+                CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+                CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=/usr/lib/llvm-19/bin/wasm-ld \
+                CARGO_TARGET_DIR="$ROOT/target/debian-web"
+            ;;
+        *)
+            echo "error: choose_wasm_mode has not run" >&2
+            return 1
+            ;;
+    esac
+}
+
+# Chooses the mode and says which, and why.
+announce_wasm_mode() {
+    choose_wasm_mode || exit 1
+    say "wasm toolchain: $WASM_MODE ($WASM_MODE_REASON)"
+}

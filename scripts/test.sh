@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs every check the project has, in layers, and exits non-zero if any
+# fails. Installs whatever is missing first (each install step skips itself
+# when the pinned version is present). CI runs this through .ci/run.
+#   COMPACTION_WASM_TOOLCHAIN=auto|rustup|debian   which wasm32 toolchain
+#   UPDATE_SNAPSHOTS=1                              accept a changed .d.ts
+set -uo pipefail
+source "$(dirname "$0")/lib/common.sh"
+source "$ROOT/scripts/lib/toolchain.sh"
+source "$ROOT/scripts/lib/install.sh"
+cd "$ROOT"
+started=$SECONDS
+
+announce_wasm_mode
+say "installing what is missing"
+(set -e; ensure_wasm_build_tools; ensure_chromium) || die "installing the tools failed (see above)"
+
+passed=()
+failed=()
+check() {
+    local name="$1" t0=$SECONDS
+    shift
+    say "check: $name"
+    if "$@"; then
+        passed+=("$name ($((SECONDS - t0))s)")
+    else
+        failed+=("$name")
+        printf '\033[31mFAILED:\033[0m %s\n' "$name" >&2
+    fi
+}
+
+# --- 1. static checks -------------------------------------------------------
+wasm_clippy() (
+    wasm_env
+    cargo clippy --locked --target wasm32-unknown-unknown -p compaction-wasm -p compaction-sandbox \
+        --all-targets -- -D warnings
+)
+core_is_pure() {
+    local bad
+    bad="$(cargo tree --locked -p compaction-core -e normal --prefix none |
+        grep -E '^(wasm-bindgen|js-sys|web-sys|yew|gloo|getrandom|wasm-bindgen-futures|tsify|serde-wasm-bindgen) ' || true)"
+    [ -z "$bad" ] || { echo "compaction-core depends on wasm/JS crates:"; echo "$bad"; return 1; }
+    echo "compaction-core's normal dependencies include no wasm/JS crate"
+}
+pins_agree() {
+    local lock trunk
+    lock="$(wasm_bindgen_version)"
+    trunk="$(trunk_wasm_bindgen_version)"
+    [ "$lock" = "$trunk" ] || {
+        echo "Trunk.toml [tools] wasm_bindgen = \"$trunk\" but Cargo.lock has wasm-bindgen $lock"
+        return 1
+    }
+    echo "wasm-bindgen $lock in Cargo.lock and Trunk.toml"
+}
+check "cargo fmt --check" cargo fmt --all --check
+check "clippy -D warnings (host)" cargo clippy --locked --workspace --all-targets -- -D warnings
+check "clippy -D warnings (wasm32: compaction-wasm, compaction-sandbox)" wasm_clippy
+check "engine crate is pure" core_is_pure
+check "wasm-bindgen pin: Cargo.lock = Trunk.toml" pins_agree
+check "toolchain choice, every branch" bash scripts/tests/toolchain-choice.sh
+
+# --- 2. host tests ----------------------------------------------------------
+check "cargo test (host)" cargo test --locked --workspace
+
+# --- 3. wasm-bindgen-test in Node and headless Chromium ---------------------
+wasm_test() (
+    wasm_env
+    [ "$1" = browser ] && export WASM_BINDGEN_USE_BROWSER=1
+    cd "$ROOT/crates/compaction-wasm" # webdriver.json: Chromium's flags
+    cargo test --locked --target wasm32-unknown-unknown -p compaction-wasm
+)
+check "wasm-bindgen-test (Node)" wasm_test node
+check "wasm-bindgen-test (headless Chromium)" wasm_test browser
+
+# --- 4. the npm package, as a user gets it ----------------------------------
+install_pkg() {
+    local npm_dir="$ROOT/target/npm" tarball
+    rm -rf "$npm_dir" && mkdir -p "$npm_dir/context-compaction"
+    tarball="$(cd "$ROOT/pkg" && npm pack --silent --pack-destination "$npm_dir")" || return 1
+    tar xzf "$npm_dir/$tarball" -C "$npm_dir/context-compaction" --strip-components=1 || return 1
+    ln -sfn "$npm_dir/context-compaction" "$ROOT/tests/node_modules/context-compaction"
+    echo "installed $tarball into tests/node_modules"
+}
+check "build pkg/" bash scripts/build-pkg.sh
+check "npm pack pkg/ and install it" install_pkg
+check "pkg/ under Node (node:test, .d.ts snapshot)" node --test tests/node/
+check "tsc --noEmit on a sample user of the types" tsc -p tests/types
+
+# --- 5. browsers --------------------------------------------------------------
+build_sandbox() (
+    rm -rf "$ROOT/dist" # a failed build must not leave a stale dist/ to test
+    wasm_env
+    trunk build --release
+)
+check "trunk build --release (the sandbox)" build_sandbox
+check "Playwright: pkg/ in a plain page, the sandbox" node --test --test-concurrency=1 tests/e2e/
+
+# --- summary ------------------------------------------------------------------
+size() { [ -f "$1" ] && echo "$(stat -c %s "$1") bytes raw, $(gzip -9 -c "$1" | wc -c) gzip"; }
+say "sizes: package .wasm: $(size pkg/compaction_wasm_bg.wasm || echo 'not built')"
+say "sizes: sandbox .wasm: $(size "$(ls dist/*.wasm 2>/dev/null | head -1)" || echo 'not built')"
+for s in target/screenshots/*.png; do [ -f "$s" ] && say "screenshot: $ROOT/$s"; done
+for p in "${passed[@]}"; do printf '  \033[32mok\033[0m    %s\n' "$p"; done
+for f in "${failed[@]}"; do printf '  \033[31mFAIL\033[0m  %s\n' "$f"; done
+say "wasm toolchain: $WASM_MODE; $((SECONDS - started))s in all"
+[ ${#failed[@]} -eq 0 ]

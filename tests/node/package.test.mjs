@@ -1,0 +1,123 @@
+// The built npm package, imported by name exactly as a user would after
+// `npm install context-compaction` (scripts/test.sh installs the packed
+// tarball into tests/node_modules).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { thresholds } from "context-compaction";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const snapshotPath = join(here, "../../crates/compaction-wasm/snapshots/compaction_wasm.d.ts");
+const packageDir = dirname(createRequire(import.meta.url).resolve("context-compaction/package.json"));
+
+const five = (t) => [t.budget, t.precompute, t.warn, t.compact, t.blocked];
+
+test("R1.3 worked example", () => {
+  const t = thresholds({ window: 200_000, maxOutputTokens: 20_000 });
+  assert.deepEqual(five(t), [180_000, 144_000, 147_000, 167_000, 177_000]);
+  assert.equal(t.overrideRequestedPct, null);
+  assert.equal(t.overrideAppliedPct, null);
+});
+
+test("1,000,000 window with 32,000 max output", () => {
+  const t = thresholds({ window: 1_000_000, maxOutputTokens: 32_000 });
+  assert.deepEqual(five(t), [980_000, 784_000, 947_000, 967_000, 977_000]);
+});
+
+test("the override can only lower the compact line; requested vs applied", () => {
+  const lowered = thresholds({ window: 200_000, overridePct: 50 });
+  assert.equal(lowered.compact, 90_000);
+  assert.equal(lowered.warn, 70_000);
+  assert.equal(lowered.overrideAppliedPct, 50);
+  const clamped = thresholds({ window: 200_000, overridePct: 95 });
+  assert.equal(clamped.compact, 167_000);
+  assert.equal(clamped.overrideRequestedPct, 95);
+  assert.equal(clamped.overrideAppliedPct, null);
+});
+
+test("results are plain objects with number fields", () => {
+  const t = thresholds({ window: 200_000 });
+  assert.equal(Object.getPrototypeOf(t), Object.prototype);
+  for (const [key, value] of Object.entries(t)) {
+    assert.ok(value === null || typeof value === "number", `${key} is ${typeof value}`);
+  }
+  assert.deepEqual(JSON.parse(JSON.stringify(t)), t);
+});
+
+test("inputs are not mutated", () => {
+  const settings = Object.freeze({ window: 200_000, maxOutputTokens: 20_000 });
+  thresholds(settings);
+  assert.deepEqual(settings, { window: 200_000, maxOutputTokens: 20_000 });
+});
+
+const bad = [
+  [{ window: NaN }, "window"],
+  [{ window: -1 }, "window"],
+  [{ window: 2 ** 53 }, "window"],
+  [{ window: "200000" }, "window"],
+  [{ window: 1.5 }, "window"],
+  [{ window: 10_000 }, "window"],
+  [{}, "window"],
+  [{ window: 200_000, maxOutputTokens: NaN }, "maxOutputTokens"],
+  [{ window: 200_000, maxOutputTokens: "lots" }, "maxOutputTokens"],
+  [{ window: 200_000, reserveCap: 0 }, "reserveCap"],
+  [{ window: 200_000, ceiling: null }, "ceiling"],
+  [{ window: 200_000, overridePct: 0 }, "overridePct"],
+  [{ window: 200_000, overridePct: 101 }, "overridePct"],
+  [{ window: 200_000, maxOutput: 1 }, "maxOutput"],
+  [null, "settings"],
+  ["200000", "settings"],
+  [undefined, "settings"],
+];
+
+for (const [settings, field] of bad) {
+  test(`bad input ${JSON.stringify(settings) ?? String(settings)} → Error naming ${field}; module survives`, () => {
+    assert.throws(
+      () => thresholds(settings),
+      (e) => {
+        assert.ok(e instanceof Error, `thrown value is ${typeof e}, not an Error`);
+        assert.equal(e.code, "INVALID_SETTING");
+        assert.equal(e.field, field);
+        assert.match(e.message, new RegExp(field));
+        return true;
+      },
+    );
+    assert.equal(thresholds({ window: 200_000 }).compact, 167_000);
+  });
+}
+
+test("the generated .d.ts matches the committed snapshot", () => {
+  const built = readFileSync(join(packageDir, "compaction_wasm.d.ts"), "utf8");
+  if (process.env.UPDATE_SNAPSHOTS === "1") {
+    writeFileSync(snapshotPath, built);
+  }
+  const committed = readFileSync(snapshotPath, "utf8");
+  assert.equal(
+    built,
+    committed,
+    "pkg's .d.ts changed: review it, then run `UPDATE_SNAPSHOTS=1 scripts/test.sh` to accept",
+  );
+});
+
+test("the exported function and its data shapes have no `any`", () => {
+  const dts = readFileSync(join(packageDir, "compaction_wasm.d.ts"), "utf8");
+  const publicPart = dts.slice(0, dts.indexOf("export type InitInput"));
+  assert.match(publicPart, /export function thresholds\(settings: ThresholdSettings\): Thresholds;/);
+  assert.doesNotMatch(publicPart, /\bany\b/);
+});
+
+test("package.json exports one .wasm for node and browsers", () => {
+  const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
+  assert.equal(manifest.type, "module");
+  assert.deepEqual(Object.keys(manifest.exports["."]), ["types", "node", "default"]);
+  const wasmFiles = manifest.files.filter((f) => f.endsWith(".wasm"));
+  assert.deepEqual(wasmFiles, ["compaction_wasm_bg.wasm"]);
+  for (const entry of ["node.js", "browser.js"]) {
+    const source = readFileSync(join(packageDir, entry), "utf8");
+    assert.match(source, /compaction_wasm_bg\.wasm/);
+  }
+});
