@@ -56,7 +56,7 @@ test("the gauge follows the window and max output controls", async () => {
   for (const [line, value] of Object.entries({
     budget: "980,000", precompute: "784,000", warn: "947,000", compact: "967,000", blocked: "977,000",
   })) {
-    assert.equal((await page.locator(`svg g.mark-${line} text`).textContent()).trim(), `${line} ${value}`);
+    assert.equal((await page.locator(`.gauge-labels .mark-${line}`).textContent()).trim(), `${line} ${value}`);
   }
   const shot = join(shots, "sandbox-gauge-1m.png");
   await page.screenshot({ path: shot, fullPage: true });

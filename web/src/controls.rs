@@ -29,7 +29,7 @@ pub fn NumberField(props: &NumberFieldProps) -> Html {
     html! {
         <div class="field">
             <label for={props.id.clone()}>{ props.label.clone() }</label>
-            <input id={props.id.clone()} type="number" inputmode="numeric" min="1" step="1000"
+            <input id={props.id.clone()} type="number" inputmode="numeric" min="1000" step="1000"
                    value={props.value.clone()} {oninput} aria-describedby={hint_id.clone()} />
             <small id={hint_id}>{ props.hint.clone() }</small>
         </div>

@@ -1,20 +1,16 @@
 //! The threshold gauge: 0 … window, with the budget and the four lines,
 //! each labelled with its value. Layout only; the numbers are the engine's.
+//!
+//! The bar is SVG; the labels are HTML text, one row per line in ascending
+//! order, each with a tick at its line's position, so they never overlap and
+//! stay readable on a phone.
 
 use compaction_core::figures::grouped;
 use compaction_core::thresholds::Thresholds;
 use yew::prelude::*;
 
-/// Width of the SVG coordinate space.
-const WIDTH: f64 = 1000.0;
-/// Labels closer than this (in SVG units) go on separate rows.
-const LABEL_GAP: f64 = 150.0;
-/// Height of one label row.
-const ROW_HEIGHT: f64 = 18.0;
-/// Top of the bar.
-const BAR_TOP: f64 = 8.0;
-/// Height of the bar.
-const BAR_HEIGHT: f64 = 28.0;
+/// Labels right of this position (percent) hang to the left of their tick.
+const FLIP_AT_PCT: f64 = 60.0;
 
 /// One labelled line on the gauge.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,15 +19,15 @@ pub struct Mark {
     pub name: &'static str,
     /// Its value in tokens.
     pub tokens: u64,
-    /// Horizontal position in SVG units (0 … [`WIDTH`]).
-    pub x: f64,
-    /// Label row, 0 nearest the bar, so close labels do not overlap.
-    pub row: usize,
+    /// Position along the bar, percent of the window (0 … 100).
+    pub pct: f64,
+    /// Whether the label hangs left of the tick (near the right edge).
+    pub hangs_left: bool,
 }
 
-/// The gauge's marks in ascending position, with label rows assigned.
+/// The gauge's marks in ascending position.
 pub fn marks(t: &Thresholds) -> Vec<Mark> {
-    let mut lines = vec![
+    let mut lines = [
         ("precompute", t.precompute),
         ("warn", t.warn),
         ("compact", t.compact),
@@ -39,24 +35,22 @@ pub fn marks(t: &Thresholds) -> Vec<Mark> {
         ("budget", t.budget),
     ];
     lines.sort_by_key(|&(_, tokens)| tokens);
-    let scale = WIDTH / t.window.max(1) as f64;
-    let mut last_x_per_row: Vec<f64> = Vec::new();
     lines
         .into_iter()
         .map(|(name, tokens)| {
-            let x = (tokens as f64 * scale).min(WIDTH);
-            let row = last_x_per_row
-                .iter()
-                .position(|&last| x - last >= LABEL_GAP)
-                .unwrap_or(last_x_per_row.len());
-            if row == last_x_per_row.len() {
-                last_x_per_row.push(x);
-            } else {
-                last_x_per_row[row] = x;
+            let pct = percent_of_window(t, tokens);
+            Mark {
+                name,
+                tokens,
+                pct,
+                hangs_left: pct > FLIP_AT_PCT,
             }
-            Mark { name, tokens, x, row }
         })
         .collect()
+}
+
+fn percent_of_window(t: &Thresholds, tokens: u64) -> f64 {
+    (tokens as f64 * 100.0 / t.window.max(1) as f64).min(100.0)
 }
 
 /// Props of [`Gauge`].
@@ -66,26 +60,21 @@ pub struct GaugeProps {
     pub thresholds: Thresholds,
 }
 
-/// The gauge as SVG, plus the same figures as a table (colour is never the
-/// only signal, and screen readers get the numbers).
+/// The gauge. Zones are coloured, and every line is also named in text
+/// (colour is never the only signal).
 #[component]
 pub fn Gauge(props: &GaugeProps) -> Html {
     let t = &props.thresholds;
     let marks = marks(t);
-    let rows = marks.iter().map(|m| m.row).max().unwrap_or(0) + 1;
-    let label_top = BAR_TOP + BAR_HEIGHT + 16.0;
-    let height = label_top + rows as f64 * ROW_HEIGHT + 8.0;
-    let scale = WIDTH / t.window.max(1) as f64;
-    let zone = |from: u64, to: u64, class: &'static str| {
-        let x = from as f64 * scale;
-        let w = (to.saturating_sub(from)) as f64 * scale;
-        html! { <rect class={classes!("zone", class)} x={fmt(x)} y={fmt(BAR_TOP)} width={fmt(w)} height={fmt(BAR_HEIGHT)} /> }
-    };
     let low = t.precompute.min(t.warn);
+    let zone = |from: u64, to: u64, class: &'static str| {
+        let x = percent_of_window(t, from);
+        let width = percent_of_window(t, to) - x;
+        html! { <rect class={classes!("zone", class)} x={pct(x)} y="0" width={pct(width.max(0.0))} height="100%" /> }
+    };
     html! {
         <figure class="gauge">
-            <svg viewBox={format!("0 0 {WIDTH} {}", fmt(height))} role="img"
-                 aria-labelledby="gauge-title">
+            <svg class="gauge-bar" role="img" aria-labelledby="gauge-title" preserveAspectRatio="none">
                 <title id="gauge-title">{ format!(
                     "Threshold gauge from 0 to {} tokens: precompute {}, warn {}, compact {}, blocked {}, budget {}",
                     grouped(t.window), grouped(t.precompute), grouped(t.warn),
@@ -95,20 +84,23 @@ pub fn Gauge(props: &GaugeProps) -> Html {
                 { zone(t.compact, t.blocked, "zone-compact") }
                 { zone(t.blocked, t.budget, "zone-blocked") }
                 { zone(t.budget, t.window, "zone-reserve") }
-                { for marks.iter().map(|m| {
-                    let y = label_top + m.row as f64 * ROW_HEIGHT;
-                    let anchor = if m.x > WIDTH - 120.0 { "end" } else { "start" };
-                    html! {
-                        <g class={classes!("mark", format!("mark-{}", m.name))}>
-                            <line x1={fmt(m.x)} x2={fmt(m.x)} y1={fmt(BAR_TOP - 4.0)} y2={fmt(y - 12.0)} />
-                            <text x={fmt(m.x)} y={fmt(y)} text-anchor={anchor}>
-                                { format!("{} {}", m.name, grouped(m.tokens)) }
-                            </text>
-                        </g>
-                    }
+                { for marks.iter().map(|m| html! {
+                    <line class={classes!("tick", format!("tick-{}", m.name))}
+                          x1={pct(m.pct)} x2={pct(m.pct)} y1="0" y2="100%" />
                 }) }
-                <text class="axis" x="0" y={fmt(BAR_TOP - 1.0)} dy="-2">{ "0" }</text>
             </svg>
+            <div class="gauge-axis" aria-hidden="true">
+                <span>{ "0" }</span>
+                <span>{ format!("window {}", grouped(t.window)) }</span>
+            </div>
+            <ol class="gauge-labels" aria-hidden="true">
+                { for marks.iter().map(|m| html! {
+                    <li class={classes!(format!("mark-{}", m.name), m.hangs_left.then_some("hangs-left"))}
+                        style={format!("--x: {}", pct(m.pct))}>
+                        <span>{ format!("{} {}", m.name, grouped(m.tokens)) }</span>
+                    </li>
+                }) }
+            </ol>
             <figcaption>
                 { format!("0 … {} tokens (window). Reserve for the reply: {} tokens.",
                     grouped(t.window), grouped(t.reserve)) }
@@ -117,8 +109,8 @@ pub fn Gauge(props: &GaugeProps) -> Html {
     }
 }
 
-fn fmt(v: f64) -> String {
-    format!("{v:.1}")
+fn pct(v: f64) -> String {
+    format!("{v:.2}%")
 }
 
 #[cfg(test)]
@@ -136,27 +128,25 @@ mod tests {
         let m = marks(&lines(200_000, 20_000));
         let names: Vec<_> = m.iter().map(|m| m.name).collect();
         assert_eq!(names, ["precompute", "warn", "compact", "blocked", "budget"]);
-        assert_eq!(m[0].x, 720.0);
-        assert_eq!(m[4].x, 900.0);
+        assert_eq!(m[0].pct, 72.0);
+        assert_eq!(m[4].pct, 90.0);
     }
 
     #[test]
-    fn close_labels_take_separate_rows() {
-        // 784k, 947k, 967k, 977k, 980k on a 1M window: the last four are
-        // within a few pixels of each other.
-        let m = marks(&lines(1_000_000, 32_000));
-        let rows: Vec<_> = m.iter().map(|m| m.row).collect();
-        assert_eq!(rows, [0, 0, 1, 2, 3]);
-    }
-
-    #[test]
-    fn far_apart_labels_share_a_row() {
+    fn labels_near_the_right_edge_hang_left() {
         let m = marks(&lines(60_000, 20_000));
-        // warn 7,000 (x≈117), precompute 32,000 (x≈533), compact 27,000
-        // (x=450), blocked 37,000 (x≈617), budget 40,000 (x≈667).
-        let by_name = |n: &str| m.iter().find(|m| m.name == n).unwrap().row;
-        assert_eq!(by_name("warn"), 0);
-        assert_eq!(by_name("compact"), 0);
-        assert_ne!(by_name("precompute"), by_name("compact"));
+        // warn 7,000 is at 11.7%: its label reads rightwards; budget 40,000
+        // at 66.7% hangs left.
+        assert_eq!((m[0].name, m[0].hangs_left), ("warn", false));
+        assert_eq!((m[4].name, m[4].hangs_left), ("budget", true));
+    }
+
+    #[test]
+    fn positions_are_clamped_to_the_bar() {
+        let mut t = lines(200_000, 20_000);
+        t.ceiling = 400_000;
+        t.blocked = 397_000;
+        let blocked = marks(&t).into_iter().find(|m| m.name == "blocked").unwrap();
+        assert_eq!(blocked.pct, 100.0);
     }
 }

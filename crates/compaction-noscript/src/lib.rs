@@ -33,7 +33,7 @@ pub fn thresholds_example() -> Result<String, Error> {
         "<section class=\"noscript-thresholds\" aria-labelledby=\"noscript-thresholds-title\">\n\
          <h2 id=\"noscript-thresholds-title\">Threshold lines (SPEC R1.3)</h2>\n\
          <p>A model with a {} token window and {} max output tokens:</p>\n\
-         <table>\n<thead><tr><th scope=\"col\">line</th><th scope=\"col\">tokens</th>\
+         <table class=\"readout\">\n<thead><tr><th scope=\"col\">line</th><th scope=\"col\">tokens</th>\
          <th scope=\"col\">rule</th></tr></thead>\n<tbody>\n",
         grouped(window),
         grouped(max_output)

@@ -50,7 +50,10 @@ fn r1_3_example() {
     assert!(get(&t, "overrideRequestedPct").is_null());
     assert!(get(&t, "overrideAppliedPct").is_null());
     // A plain object, not a class instance or a Map.
-    assert_eq!(Object::get_prototype_of(&t), Object::get_prototype_of(&Object::new()));
+    assert_eq!(
+        Object::get_prototype_of(&t),
+        Object::get_prototype_of(&Object::new())
+    );
 }
 
 #[wasm_bindgen_test]
@@ -65,7 +68,11 @@ fn one_million_window() {
 
 #[wasm_bindgen_test]
 fn override_is_clamped_and_reported() {
-    let t = thresholds(settings(&[("window", 200_000.into()), ("overridePct", 95.into())])).unwrap();
+    let t = thresholds(settings(&[
+        ("window", 200_000.into()),
+        ("overridePct", 95.into()),
+    ]))
+    .unwrap();
     assert_eq!(get(&t, "compact").as_f64(), Some(167_000.0));
     assert_eq!(get(&t, "overrideRequestedPct").as_f64(), Some(95.0));
     assert!(get(&t, "overrideAppliedPct").is_null());
@@ -102,7 +109,10 @@ fn bad_numbers_are_errors_with_code_and_field_and_the_module_survives() {
 #[wasm_bindgen_test]
 fn missing_unknown_and_non_object_settings_are_errors() {
     assert_rejected(settings(&[]), "window");
-    assert_rejected(settings(&[("window", 200_000.into()), ("maxOutput", 1.into())]), "maxOutput");
+    assert_rejected(
+        settings(&[("window", 200_000.into()), ("maxOutput", 1.into())]),
+        "maxOutput",
+    );
     assert_rejected(JsValue::from(200_000), "settings");
     assert_rejected(JsValue::UNDEFINED, "settings");
 }
