@@ -3,7 +3,7 @@
 //! The crate never calls a model, reads a clock, draws a random number or
 //! touches a file: everything it needs comes in as data, and every decision
 //! it takes comes out as data. Rule ids (`R1.3`, …) refer to the project's
-//! specification, `docs/SPEC.md`.
+//! specification, `SPEC.md` in this crate.
 //!
 //! Today the crate holds the threshold math ([`thresholds`], SPEC R1.1–R1.5).
 //!
