@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings, Thresholds};
-use compaction_core::{Error, Setting};
+use compaction_core::Setting;
 
 /// Context compaction for LLM agents, from the command line.
 #[derive(Debug, Parser)]
@@ -63,26 +63,12 @@ fn flag(setting: Setting) -> String {
     }
 }
 
-/// An engine error in the CLI's words: settings are named by their flags.
-fn describe(err: &Error) -> String {
-    match err {
-        Error::InvalidSetting {
-            setting,
-            value,
-            reason,
-        } => {
-            format!("invalid {} {value}: {reason}", flag(*setting))
-        }
-        other => other.to_string(),
-    }
-}
-
 fn run(cli: &Cli) -> Result<String, String> {
     match &cli.command {
         Command::Thresholds(args) => {
             let lines = ThresholdSettings::try_from(&RawThresholdSettings::from(args))
                 .and_then(|settings| Thresholds::compute(&settings))
-                .map_err(|err| describe(&err))?;
+                .map_err(|err| err.message_naming(flag))?;
             serde_json::to_string_pretty(&lines).map_err(|err| err.to_string())
         }
     }

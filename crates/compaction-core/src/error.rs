@@ -57,7 +57,7 @@ impl fmt::Display for Setting {
 pub enum Error {
     /// A setting is out of range, not a whole number, or inconsistent with
     /// another setting (R1.5).
-    #[error("invalid setting `{setting}` = {value}: {reason}")]
+    #[error("{}", self.message_naming(|s| s.key().to_owned()))]
     InvalidSetting {
         /// Which setting.
         setting: Setting,
@@ -75,6 +75,20 @@ impl Error {
             setting,
             value: value.to_string(),
             reason: reason.into(),
+        }
+    }
+
+    /// The message with the setting named the caller's way (a CLI flag, a JS
+    /// key) instead of the engine's: every front door words errors alike.
+    pub fn message_naming(&self, name: impl Fn(Setting) -> String) -> String {
+        match self {
+            Error::InvalidSetting {
+                setting,
+                value,
+                reason,
+            } => {
+                format!("invalid setting `{}` = {value}: {reason}", name(*setting))
+            }
         }
     }
 

@@ -43,19 +43,9 @@ pub fn js_error(code: &str, field: &str, message: &str) -> JsValue {
 
 /// An engine error in the caller's vocabulary.
 pub fn from_engine(err: &Error) -> JsValue {
+    let message = err.message_naming(|s| js_field(s).to_owned());
     match err {
-        Error::InvalidSetting {
-            setting,
-            value,
-            reason,
-        } => {
-            let field = js_field(*setting);
-            js_error(
-                INVALID_SETTING,
-                field,
-                &format!("invalid setting `{field}` = {value}: {reason}"),
-            )
-        }
-        other => js_error("ENGINE_ERROR", "", &other.to_string()),
+        Error::InvalidSetting { setting, .. } => js_error(INVALID_SETTING, js_field(*setting), &message),
+        _ => js_error("ENGINE_ERROR", "", &message),
     }
 }
