@@ -18,6 +18,10 @@
 
 pub mod error;
 pub mod figures;
+pub mod groups;
+pub mod message;
 pub mod thresholds;
+pub mod time;
+pub mod tokens;
 
 pub use error::{Error, Setting};

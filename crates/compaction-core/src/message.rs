@@ -1,0 +1,489 @@
+//! The message model: Anthropic Messages API shapes (SPEC "Vocabulary"),
+//! each message with a stable uuid and, optionally, a timestamp and the API
+//! `usage` of the request that produced it.
+//!
+//! Blocks of unknown kinds, and unknown fields of known kinds, are kept
+//! verbatim: what comes in goes out unchanged unless a rule changes it.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::time::Timestamp;
+
+/// Fields of a block the engine does not interpret (`cache_control`,
+/// `citations`, an image's `source`…), kept in their original order.
+pub type Extra = Map<String, Value>;
+
+/// A message's stable identity in the store.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Uuid(pub String);
+
+impl Uuid {
+    /// The uuid as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Uuid {
+    fn from(s: &str) -> Self {
+        Uuid(s.to_owned())
+    }
+}
+
+impl std::fmt::Display for Uuid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// The user, or the client on the user's behalf (tool results).
+    User,
+    /// The model.
+    Assistant,
+}
+
+/// A message's content: a plain string or a list of blocks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// `"content": "…"`.
+    Text(String),
+    /// `"content": [ {…}, … ]`.
+    Blocks(Vec<Block>),
+}
+
+impl Content {
+    /// The blocks, if the content is a list (a plain string has none).
+    pub fn blocks(&self) -> &[Block] {
+        match self {
+            Content::Text(_) => &[],
+            Content::Blocks(blocks) => blocks,
+        }
+    }
+}
+
+/// The content of a `tool_result` block.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolResultContent {
+    /// No `content` field.
+    Absent,
+    /// `"content": "…"`.
+    Text(String),
+    /// `"content": [text | image | …]`.
+    Blocks(Vec<Block>),
+}
+
+/// One content block. Known kinds are typed; anything else is
+/// [`Block::Other`], kept verbatim.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// `{type: "text", text}`.
+    Text {
+        /// The text.
+        text: String,
+        /// Other fields, verbatim.
+        extra: Extra,
+    },
+    /// `{type: "tool_use", id, name, input}`.
+    ToolUse {
+        /// The call's id, matched by a `tool_result`'s `tool_use_id`.
+        id: String,
+        /// The tool's name (`Read`, `Bash`…).
+        name: String,
+        /// The tool's input, verbatim.
+        input: Value,
+        /// Other fields, verbatim.
+        extra: Extra,
+    },
+    /// `{type: "tool_result", tool_use_id, content, is_error}`.
+    ToolResult {
+        /// The id of the `tool_use` this answers.
+        tool_use_id: String,
+        /// The result.
+        content: ToolResultContent,
+        /// `is_error`, if present.
+        is_error: Option<bool>,
+        /// Other fields, verbatim.
+        extra: Extra,
+    },
+    /// `{type: "thinking", thinking, signature}`.
+    Thinking {
+        /// The reasoning text.
+        thinking: String,
+        /// Other fields (`signature`), verbatim.
+        extra: Extra,
+    },
+    /// `{type: "image", source}`: the source stays in `extra`.
+    Image {
+        /// All fields but `type`, verbatim.
+        extra: Extra,
+    },
+    /// A block of any other kind (`redacted_thinking`, `document`,
+    /// `server_tool_use`, kinds not yet invented), kept verbatim.
+    Other {
+        /// Its `type`.
+        kind: String,
+        /// All fields but `type`, verbatim.
+        extra: Extra,
+    },
+}
+
+impl Block {
+    /// A plain text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Block::Text {
+            text: text.into(),
+            extra: Extra::new(),
+        }
+    }
+
+    /// The block's `type`.
+    pub fn kind(&self) -> &str {
+        match self {
+            Block::Text { .. } => "text",
+            Block::ToolUse { .. } => "tool_use",
+            Block::ToolResult { .. } => "tool_result",
+            Block::Thinking { .. } => "thinking",
+            Block::Image { .. } => "image",
+            Block::Other { kind, .. } => kind,
+        }
+    }
+}
+
+/// The API `usage` of the request that produced an assistant message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Uncached input tokens.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Output tokens.
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// Input tokens written to the prompt cache.
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    /// Input tokens read from the prompt cache.
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// The full prompt size of that request: input + cache-creation +
+    /// cache-read tokens (R1.6).
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
+    }
+
+    /// All four counters zeroed (R7.6: preserved messages lose them).
+    pub fn zeroed() -> Self {
+        Usage::default()
+    }
+}
+
+/// One message of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Stable identity in the store.
+    pub uuid: Uuid,
+    /// Who wrote it.
+    pub role: Role,
+    /// What it says.
+    pub content: Content,
+    /// When it was written, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<Timestamp>,
+    /// The usage of the request that produced it (assistant messages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+}
+
+impl Message {
+    /// A user message with plain text content.
+    pub fn user(uuid: impl Into<String>, text: impl Into<String>) -> Self {
+        Message::new(uuid, Role::User, Content::Text(text.into()))
+    }
+
+    /// An assistant message with plain text content.
+    pub fn assistant(uuid: impl Into<String>, text: impl Into<String>) -> Self {
+        Message::new(uuid, Role::Assistant, Content::Text(text.into()))
+    }
+
+    /// A message with the given content and no timestamp or usage.
+    pub fn new(uuid: impl Into<String>, role: Role, content: Content) -> Self {
+        Message {
+            uuid: Uuid(uuid.into()),
+            role,
+            content,
+            timestamp: None,
+            usage: None,
+        }
+    }
+
+    /// Ids of the `tool_use` blocks in this message.
+    pub fn tool_use_ids(&self) -> impl Iterator<Item = &str> {
+        self.content.blocks().iter().filter_map(|b| match b {
+            Block::ToolUse { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// `tool_use_id`s of the `tool_result` blocks in this message.
+    pub fn tool_result_ids(&self) -> impl Iterator<Item = &str> {
+        self.content.blocks().iter().filter_map(|b| match b {
+            Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// A real user prompt: a user message that is not only tool results
+    /// (SPEC "turn").
+    pub fn is_user_prompt(&self) -> bool {
+        self.role == Role::User
+            && match &self.content {
+                Content::Text(_) => true,
+                Content::Blocks(blocks) => blocks.iter().any(|b| !matches!(b, Block::ToolResult { .. })),
+            }
+    }
+}
+
+// --- serde for blocks: typed fields out of a JSON object, the rest kept ---
+
+fn take_string<E: serde::de::Error>(map: &mut Extra, key: &str, kind: &str) -> Result<String, E> {
+    match map.remove(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err(E::custom(format!(
+            "`{kind}` block: `{key}` must be a string, got {other}"
+        ))),
+        None => Err(E::custom(format!("`{kind}` block: missing `{key}`"))),
+    }
+}
+
+impl Block {
+    fn from_map<E: serde::de::Error>(mut map: Extra) -> Result<Self, E> {
+        let kind = match map.remove("type") {
+            Some(Value::String(kind)) => kind,
+            Some(other) => return Err(E::custom(format!("block `type` must be a string, got {other}"))),
+            None => return Err(E::custom("block without a `type`")),
+        };
+        Ok(match kind.as_str() {
+            "text" => Block::Text {
+                text: take_string(&mut map, "text", &kind)?,
+                extra: map,
+            },
+            "tool_use" => Block::ToolUse {
+                id: take_string(&mut map, "id", &kind)?,
+                name: take_string(&mut map, "name", &kind)?,
+                input: map.remove("input").unwrap_or(Value::Object(Map::new())),
+                extra: map,
+            },
+            "tool_result" => {
+                let tool_use_id = take_string(&mut map, "tool_use_id", &kind)?;
+                let content = match map.remove("content") {
+                    None => ToolResultContent::Absent,
+                    Some(Value::String(s)) => ToolResultContent::Text(s),
+                    Some(Value::Array(items)) => ToolResultContent::Blocks(
+                        items
+                            .into_iter()
+                            .map(Block::from_value)
+                            .collect::<Result<_, E>>()?,
+                    ),
+                    Some(other) => {
+                        return Err(E::custom(format!(
+                            "`tool_result` block: `content` must be a string or a list, got {other}"
+                        )))
+                    }
+                };
+                let is_error = match map.remove("is_error") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Bool(b)) => Some(b),
+                    Some(other) => {
+                        return Err(E::custom(format!(
+                            "`tool_result` block: `is_error` must be a boolean, got {other}"
+                        )))
+                    }
+                };
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                    extra: map,
+                }
+            }
+            "thinking" => Block::Thinking {
+                thinking: take_string(&mut map, "thinking", &kind)?,
+                extra: map,
+            },
+            "image" => Block::Image { extra: map },
+            _ => Block::Other { kind, extra: map },
+        })
+    }
+
+    fn from_value<E: serde::de::Error>(value: Value) -> Result<Self, E> {
+        match value {
+            Value::Object(map) => Block::from_map(map),
+            other => Err(E::custom(format!(
+                "a content block must be an object, got {other}"
+            ))),
+        }
+    }
+
+    fn to_map(&self) -> Extra {
+        let mut map = Extra::new();
+        map.insert("type".into(), Value::String(self.kind().to_owned()));
+        let extra = match self {
+            Block::Text { text, extra } => {
+                map.insert("text".into(), Value::String(text.clone()));
+                extra
+            }
+            Block::ToolUse {
+                id,
+                name,
+                input,
+                extra,
+            } => {
+                map.insert("id".into(), Value::String(id.clone()));
+                map.insert("name".into(), Value::String(name.clone()));
+                map.insert("input".into(), input.clone());
+                extra
+            }
+            Block::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+                extra,
+            } => {
+                map.insert("tool_use_id".into(), Value::String(tool_use_id.clone()));
+                match content {
+                    ToolResultContent::Absent => {}
+                    ToolResultContent::Text(s) => {
+                        map.insert("content".into(), Value::String(s.clone()));
+                    }
+                    ToolResultContent::Blocks(blocks) => {
+                        let items = blocks.iter().map(|b| Value::Object(b.to_map())).collect();
+                        map.insert("content".into(), Value::Array(items));
+                    }
+                }
+                if let Some(is_error) = is_error {
+                    map.insert("is_error".into(), Value::Bool(*is_error));
+                }
+                extra
+            }
+            Block::Thinking { thinking, extra } => {
+                map.insert("thinking".into(), Value::String(thinking.clone()));
+                extra
+            }
+            Block::Image { extra } | Block::Other { extra, .. } => extra,
+        };
+        for (k, v) in extra {
+            map.insert(k.clone(), v.clone());
+        }
+        map
+    }
+}
+
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        match Value::deserialize(deserializer)? {
+            Value::String(text) => Ok(Content::Text(text)),
+            Value::Array(items) => Ok(Content::Blocks(
+                items
+                    .into_iter()
+                    .map(Block::from_value::<D::Error>)
+                    .collect::<Result<_, _>>()?,
+            )),
+            other => Err(D::Error::custom(format!(
+                "`content` must be a string or a list of blocks, got {other}"
+            ))),
+        }
+    }
+}
+
+impl Serialize for Block {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_map().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let map = Extra::deserialize(deserializer)?;
+        Block::from_map::<D::Error>(map)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn roundtrip(v: Value) -> Value {
+        let m: Message = serde_json::from_value(v).unwrap();
+        serde_json::to_value(&m).unwrap()
+    }
+
+    #[test]
+    fn known_and_unknown_blocks_round_trip_verbatim() {
+        let v = json!({
+            "uuid": "u1",
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "sig"},
+                {"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}},
+                {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.rs"}},
+                {"type": "redacted_thinking", "data": "xyz"},
+                {"type": "future_kind", "anything": [1, 2, 3]}
+            ],
+            "usage": {"input_tokens": 1, "output_tokens": 2, "cache_creation_input_tokens": 3, "cache_read_input_tokens": 4}
+        });
+        assert_eq!(roundtrip(v.clone()), v);
+    }
+
+    #[test]
+    fn tool_results_keep_content_shape_and_is_error_presence() {
+        let v = json!({
+            "uuid": "u2",
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+                {"type": "tool_result", "tool_use_id": "t2", "content": [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}], "is_error": true},
+                {"type": "tool_result", "tool_use_id": "t3"}
+            ]
+        });
+        assert_eq!(roundtrip(v.clone()), v);
+    }
+
+    #[test]
+    fn bad_blocks_are_errors_naming_the_field() {
+        let err = serde_json::from_value::<Message>(json!({
+            "uuid": "u", "role": "user", "content": [{"type": "tool_result", "tool_use_id": 5}]
+        }))
+        .unwrap_err();
+        assert!(err.to_string().contains("tool_use_id"), "{err}");
+        let err = serde_json::from_value::<Message>(
+            json!({"uuid": "u", "role": "user", "content": [{"text": "x"}]}),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("type"), "{err}");
+    }
+
+    #[test]
+    fn user_prompt_means_not_only_tool_results() {
+        let prompt = Message::user("a", "do it");
+        assert!(prompt.is_user_prompt());
+        let results: Message = serde_json::from_value(json!({
+            "uuid": "b", "role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]
+        }))
+        .unwrap();
+        assert!(!results.is_user_prompt());
+        assert!(!Message::assistant("c", "done").is_user_prompt());
+    }
+}
