@@ -66,6 +66,13 @@ pub enum Error {
         /// Why it was rejected, in lowercase words.
         reason: String,
     },
+    /// A message was appended with a uuid the store already holds: the store
+    /// is append-only and a uuid names one message forever.
+    #[error("duplicate message uuid `{uuid}`: the store already holds a message with it")]
+    DuplicateUuid {
+        /// The uuid given twice.
+        uuid: String,
+    },
 }
 
 impl Error {
@@ -89,13 +96,18 @@ impl Error {
             } => {
                 format!("invalid setting `{}` = {value}: {reason}", name(*setting))
             }
+            // Other variants name no setting: their own message stands.
+            #[allow(unreachable_patterns)]
+            other => other.to_string(),
         }
     }
 
-    /// The setting this error names.
-    pub fn setting(&self) -> Setting {
+    /// The setting this error names, if it is about a setting.
+    pub fn setting(&self) -> Option<Setting> {
         match self {
-            Error::InvalidSetting { setting, .. } => *setting,
+            Error::InvalidSetting { setting, .. } => Some(*setting),
+            #[allow(unreachable_patterns)]
+            _ => None,
         }
     }
 }

@@ -206,7 +206,7 @@ fn r1_5_compact_at_or_above_blocked_is_rejected() {
     let mut settings = ThresholdSettings::for_window(200_000);
     settings.compact_margin = 2_000;
     let err = Thresholds::compute(&settings).unwrap_err();
-    assert_eq!(err.setting(), Setting::CompactMargin);
+    assert_eq!(err.setting(), Some(Setting::CompactMargin));
 }
 
 #[test]
