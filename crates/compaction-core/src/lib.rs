@@ -20,8 +20,11 @@ pub mod error;
 pub mod figures;
 pub mod groups;
 pub mod message;
+pub mod reduction;
+pub mod store;
 pub mod thresholds;
 pub mod time;
 pub mod tokens;
+pub mod view;
 
 pub use error::{Error, Setting};

@@ -1,0 +1,260 @@
+//! Budget reduction (SPEC R2): oversized `tool_result` content keeps its
+//! head and tail with a marker between them. Only tool results are touched;
+//! user and assistant messages are never truncated individually (R2.1).
+
+use crate::message::{Block, Content, Message, ToolResultContent};
+
+/// R2.2's numbers, all settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReductionSettings {
+    /// Content longer than this many characters is reduced (default 4,000).
+    pub max_chars: usize,
+    /// Characters kept from the start (default 2,400: 60%).
+    pub head_chars: usize,
+    /// Characters kept from the end (default 1,600: 40%).
+    pub tail_chars: usize,
+}
+
+impl Default for ReductionSettings {
+    fn default() -> Self {
+        ReductionSettings {
+            max_chars: 4_000,
+            head_chars: 2_400,
+            tail_chars: 1_600,
+        }
+    }
+}
+
+/// The marker between head and tail (R2.2), `removed` in characters.
+pub fn marker(removed: usize) -> String {
+    format!("\n...[{removed} chars removed]...\n")
+}
+
+/// One reduced `tool_result` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reduced {
+    /// Index of the block in its message's content.
+    pub block: usize,
+    /// The `tool_use_id` it answers.
+    pub tool_use_id: String,
+    /// Characters removed.
+    pub removed_chars: usize,
+}
+
+/// Reduces every oversized `tool_result` of a message (R2.2) and says which.
+/// Call it once per message, when it enters the view: the caller records
+/// the result so a block is never reduced twice (R2.3); a reduced block is
+/// longer than `max_chars` by the marker's length and must not be cut again.
+pub fn reduce_message(message: &Message, settings: &ReductionSettings) -> Option<(Message, Vec<Reduced>)> {
+    let Content::Blocks(blocks) = &message.content else {
+        return None;
+    };
+    let mut reduced = Vec::new();
+    let mut out = blocks.clone();
+    for (i, block) in blocks.iter().enumerate() {
+        let Block::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+            extra,
+        } = block
+        else {
+            continue;
+        };
+        if let Some((content, removed_chars)) = reduce_content(content, settings) {
+            out[i] = Block::ToolResult {
+                tool_use_id: tool_use_id.clone(),
+                content,
+                is_error: *is_error,
+                extra: extra.clone(),
+            };
+            reduced.push(Reduced {
+                block: i,
+                tool_use_id: tool_use_id.clone(),
+                removed_chars,
+            });
+        }
+    }
+    if reduced.is_empty() {
+        return None;
+    }
+    let mut message = message.clone();
+    message.content = Content::Blocks(out);
+    Some((message, reduced))
+}
+
+/// Reduces one `tool_result`'s content, or `None` when it is within the
+/// limit. List content: the text blocks count together; other blocks
+/// (images) are kept where they are.
+pub fn reduce_content(
+    content: &ToolResultContent,
+    settings: &ReductionSettings,
+) -> Option<(ToolResultContent, usize)> {
+    match content {
+        ToolResultContent::Absent => None,
+        ToolResultContent::Text(text) => {
+            let (head, tail, removed) = split(text, text.chars().count(), settings)?;
+            Some((
+                ToolResultContent::Text(format!("{head}{}{tail}", marker(removed))),
+                removed,
+            ))
+        }
+        ToolResultContent::Blocks(blocks) => reduce_blocks(blocks, settings),
+    }
+}
+
+/// Head and tail of `text` (of `chars` characters) and how many characters
+/// lie between them, or `None` when within the limit.
+fn split<'a>(text: &'a str, chars: usize, s: &ReductionSettings) -> Option<(&'a str, &'a str, usize)> {
+    if chars <= s.max_chars || s.head_chars + s.tail_chars >= chars {
+        return None;
+    }
+    let head_end = byte_offset(text, s.head_chars);
+    let tail_start = byte_offset(text, chars - s.tail_chars);
+    Some((
+        &text[..head_end],
+        &text[tail_start..],
+        chars - s.head_chars - s.tail_chars,
+    ))
+}
+
+/// The byte offset of the `n`th character (a character boundary).
+fn byte_offset(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
+fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultContent, usize)> {
+    let lens: Vec<Option<usize>> = blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text { text, .. } => Some(text.chars().count()),
+            _ => None,
+        })
+        .collect();
+    let total: usize = lens.iter().flatten().sum();
+    if total <= s.max_chars || s.head_chars + s.tail_chars >= total {
+        return None;
+    }
+    let removed = total - s.head_chars - s.tail_chars;
+    let tail_from = total - s.tail_chars;
+    let mut out = Vec::with_capacity(blocks.len());
+    let mut seen = 0; // text characters before the current block
+    let mut marker_placed = false;
+    for (block, len) in blocks.iter().zip(&lens) {
+        let (Block::Text { text, extra }, Some(len)) = (block, len) else {
+            out.push(block.clone());
+            continue;
+        };
+        let (start, end) = (seen, seen + len);
+        seen = end;
+        // This block's characters to keep: [start, head) and [tail_from, end).
+        let keep_head = s.head_chars.clamp(start, end) - start;
+        let keep_tail_from = tail_from.clamp(start, end) - start;
+        let mut kept = String::new();
+        kept.push_str(&text[..byte_offset(text, keep_head)]);
+        if !marker_placed && end > s.head_chars {
+            kept.push_str(&marker(removed));
+            marker_placed = true;
+        }
+        kept.push_str(&text[byte_offset(text, keep_tail_from)..]);
+        if !kept.is_empty() {
+            out.push(Block::Text {
+                text: kept,
+                extra: extra.clone(),
+            });
+        }
+    }
+    Some((ToolResultContent::Blocks(out), removed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_of(content: &ToolResultContent) -> String {
+        match content {
+            ToolResultContent::Text(t) => t.clone(),
+            ToolResultContent::Blocks(b) => b
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Text { text, .. } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect(),
+            ToolResultContent::Absent => String::new(),
+        }
+    }
+
+    #[test]
+    fn r2_2_keeps_head_and_tail_with_the_exact_marker() {
+        let text: String = (0..50_000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let (out, removed) = reduce_content(
+            &ToolResultContent::Text(text.clone()),
+            &ReductionSettings::default(),
+        )
+        .unwrap();
+        assert_eq!(removed, 46_000);
+        let out = text_of(&out);
+        assert!(out.starts_with(&text[..2_400]));
+        assert!(out.ends_with(&text[48_400..]));
+        assert!(out.contains("\n...[46000 chars removed]...\n"));
+        assert_eq!(out.chars().count(), 4_000 + marker(46_000).chars().count());
+    }
+
+    #[test]
+    fn r2_2_content_at_the_limit_is_untouched() {
+        let text = "x".repeat(4_000);
+        assert_eq!(
+            reduce_content(&ToolResultContent::Text(text), &ReductionSettings::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn r2_3_cuts_fall_on_character_boundaries() {
+        // 3-byte and 4-byte characters (the emoji is a surrogate pair in JS).
+        let text = "日😀".repeat(3_000);
+        let (out, removed) =
+            reduce_content(&ToolResultContent::Text(text), &ReductionSettings::default()).unwrap();
+        assert_eq!(removed, 6_000 - 4_000);
+        let out = text_of(&out);
+        assert!(out.starts_with(&"日😀".repeat(1_200)));
+        assert!(out.ends_with(&"日😀".repeat(800)));
+    }
+
+    #[test]
+    fn r2_2_list_content_counts_text_blocks_together_and_keeps_images() {
+        let image = Block::Image {
+            extra: Default::default(),
+        };
+        let blocks = vec![
+            Block::text("a".repeat(2_000)),
+            image.clone(),
+            Block::text("b".repeat(3_000)),
+            Block::text("c".repeat(1_000)),
+        ];
+        let (out, removed) =
+            reduce_content(&ToolResultContent::Blocks(blocks), &ReductionSettings::default()).unwrap();
+        assert_eq!(removed, 2_000);
+        let ToolResultContent::Blocks(out) = &out else {
+            panic!("blocks stay blocks")
+        };
+        assert!(out.contains(&image));
+        let text = text_of(&ToolResultContent::Blocks(out.clone()));
+        let expected = format!(
+            "{}{}{}{}",
+            "a".repeat(2_000),
+            "b".repeat(400),
+            marker(2_000),
+            "b".repeat(600)
+        ) + &"c".repeat(1_000);
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn r2_1_only_tool_results_are_touched() {
+        let long = "z".repeat(10_000);
+        assert!(reduce_message(&Message::user("u", long.clone()), &ReductionSettings::default()).is_none());
+        assert!(reduce_message(&Message::assistant("a", long), &ReductionSettings::default()).is_none());
+    }
+}

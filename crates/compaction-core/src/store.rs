@@ -1,0 +1,72 @@
+//! The store: every message ever appended, in order, never changed
+//! (SPEC "store vs active view"). Compaction changes the view only.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::message::{Message, Uuid};
+
+/// Append-only message store, indexed by uuid.
+#[derive(Debug, Clone, Default)]
+pub struct Store {
+    messages: Vec<Arc<Message>>,
+    by_uuid: HashMap<Uuid, usize>,
+}
+
+impl Store {
+    /// An empty store.
+    pub fn new() -> Self {
+        Store::default()
+    }
+
+    /// Appends a message; a uuid already in the store is an error and
+    /// changes nothing.
+    pub fn append(&mut self, message: Message) -> Result<Arc<Message>, Error> {
+        if self.by_uuid.contains_key(&message.uuid) {
+            return Err(Error::DuplicateUuid { uuid: message.uuid.0 });
+        }
+        let message = Arc::new(message);
+        self.by_uuid.insert(message.uuid.clone(), self.messages.len());
+        self.messages.push(Arc::clone(&message));
+        Ok(message)
+    }
+
+    /// The message with this uuid.
+    pub fn get(&self, uuid: &Uuid) -> Option<&Arc<Message>> {
+        self.by_uuid.get(uuid).map(|&i| &self.messages[i])
+    }
+
+    /// Every message, in append order.
+    pub fn messages(&self) -> &[Arc<Message>] {
+        &self.messages
+    }
+
+    /// Number of messages.
+    pub fn len(&self) -> usize {
+        self.messages.len()
+    }
+
+    /// Whether the store is empty.
+    pub fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_uuids_are_rejected_and_change_nothing() {
+        let mut store = Store::new();
+        store.append(Message::user("a", "one")).unwrap();
+        let err = store.append(Message::user("a", "two")).unwrap_err();
+        assert_eq!(err, Error::DuplicateUuid { uuid: "a".into() });
+        assert_eq!(store.len(), 1);
+        assert_eq!(
+            store.get(&"a".into()).unwrap().content,
+            Message::user("a", "one").content
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! The active view: what the next model request will contain (SPEC "store
+//! vs active view"), with its legal groups, turns and token count kept up to
+//! date one change at a time, so a before-call decision costs O(what
+//! changed), not O(history).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::groups::Segmentation;
+use crate::message::{Message, Uuid};
+use crate::tokens::{Basis, Estimator, TokenFigure};
+
+/// Where a view entry comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Source {
+    /// A store message (possibly reduced or cleared in the view).
+    Stored,
+    /// A summary written by a compaction, replacing these store messages.
+    Summary {
+        /// The store messages it replaced (lineage).
+        replaces: Vec<Uuid>,
+    },
+    /// Material restored after a compaction (a file, a plan…).
+    Attachment,
+}
+
+/// One message of the view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// What the model sees.
+    pub message: Arc<Message>,
+    /// Where it comes from.
+    pub source: Source,
+    /// Estimated tokens of `message`.
+    pub tokens: u64,
+    /// Indices of blocks whose content the view changed (reduced or
+    /// cleared): they are never changed again (R2.3, R4.5).
+    pub settled_blocks: Vec<usize>,
+}
+
+/// The last API-reported usage in the view (R1.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Anchor {
+    /// Position of the message carrying the usage.
+    position: usize,
+    /// input + cache-creation + cache-read tokens of that request.
+    reported: u64,
+    /// Estimated tokens of the entries before `position`.
+    prefix_estimate: u64,
+    /// Change since the request in the estimate of entries before
+    /// `position` (negative: tokens freed by clearing or dropping).
+    prefix_delta: i64,
+}
+
+/// The active view.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    entries: Vec<Entry>,
+    segmentation: Segmentation,
+    estimate: u64,
+    anchor: Option<Anchor>,
+    estimator: Estimator,
+}
+
+impl View {
+    /// An empty view that estimates with `estimator`.
+    pub fn new(estimator: Estimator) -> Self {
+        View {
+            estimator,
+            ..View::default()
+        }
+    }
+
+    /// The entries, in request order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The messages, in request order.
+    pub fn messages(&self) -> impl Iterator<Item = &Message> {
+        self.entries.iter().map(|e| e.message.as_ref())
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the view is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Legal groups and turns of the view.
+    pub fn segmentation(&self) -> &Segmentation {
+        &self.segmentation
+    }
+
+    /// The estimator in use.
+    pub fn estimator(&self) -> &Estimator {
+        &self.estimator
+    }
+
+    /// Estimated tokens of all entries.
+    pub fn estimate(&self) -> u64 {
+        self.estimate
+    }
+
+    /// Appends an entry (O(1) amortised).
+    pub fn push(&mut self, message: Arc<Message>, source: Source, settled_blocks: Vec<usize>) {
+        let tokens = self.estimator.message(&message);
+        let position = self.entries.len();
+        let reported = message.usage.as_ref().map_or(0, |u| u.prompt_tokens());
+        if reported > 0 {
+            self.anchor = Some(Anchor {
+                position,
+                reported,
+                prefix_estimate: self.estimate,
+                prefix_delta: 0,
+            });
+        }
+        self.segmentation.push(&message);
+        self.estimate += tokens;
+        self.entries.push(Entry {
+            message,
+            source,
+            tokens,
+            settled_blocks,
+        });
+    }
+
+    /// Replaces the message at `index` with a changed version of it (same
+    /// tool ids: reduction and clearing change content only) and marks
+    /// `blocks` settled.
+    pub fn patch(&mut self, index: usize, message: Arc<Message>, blocks: &[usize]) {
+        let Some(entry) = self.entries.get_mut(index) else {
+            return;
+        };
+        let tokens = self.estimator.message(&message);
+        let delta = tokens as i64 - entry.tokens as i64;
+        entry.message = message;
+        entry.tokens = tokens;
+        entry.settled_blocks.extend_from_slice(blocks);
+        entry.settled_blocks.sort_unstable();
+        entry.settled_blocks.dedup();
+        self.estimate = self.estimate.saturating_add_signed(delta);
+        if let Some(anchor) = &mut self.anchor {
+            if index < anchor.position {
+                anchor.prefix_estimate = anchor.prefix_estimate.saturating_add_signed(delta);
+                anchor.prefix_delta += delta;
+            }
+        }
+    }
+
+    /// Removes a range of entries (whole turns: snip). The caller keeps
+    /// tool pairs legal by removing only legal ranges.
+    pub fn remove(&mut self, range: Range<usize>) {
+        let removed_tokens: u64 = self.entries[range.clone()].iter().map(|e| e.tokens).sum();
+        let removed_len = range.len();
+        let anchor = self.anchor;
+        self.entries.drain(range.clone());
+        self.rebuild();
+        self.anchor = anchor.and_then(|mut a| {
+            if a.position >= range.end {
+                a.position -= removed_len;
+                a.prefix_estimate = a.prefix_estimate.saturating_sub(removed_tokens);
+                a.prefix_delta -= removed_tokens as i64;
+                Some(a)
+            } else if a.position < range.start {
+                Some(a)
+            } else {
+                None // the reporting message itself is gone: estimate instead
+            }
+        });
+    }
+
+    /// Replaces every entry (a compaction's new view). Usage-based counting
+    /// restarts from the next reported usage.
+    pub fn replace(&mut self, entries: Vec<(Arc<Message>, Source)>) {
+        self.entries.clear();
+        self.anchor = None;
+        self.rebuild();
+        for (message, source) in entries {
+            self.push(message, source, Vec::new());
+        }
+        self.anchor = None;
+    }
+
+    fn rebuild(&mut self) {
+        self.segmentation = Segmentation::of(self.entries.iter().map(|e| e.message.as_ref()));
+        self.estimate = self.entries.iter().map(|e| e.tokens).sum();
+    }
+
+    /// The count held against the lines (R1.6): the last reported usage,
+    /// corrected by what the view has freed before it since, plus an
+    /// estimate of everything from that request's reply on; only with no
+    /// usage at all is the whole view estimated (plus `system_tokens`, the
+    /// system prompt and tool definitions the host sends).
+    pub fn count(&self, system_tokens: u64) -> TokenFigure {
+        match self.anchor {
+            Some(a) => {
+                let since = self.estimate.saturating_sub(a.prefix_estimate);
+                let reported = a.reported.saturating_add_signed(a.prefix_delta);
+                TokenFigure {
+                    tokens: reported + since,
+                    basis: Basis::ReportedPlusEstimate,
+                }
+            }
+            None => TokenFigure {
+                tokens: system_tokens + self.estimate,
+                basis: Basis::Estimated,
+            },
+        }
+    }
+
+    /// Position of the entry with this uuid.
+    pub fn position(&self, uuid: &Uuid) -> Option<usize> {
+        self.entries.iter().position(|e| &e.message.uuid == uuid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Usage;
+
+    fn msg(uuid: &str, chars: usize) -> Arc<Message> {
+        Arc::new(Message::user(uuid, "x".repeat(chars)))
+    }
+
+    fn with_usage(uuid: &str, chars: usize, prompt: u64) -> Arc<Message> {
+        let mut m = Message::assistant(uuid, "y".repeat(chars));
+        m.usage = Some(Usage {
+            input_tokens: prompt,
+            ..Usage::default()
+        });
+        Arc::new(m)
+    }
+
+    #[test]
+    fn r1_6_without_usage_the_whole_view_is_estimated() {
+        let mut v = View::new(Estimator::default());
+        v.push(msg("a", 400), Source::Stored, vec![]);
+        assert_eq!(
+            v.count(50),
+            TokenFigure {
+                tokens: 150,
+                basis: Basis::Estimated
+            }
+        );
+    }
+
+    #[test]
+    fn r1_6_last_usage_plus_estimate_of_what_followed() {
+        let mut v = View::new(Estimator::default());
+        v.push(msg("a", 4_000), Source::Stored, vec![]);
+        v.push(with_usage("b", 40, 5_000), Source::Stored, vec![]);
+        v.push(msg("c", 80), Source::Stored, vec![]);
+        // 5,000 reported + the reply (10) + the new message (20).
+        assert_eq!(
+            v.count(999),
+            TokenFigure {
+                tokens: 5_030,
+                basis: Basis::ReportedPlusEstimate
+            }
+        );
+    }
+
+    #[test]
+    fn r1_6_freeing_before_the_request_lowers_the_reported_part() {
+        let mut v = View::new(Estimator::default());
+        v.push(msg("a", 4_000), Source::Stored, vec![]);
+        v.push(with_usage("b", 40, 5_000), Source::Stored, vec![]);
+        v.patch(0, msg("a", 40), &[0]);
+        assert_eq!(v.count(0).tokens, 5_000 - 990 + 10);
+        v.remove(0..1);
+        assert_eq!(v.count(0).tokens, 5_000 - 1_000 + 10);
+    }
+}
