@@ -32,6 +32,10 @@ pub enum Source {
 pub struct Entry {
     /// What the model sees.
     pub message: Arc<Message>,
+    /// What the client sends, when it differs from what the model sees:
+    /// the server clears content by context editing, and the client's copy
+    /// stays intact (R4.3).
+    pub sent: Option<Arc<Message>>,
     /// Where it comes from.
     pub source: Source,
     /// Estimated tokens of `message`.
@@ -126,6 +130,7 @@ impl View {
         self.estimate += tokens;
         self.entries.push(Entry {
             message,
+            sent: None,
             source,
             tokens,
             settled_blocks,
@@ -153,6 +158,34 @@ impl View {
                 anchor.prefix_delta += delta;
             }
         }
+    }
+
+    /// Records that the server will show the model `predicted` in place of
+    /// the message at `index`, while the client keeps sending its own copy.
+    pub fn predict_server_edit(&mut self, index: usize, predicted: Arc<Message>, blocks: &[usize]) {
+        let Some(entry) = self.entries.get_mut(index) else {
+            return;
+        };
+        if entry.sent.is_none() {
+            entry.sent = Some(Arc::clone(&entry.message));
+        }
+        self.patch(index, predicted, blocks);
+    }
+
+    /// Replaces what both the client sends and the model sees at `index`
+    /// (the client changed its copy: time-based clearing).
+    pub fn replace_sent(&mut self, index: usize, message: Arc<Message>, blocks: &[usize]) {
+        if let Some(entry) = self.entries.get_mut(index) {
+            entry.sent = None;
+        }
+        self.patch(index, message, blocks);
+    }
+
+    /// The messages the client sends, in order.
+    pub fn sent_messages(&self) -> impl Iterator<Item = &Message> {
+        self.entries
+            .iter()
+            .map(|e| e.sent.as_deref().unwrap_or(&e.message))
     }
 
     /// Removes a range of entries (whole turns: snip). The caller keeps

@@ -1,0 +1,254 @@
+//! The engine: orders the tiers before every model call (SPEC R3.1) and
+//! reports each decision as a [`Step`]. Sans-IO: messages, "now" and
+//! (later) summaries come in as data; nothing is read from the world.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::error::Error;
+use crate::message::Message;
+use crate::microcompact::{ContextManagement, Microcompact};
+use crate::reduction::reduce_message;
+use crate::settings::EngineSettings;
+use crate::snip::snip;
+use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
+use crate::store::Store;
+use crate::thresholds::Thresholds;
+use crate::time::Timestamp;
+use crate::tokens::TokenFigure;
+use crate::view::{Source, View};
+
+/// What the host must do with the call (R1.7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum CallStatus {
+    /// Send it.
+    Proceed,
+    /// Send it, and show the user how much room is left before the compact
+    /// line ("N tokens left").
+    Warn {
+        /// Tokens left before the compact line.
+        tokens_left: u64,
+    },
+    /// The count is still over the compact line after tiers 1–2: tiers 3–4
+    /// (collapse, compaction) are due. Send the call if under blocked.
+    CompactionDue {
+        /// Tokens over the compact line.
+        over_by: u64,
+    },
+    /// Refused: the count is at or over the blocked line; the host must
+    /// compact first.
+    Blocked {
+        /// Tokens at or over the blocked line.
+        over_by: u64,
+    },
+}
+
+/// The engine's answer before one model call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// What the engine did, in order.
+    pub steps: Vec<Step>,
+    /// The count after those steps.
+    pub count: TokenFigure,
+    /// The lines it was held against.
+    pub lines: Thresholds,
+    /// What to do with the call.
+    pub status: CallStatus,
+    /// The `context_management` parameter to send (cache-aware
+    /// microcompact), if any.
+    pub context_management: Option<ContextManagement>,
+    /// Results the client cleared in this call (a `microcompact_boundary`).
+    pub cleared_by_client: Vec<String>,
+}
+
+/// The engine for one session.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    settings: EngineSettings,
+    lines: Thresholds,
+    store: Store,
+    view: View,
+    microcompact: Microcompact,
+    /// Steps taken on append (budget reduction), reported by the next call.
+    pending: Vec<Step>,
+    system_tokens: u64,
+}
+
+impl Engine {
+    /// An engine with these settings; invalid settings are an error (R1.5).
+    pub fn new(settings: EngineSettings) -> Result<Self, Error> {
+        let lines = Thresholds::compute(&settings.thresholds)?;
+        Ok(Engine {
+            view: View::new(settings.estimator),
+            lines,
+            settings,
+            store: Store::new(),
+            microcompact: Microcompact::default(),
+            pending: Vec::new(),
+            system_tokens: 0,
+        })
+    }
+
+    /// Sets the system prompt and tool definitions the host sends with
+    /// every call (estimated; they count only when no usage is reported).
+    pub fn set_system(&mut self, system: &str) {
+        self.system_tokens = self.settings.estimator.text(system);
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &EngineSettings {
+        &self.settings
+    }
+
+    /// The lines.
+    pub fn lines(&self) -> &Thresholds {
+        &self.lines
+    }
+
+    /// The store (every message ever appended, unchanged).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The active view.
+    pub fn view(&self) -> &View {
+        &self.view
+    }
+
+    /// The count against the lines now (R1.6).
+    pub fn count(&self) -> TokenFigure {
+        self.view.count(self.system_tokens)
+    }
+
+    /// Appends a message to the store and the view. Oversized tool results
+    /// are reduced in the view (R2); the store keeps the original. O(size of
+    /// the message).
+    pub fn append(&mut self, message: Message) -> Result<(), Error> {
+        let stored = self.store.append(message)?;
+        let before = self.count();
+        self.microcompact.observe(&stored, &self.settings.microcompact);
+        match reduce_message(&stored, &self.settings.reduction) {
+            Some((reduced, blocks)) => {
+                let settled: Vec<usize> = blocks.iter().map(|b| b.block).collect();
+                self.view.push(Arc::new(reduced), Source::Stored, settled);
+                let removed: usize = blocks.iter().map(|b| b.removed_chars).sum();
+                self.pending.push(Step {
+                    tier: Tier::BudgetReduction,
+                    rule: "R2.2",
+                    owner: Owner::Client,
+                    evidence: Evidence::ThirdParty,
+                    count_before: before,
+                    count_after: self.count(),
+                    messages: vec![stored.uuid.clone()],
+                    blocks: blocks
+                        .iter()
+                        .map(|b| BlockRef { uuid: stored.uuid.clone(), block: b.block })
+                        .collect(),
+                    cache: CacheEffect::Intact,
+                    model_calls: 0,
+                    reason: format!(
+                        "{} tool result(s) over {} characters kept their first {} and last {}: {removed} characters removed",
+                        blocks.len(),
+                        self.settings.reduction.max_chars,
+                        self.settings.reduction.head_chars,
+                        self.settings.reduction.tail_chars
+                    ),
+                });
+            }
+            None => self.view.push(stored, Source::Stored, Vec::new()),
+        }
+        Ok(())
+    }
+
+    /// Runs the cascade before a model call (R3.1): budget reduction's
+    /// steps, Tier 1 on its own triggers, then Tier 2 while over the compact
+    /// line, then the lines' status (R1.7). `now` is the host's clock.
+    pub fn before_call(&mut self, now: Option<&Timestamp>) -> Decision {
+        let mut steps = std::mem::take(&mut self.pending);
+        let tier1 = self.microcompact.run(
+            &mut self.view,
+            &self.settings.microcompact,
+            now,
+            self.system_tokens,
+        );
+        steps.extend(tier1.step);
+        if self.settings.snip && self.count().tokens > self.lines.compact {
+            if let Some(step) = snip(&mut self.view, self.lines.compact, self.system_tokens) {
+                self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+                steps.push(step);
+            }
+        }
+        let count = self.count();
+        let status = self.status(count);
+        if let Some(step) = self.status_step(count, &status) {
+            steps.push(step);
+        }
+        Decision {
+            steps,
+            count,
+            lines: self.lines.clone(),
+            status,
+            context_management: tier1.context_management,
+            cleared_by_client: tier1.cleared_by_client,
+        }
+    }
+
+    /// A dry run of [`Engine::before_call`]: the same decision, nothing
+    /// changed (R3.4).
+    pub fn plan(&self, now: Option<&Timestamp>) -> Decision {
+        self.clone().before_call(now)
+    }
+
+    fn status(&self, count: TokenFigure) -> CallStatus {
+        let l = &self.lines;
+        if count.tokens >= l.blocked {
+            CallStatus::Blocked {
+                over_by: count.tokens - l.blocked,
+            }
+        } else if count.tokens > l.compact {
+            CallStatus::CompactionDue {
+                over_by: count.tokens - l.compact,
+            }
+        } else if count.tokens >= l.warn {
+            CallStatus::Warn {
+                tokens_left: l.compact - count.tokens,
+            }
+        } else {
+            CallStatus::Proceed
+        }
+    }
+
+    fn status_step(&self, count: TokenFigure, status: &CallStatus) -> Option<Step> {
+        let reason = match status {
+            CallStatus::Proceed => return None,
+            CallStatus::Warn { tokens_left } => {
+                format!("{} tokens, at or over the warn line {}: {tokens_left} tokens left before compaction", count.tokens, self.lines.warn)
+            }
+            CallStatus::CompactionDue { over_by } => {
+                format!("{} tokens, {over_by} over the compact line {} after tiers 1–2", count.tokens, self.lines.compact)
+            }
+            CallStatus::Blocked { over_by } => format!(
+                "{} tokens, at or over the blocked line {} by {over_by}: the call is refused until the host compacts",
+                count.tokens, self.lines.blocked
+            ),
+        };
+        Some(Step {
+            tier: Tier::Lines,
+            rule: "R1.7",
+            owner: Owner::Client,
+            evidence: Evidence::SourceLocation {
+                location: "cli.readable.js 216095-216245",
+            },
+            count_before: count,
+            count_after: count,
+            messages: Vec::new(),
+            blocks: Vec::new(),
+            cache: CacheEffect::Intact,
+            model_calls: 0,
+            reason,
+        })
+    }
+}

@@ -1,0 +1,342 @@
+//! Tier 1, microcompact (SPEC R4): clear old results of eligible tools.
+//! Two paths (R4.2): cache-aware, where the server clears them through
+//! Anthropic context editing and the client's copy stays intact (R4.3); and
+//! time-based, where the client replaces them with a canonical sentinel
+//! after an idle gap (R4.4, R4.5).
+
+use std::collections::{BTreeSet, HashSet};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::message::{Block, Content, Message, ToolResultContent};
+use crate::settings::MicrocompactSettings;
+use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
+use crate::time::Timestamp;
+use crate::view::View;
+
+/// A `{type, value}` pair of the context-management API.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Amount {
+    /// `input_tokens` or `tool_uses`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The amount.
+    pub value: u64,
+}
+
+/// A `clear_tool_uses_20250919` edit, in the API's own (snake_case) shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClearToolUsesEdit {
+    /// Always `clear_tool_uses_20250919`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Applies when the prompt exceeds this: set to 1 so the server applies
+    /// it whenever it is sent; the engine decides when to send it.
+    pub trigger: Amount,
+    /// Tool uses left alone: the most recent ones.
+    pub keep: Amount,
+    /// Minimum to clear: none, so the server clears exactly what the engine
+    /// predicts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clear_at_least: Option<Amount>,
+    /// Tools whose uses are never cleared: every tool in the view that is
+    /// not eligible (R4.1).
+    pub exclude_tools: Vec<String>,
+    /// Tool inputs are kept.
+    pub clear_tool_inputs: bool,
+}
+
+/// The request's `context_management` parameter (beta
+/// `context-management-2025-06-27`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ContextManagement {
+    /// The edits.
+    pub edits: Vec<ClearToolUsesEdit>,
+}
+
+/// What Tier 1 did before one call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    /// The step, when the tier fired.
+    pub step: Option<Step>,
+    /// The edit to send with this call (cache-aware path, once it has
+    /// fired, on every call so the server keeps clearing).
+    pub context_management: Option<ContextManagement>,
+    /// `tool_use_id`s cleared by the client in this call (time-based path):
+    /// a `microcompact_boundary` record (R4.4).
+    pub cleared_by_client: Vec<String>,
+}
+
+/// Tier 1's bookkeeping, updated as messages enter the view.
+#[derive(Debug, Clone, Default)]
+pub struct Microcompact {
+    /// Eligible tool calls in view order (`tool_use_id`s).
+    calls: Vec<String>,
+    /// Names of tools seen that are not eligible.
+    other_tools: BTreeSet<String>,
+    /// Results the client replaced with the sentinel.
+    client_cleared: HashSet<String>,
+    /// The first this many of `calls` are cleared by the server.
+    server_cleared: usize,
+    /// `calls.len()` when the cache-aware path last fired.
+    fired_at: Option<usize>,
+    /// When the last assistant message was written, if known.
+    last_assistant: Option<Timestamp>,
+}
+
+impl Microcompact {
+    /// Bookkeeping for a message entering the view.
+    pub fn observe(&mut self, message: &Message, settings: &MicrocompactSettings) {
+        for block in message.content.blocks() {
+            if let Block::ToolUse { id, name, .. } = block {
+                if settings.eligible_tools.iter().any(|t| t == name) {
+                    self.calls.push(id.clone());
+                } else {
+                    self.other_tools.insert(name.clone());
+                }
+            }
+        }
+        if message.role == crate::message::Role::Assistant {
+            if let Some(ts) = &message.timestamp {
+                self.last_assistant = Some(ts.clone());
+            }
+        }
+    }
+
+    /// Bookkeeping after the view was rebuilt (snip, compaction).
+    pub fn rebuild(&mut self, view: &View, settings: &MicrocompactSettings) {
+        let in_view: HashSet<&str> = view.messages().flat_map(|m| m.tool_use_ids()).collect();
+        let cleared_before = self.calls[..self.server_cleared.min(self.calls.len())]
+            .iter()
+            .filter(|id| in_view.contains(id.as_str()))
+            .count();
+        let client_cleared = std::mem::take(&mut self.client_cleared);
+        *self = Microcompact {
+            last_assistant: self.last_assistant.take(),
+            ..Microcompact::default()
+        };
+        for m in view.messages() {
+            self.observe(m, settings);
+        }
+        self.client_cleared = client_cleared
+            .into_iter()
+            .filter(|id| in_view.contains(id.as_str()))
+            .collect();
+        self.server_cleared = cleared_before;
+        self.fired_at = (cleared_before > 0).then_some(self.calls.len());
+    }
+
+    /// Eligible tool calls in the view.
+    pub fn calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Runs Tier 1 before a call (R4.2–R4.5). `now` comes from the host;
+    /// without it the cache is taken as warm and no idle gap is seen.
+    pub fn run(
+        &mut self,
+        view: &mut View,
+        settings: &MicrocompactSettings,
+        now: Option<&Timestamp>,
+        system_tokens: u64,
+    ) -> Outcome {
+        let idle_ms = match (now, &self.last_assistant) {
+            (Some(now), Some(last)) => Some(now.unix_ms() - last.unix_ms()),
+            _ => None,
+        };
+        let warm = idle_ms.is_none_or(|ms| ms <= settings.cache_ttl_ms);
+        if settings.context_editing && warm {
+            self.cache_aware(view, settings, system_tokens)
+        } else {
+            match idle_ms {
+                Some(ms) if ms >= settings.idle_gap_ms => self.time_based(view, settings, ms, system_tokens),
+                _ => Outcome::default(),
+            }
+        }
+    }
+
+    fn cache_aware(&mut self, view: &mut View, s: &MicrocompactSettings, system_tokens: u64) -> Outcome {
+        let total = self.calls.len();
+        let due = total >= s.first_after && self.fired_at.is_none_or(|at| total >= at + s.every);
+        let mut step = None;
+        if due && total > s.keep_recent {
+            let before = view.count(system_tokens);
+            let clear_to = total - s.keep_recent;
+            let ids: HashSet<&str> = self.calls[self.server_cleared..clear_to]
+                .iter()
+                .map(String::as_str)
+                .collect();
+            let blocks = clear_results(view, &ids, None);
+            if let Some(first) = blocks.first() {
+                step = Some(Step {
+                    tier: Tier::Microcompact,
+                    rule: "R4.3",
+                    owner: Owner::Server,
+                    evidence: Evidence::ThirdParty,
+                    count_before: before,
+                    count_after: view.count(system_tokens),
+                    messages: dedup(blocks.iter().map(|b| b.uuid.clone())),
+                    cache: CacheEffect::ServerInvalidatesFrom { from: first.uuid.clone() },
+                    blocks: blocks.clone(),
+                    model_calls: 0,
+                    reason: format!(
+                        "{total} eligible tool calls: the server clears {} more old results by context editing, keeping the {} most recent; the client's copy is unchanged",
+                        blocks.len(),
+                        s.keep_recent
+                    ),
+                });
+            }
+            self.server_cleared = clear_to;
+            self.fired_at = Some(total);
+        }
+        let context_management = (self.server_cleared > 0).then(|| ContextManagement {
+            edits: vec![ClearToolUsesEdit {
+                kind: "clear_tool_uses_20250919",
+                trigger: Amount {
+                    kind: "input_tokens",
+                    value: 1,
+                },
+                keep: Amount {
+                    kind: "tool_uses",
+                    value: (total - self.server_cleared) as u64,
+                },
+                clear_at_least: None,
+                exclude_tools: self.other_tools.iter().cloned().collect(),
+                clear_tool_inputs: false,
+            }],
+        });
+        Outcome {
+            step,
+            context_management,
+            cleared_by_client: Vec::new(),
+        }
+    }
+
+    fn time_based(
+        &mut self,
+        view: &mut View,
+        s: &MicrocompactSettings,
+        idle_ms: i64,
+        system_tokens: u64,
+    ) -> Outcome {
+        let keep_from = self.calls.len().saturating_sub(s.time_keep_recent);
+        let ids: HashSet<&str> = self.calls[..keep_from]
+            .iter()
+            .filter(|id| !self.client_cleared.contains(id.as_str()))
+            .map(String::as_str)
+            .collect();
+        if ids.is_empty() {
+            return Outcome::default();
+        }
+        let before = view.count(system_tokens);
+        let cleared: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+        let blocks = clear_results(view, &ids, Some(&s.sentinel));
+        let Some(first) = blocks.first() else {
+            return Outcome::default();
+        };
+        self.client_cleared.extend(cleared.iter().cloned());
+        // The client content changed: server-side clearing restarts.
+        self.server_cleared = 0;
+        self.fired_at = None;
+        let step = Step {
+            tier: Tier::Microcompact,
+            rule: "R4.4",
+            owner: Owner::Client,
+            evidence: Evidence::ThirdParty,
+            count_before: before,
+            count_after: view.count(system_tokens),
+            messages: dedup(blocks.iter().map(|b| b.uuid.clone())),
+            cache: CacheEffect::PrefixBroken { from: first.uuid.clone() },
+            blocks: blocks.clone(),
+            model_calls: 0,
+            reason: format!(
+                "idle {} min since the last assistant message (cache expired): the client replaces {} old results with `{}`, keeping the {} most recent",
+                idle_ms / 60_000,
+                blocks.len(),
+                s.sentinel,
+                s.time_keep_recent
+            ),
+        };
+        let mut cleared_sorted = cleared;
+        cleared_sorted.sort();
+        Outcome {
+            step: Some(step),
+            context_management: None,
+            cleared_by_client: cleared_sorted,
+        }
+    }
+}
+
+fn dedup(uuids: impl Iterator<Item = crate::message::Uuid>) -> Vec<crate::message::Uuid> {
+    let mut out: Vec<_> = Vec::new();
+    for u in uuids {
+        if out.last() != Some(&u) {
+            out.push(u);
+        }
+    }
+    out
+}
+
+/// Clears the results answering `ids`: with `sentinel` the client replaces
+/// them (time-based); without, the server does and the view predicts an
+/// empty result while the client keeps sending its copy (cache-aware).
+/// Results already holding the sentinel are left byte-identical (R4.5).
+fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -> Vec<BlockRef> {
+    let mut touched = Vec::new();
+    for index in 0..view.len() {
+        let entry = &view.entries()[index];
+        let base = match sentinel {
+            Some(_) => entry.sent.as_deref().unwrap_or(&entry.message),
+            None => &entry.message,
+        };
+        let Content::Blocks(blocks) = &base.content else {
+            continue;
+        };
+        let mut changed = Vec::new();
+        let mut new_blocks = blocks.clone();
+        for (i, block) in blocks.iter().enumerate() {
+            let Block::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+                extra,
+            } = block
+            else {
+                continue;
+            };
+            if !ids.contains(tool_use_id.as_str()) {
+                continue;
+            }
+            let replacement = match sentinel {
+                Some(text) => ToolResultContent::Text(text.to_owned()),
+                None => ToolResultContent::Text(String::new()),
+            };
+            if *content == replacement {
+                continue;
+            }
+            new_blocks[i] = Block::ToolResult {
+                tool_use_id: tool_use_id.clone(),
+                content: replacement,
+                is_error: *is_error,
+                extra: extra.clone(),
+            };
+            changed.push(i);
+        }
+        if changed.is_empty() {
+            continue;
+        }
+        let mut message = base.clone();
+        message.content = Content::Blocks(new_blocks);
+        let uuid = message.uuid.clone();
+        match sentinel {
+            Some(_) => view.replace_sent(index, Arc::new(message), &changed),
+            None => view.predict_server_edit(index, Arc::new(message), &changed),
+        }
+        touched.extend(changed.into_iter().map(|block| BlockRef {
+            uuid: uuid.clone(),
+            block,
+        }));
+    }
+    touched
+}

@@ -1,0 +1,126 @@
+//! Every number the engine uses, as settings with the sources' defaults,
+//! and named presets for where the sources disagree (SPEC: "every number is
+//! the default of a setting").
+
+use serde::Serialize;
+
+use crate::reduction::ReductionSettings;
+use crate::thresholds::ThresholdSettings;
+use crate::tokens::Estimator;
+
+/// Tier 1 settings (R4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MicrocompactSettings {
+    /// Tools whose results may be cleared (R4.1).
+    pub eligible_tools: Vec<String>,
+    /// The provider supports context editing (R4.2).
+    pub context_editing: bool,
+    /// How long content stays in the provider's prompt cache, in
+    /// milliseconds (R4.2; default 5 minutes, the API's default TTL).
+    pub cache_ttl_ms: i64,
+    /// Cache-aware path: first fires after this many eligible tool calls
+    /// (R4.3; default 50).
+    pub first_after: usize,
+    /// … then every this many more (R4.3; default 25).
+    pub every: usize,
+    /// … keeping this many most recent results (R4.3; default 20).
+    pub keep_recent: usize,
+    /// Time-based path: idle gap since the last assistant message, in
+    /// milliseconds (R4.4; default 90 minutes).
+    pub idle_gap_ms: i64,
+    /// Time-based path: most recent eligible results kept (R4.4; the seed
+    /// gives no number: default 20, the cache-aware path's).
+    pub time_keep_recent: usize,
+    /// The canonical sentinel that replaces a cleared result (R4.4, R4.5).
+    pub sentinel: String,
+}
+
+impl Default for MicrocompactSettings {
+    fn default() -> Self {
+        MicrocompactSettings {
+            eligible_tools: [
+                "Read",
+                "Bash",
+                "Grep",
+                "Glob",
+                "WebSearch",
+                "WebFetch",
+                "Edit",
+                "Write",
+            ]
+            .map(String::from)
+            .to_vec(),
+            context_editing: true,
+            cache_ttl_ms: 5 * 60 * 1_000,
+            first_after: 50,
+            every: 25,
+            keep_recent: 20,
+            idle_gap_ms: 90 * 60 * 1_000,
+            time_keep_recent: 20,
+            sentinel: "[content no longer available]".to_owned(),
+        }
+    }
+}
+
+/// All of the engine's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineSettings {
+    /// The lines (R1).
+    pub thresholds: ThresholdSettings,
+    /// Budget reduction (R2).
+    pub reduction: ReductionSettings,
+    /// Tier 1 (R4).
+    pub microcompact: MicrocompactSettings,
+    /// Tier 2 on or off (R5).
+    pub snip: bool,
+    /// How tokens are estimated.
+    pub estimator: Estimator,
+}
+
+/// A named set of settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    /// The sources' numbers (seed 000, seed 002 for client 2.1.235).
+    Seed,
+    /// Newer clients per public ports: time-based microcompact after 60
+    /// minutes, keeping 5, with the sentinel `[Old tool result content
+    /// cleared]` (R4.4).
+    NewerClient,
+}
+
+impl Preset {
+    /// Every preset.
+    pub const ALL: [Preset; 2] = [Preset::Seed, Preset::NewerClient];
+
+    /// The preset's name, as the CLI and the JS package spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Seed => "seed",
+            Preset::NewerClient => "newer-client",
+        }
+    }
+
+    /// The preset by name.
+    pub fn from_name(name: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The preset's settings for a model with this window.
+    pub fn settings(self, window: u64) -> EngineSettings {
+        let mut settings = EngineSettings {
+            thresholds: ThresholdSettings::for_window(window),
+            reduction: ReductionSettings::default(),
+            microcompact: MicrocompactSettings::default(),
+            snip: true,
+            estimator: Estimator::default(),
+        };
+        if self == Preset::NewerClient {
+            settings.microcompact.idle_gap_ms = 60 * 60 * 1_000;
+            settings.microcompact.time_keep_recent = 5;
+            settings.microcompact.sentinel = "[Old tool result content cleared]".to_owned();
+        }
+        settings
+    }
+}
