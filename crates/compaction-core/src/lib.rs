@@ -16,11 +16,16 @@
 //! # Ok::<(), compaction_core::Error>(())
 //! ```
 
+pub mod engine;
 pub mod error;
 pub mod figures;
 pub mod groups;
 pub mod message;
+pub mod microcompact;
 pub mod reduction;
+pub mod settings;
+pub mod snip;
+pub mod step;
 pub mod store;
 pub mod thresholds;
 pub mod time;
