@@ -73,6 +73,11 @@ pub enum Error {
         /// The uuid given twice.
         uuid: String,
     },
+    /// The model's summary reply has no text once its first `<analysis>`
+    /// block is removed, or its `<summary>` block is blank (R7.4): the
+    /// compaction fails and the old view stays (R7.10).
+    #[error("empty summary reply: no text outside the first <analysis> block, or a blank <summary> block")]
+    EmptySummary,
 }
 
 impl Error {

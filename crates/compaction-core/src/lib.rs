@@ -27,6 +27,7 @@ pub mod settings;
 pub mod snip;
 pub mod step;
 pub mod store;
+pub mod summary;
 pub mod thresholds;
 pub mod time;
 pub mod tokens;

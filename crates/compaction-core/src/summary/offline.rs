@@ -1,0 +1,413 @@
+//! The offline summariser: a deterministic, extractive stand-in for the
+//! model's summary reply (R7.10: a fallback only when the host opts in; the
+//! sandbox and tests use it to run Tier 4 without a model).
+//!
+//! It writes what a model is asked for (R7.3) in the model's format, an
+//! `<analysis>` block then a `<summary>` with the nine numbered sections, so
+//! [`parse_summary`](super::parse_summary) reads it on the same path. It
+//! copies and counts; it does not judge. Every real user prompt is quoted
+//! whole in section 6 and every edited file path in section 3, so its
+//! summary always passes [`check_retention`](super::check_retention). Other
+//! items are cut to [`OfflineLimits`] with a ` ...[N chars removed]` marker.
+//!
+//! The analysis block holds only counts, never message text, so a message
+//! that contains `</analysis>` cannot end it early.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::prompt::{PromptOptions, SECTIONS};
+use super::{assistant_text, file_paths, tool_result_text, truncate_chars, user_prompt_text, FileUse};
+use crate::message::{Block, Message};
+
+/// How much of each item the offline summary keeps. User prompts in section
+/// 6 and edited file paths are never cut (the retention check needs them
+/// whole); these bound everything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OfflineLimits {
+    /// Characters kept of one quoted item (the first and last prompt in
+    /// sections 1, 7 and 9, the last assistant text in section 8, an
+    /// instruction). Default 2,000.
+    pub item_chars: usize,
+    /// Characters kept of one read file path or tool name. Default 300.
+    pub name_chars: usize,
+    /// Characters kept of an error's first line. Default 300.
+    pub error_line_chars: usize,
+    /// Errors listed in section 4; the rest are counted. Default 20.
+    pub errors_listed: usize,
+    /// Read paths listed in section 3; the rest are counted. Default 50.
+    pub read_paths_listed: usize,
+}
+
+impl Default for OfflineLimits {
+    fn default() -> Self {
+        OfflineLimits {
+            item_chars: 2_000,
+            name_chars: 300,
+            error_line_chars: 300,
+            errors_listed: 20,
+            read_paths_listed: 50,
+        }
+    }
+}
+
+/// The offline summary of `messages` with the default [`OfflineLimits`]: a
+/// reply in the model's format (`<analysis>…</analysis>` then
+/// `<summary>…</summary>`), byte-identical for identical input.
+///
+/// `options.manual_instructions` and `options.hook_instructions` are
+/// recorded in section 1 (an extractive summariser cannot act on them);
+/// `options.retry` changes nothing, since nothing the check looks for is
+/// ever left out.
+pub fn offline_summary(messages: &[Message], options: &PromptOptions) -> String {
+    offline_summary_with(messages, options, &OfflineLimits::default())
+}
+
+/// [`offline_summary`] with explicit limits.
+pub fn offline_summary_with(messages: &[Message], options: &PromptOptions, limits: &OfflineLimits) -> String {
+    let facts = Facts::gather(messages);
+    let mut sections: Vec<String> = Vec::with_capacity(SECTIONS.len());
+    sections.push(primary_request(&facts, options, limits));
+    sections.push(concepts(&facts, limits));
+    sections.push(files(&facts, limits));
+    sections.push(errors(&facts, limits));
+    sections.push(format!(
+        "Turns: {}; tool calls: {}; failed tool results: {}; messages: {}. \
+         This summary was extracted without a model: it records what \
+         happened, not why.",
+        facts.prompts.len(),
+        facts.tool_calls,
+        facts.errors.len(),
+        messages.len()
+    ));
+    sections.push(all_user_messages(&facts));
+    sections.push(match facts.prompts.last() {
+        Some(last) => format!(
+            "The most recent request:\n{}",
+            truncate_chars(last, limits.item_chars)
+        ),
+        None => "None recorded.".to_owned(),
+    });
+    sections.push(match &facts.last_assistant_text {
+        Some(text) => format!(
+            "The last assistant message said:\n{}",
+            truncate_chars(text, limits.item_chars)
+        ),
+        None => "No assistant text yet.".to_owned(),
+    });
+    sections.push(match facts.prompts.last() {
+        Some(last) => format!("Continue with: {}", truncate_chars(last, limits.item_chars)),
+        None => "None.".to_owned(),
+    });
+
+    let mut out = format!(
+        "<analysis>\nOffline summary, extracted without a model from {} messages. \
+         User prompts: {}; tool calls: {}; failed tool results: {}; files read \
+         or searched: {}; files edited: {}.\n</analysis>\n\n<summary>\n",
+        messages.len(),
+        facts.prompts.len(),
+        facts.tool_calls,
+        facts.errors.len(),
+        facts.read.len(),
+        facts.edited.len()
+    );
+    for (i, (title, body)) in SECTIONS.iter().zip(&sections).enumerate() {
+        out.push_str(&format!("{}. {title}:\n{body}\n\n", i + 1));
+    }
+    out.truncate(out.trim_end_matches('\n').len());
+    out.push_str("\n</summary>\n");
+    out
+}
+
+/// A failed tool result.
+struct ToolError {
+    tool: String,
+    tool_use_id: String,
+    first_line: String,
+}
+
+/// Everything the summary is built from, gathered in one pass.
+#[derive(Default)]
+struct Facts {
+    /// Real user prompts' text, in order.
+    prompts: Vec<String>,
+    /// Calls per tool name.
+    tool_counts: BTreeMap<String, usize>,
+    tool_calls: usize,
+    /// Paths in first-seen order, each once.
+    read: Vec<String>,
+    edited: Vec<String>,
+    errors: Vec<ToolError>,
+    last_assistant_text: Option<String>,
+}
+
+impl Facts {
+    fn gather(messages: &[Message]) -> Self {
+        let mut facts = Facts::default();
+        let mut tool_names: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut seen_read: BTreeSet<&str> = BTreeSet::new();
+        let mut seen_edited: BTreeSet<&str> = BTreeSet::new();
+        for message in messages {
+            if let Some(text) = user_prompt_text(message) {
+                facts.prompts.push(text);
+            }
+            if let Some(text) = assistant_text(message).filter(|t| !t.trim().is_empty()) {
+                facts.last_assistant_text = Some(text);
+            }
+            for block in message.content.blocks() {
+                match block {
+                    Block::ToolUse { id, name, .. } => {
+                        facts.tool_calls += 1;
+                        *facts.tool_counts.entry(name.clone()).or_insert(0) += 1;
+                        tool_names.entry(id.as_str()).or_insert(name.as_str());
+                    }
+                    Block::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error: Some(true),
+                        ..
+                    } => {
+                        let text = tool_result_text(content);
+                        facts.errors.push(ToolError {
+                            tool: tool_names
+                                .get(tool_use_id.as_str())
+                                .map_or_else(|| "an unknown tool".to_owned(), |n| (*n).to_owned()),
+                            tool_use_id: tool_use_id.clone(),
+                            first_line: text
+                                .lines()
+                                .find(|l| !l.trim().is_empty())
+                                .unwrap_or("(no error text)")
+                                .trim()
+                                .to_owned(),
+                        });
+                    }
+                    _ => {}
+                }
+                if let Some((kind, paths)) = file_paths(block) {
+                    let (seen, list) = match kind {
+                        FileUse::Read => (&mut seen_read, &mut facts.read),
+                        FileUse::Edited => (&mut seen_edited, &mut facts.edited),
+                    };
+                    for path in paths {
+                        if seen.insert(path) {
+                            list.push(path.to_owned());
+                        }
+                    }
+                }
+            }
+        }
+        facts
+    }
+}
+
+fn primary_request(facts: &Facts, options: &PromptOptions, limits: &OfflineLimits) -> String {
+    let mut out = match facts.prompts.first() {
+        Some(first) => format!("The first request:\n{}", truncate_chars(first, limits.item_chars)),
+        None => "No user prompt in the summarised messages.".to_owned(),
+    };
+    if let Some(manual) = options.manual() {
+        out.push_str(&format!(
+            "\nInstructions given for this summary: {}",
+            truncate_chars(manual, limits.item_chars)
+        ));
+    }
+    for hook in options.hooks() {
+        out.push_str(&format!(
+            "\nInstructions added by a hook: {}",
+            truncate_chars(hook, limits.item_chars)
+        ));
+    }
+    out
+}
+
+fn concepts(facts: &Facts, limits: &OfflineLimits) -> String {
+    if facts.tool_counts.is_empty() {
+        return "No tools were used.".to_owned();
+    }
+    let tools: Vec<String> = facts
+        .tool_counts
+        .iter()
+        .map(|(name, n)| format!("{} ×{n}", truncate_chars(name, limits.name_chars)))
+        .collect();
+    format!("Tools used: {}.", tools.join(", "))
+}
+
+fn files(facts: &Facts, limits: &OfflineLimits) -> String {
+    let mut out = String::new();
+    if facts.edited.is_empty() {
+        out.push_str("Edited: none.");
+    } else {
+        out.push_str("Edited:");
+        for path in &facts.edited {
+            out.push_str(&format!("\n- {path}"));
+        }
+    }
+    if facts.read.is_empty() {
+        out.push_str("\nRead or searched: none.");
+    } else {
+        out.push_str("\nRead or searched:");
+        for path in facts.read.iter().take(limits.read_paths_listed) {
+            out.push_str(&format!("\n- {}", truncate_chars(path, limits.name_chars)));
+        }
+        let more = facts.read.len().saturating_sub(limits.read_paths_listed);
+        if more > 0 {
+            out.push_str(&format!("\n- ...and {more} more"));
+        }
+    }
+    out
+}
+
+fn errors(facts: &Facts, limits: &OfflineLimits) -> String {
+    if facts.errors.is_empty() {
+        return "No tool errors.".to_owned();
+    }
+    let mut lines: Vec<String> = facts
+        .errors
+        .iter()
+        .take(limits.errors_listed)
+        .map(|e| {
+            format!(
+                "- {} ({}): {}",
+                truncate_chars(&e.tool, limits.name_chars),
+                truncate_chars(&e.tool_use_id, limits.name_chars),
+                truncate_chars(&e.first_line, limits.error_line_chars)
+            )
+        })
+        .collect();
+    let more = facts.errors.len().saturating_sub(limits.errors_listed);
+    if more > 0 {
+        lines.push(format!("- ...and {more} more"));
+    }
+    lines.join("\n")
+}
+
+/// Every real user prompt, whole and in order, each on its own line after a
+/// dash (a prompt's own lines follow as they are).
+fn all_user_messages(facts: &Facts) -> String {
+    if facts.prompts.is_empty() {
+        return "None.".to_owned();
+    }
+    let lines: Vec<String> = facts
+        .prompts
+        .iter()
+        .map(|p| {
+            if p.trim().is_empty() {
+                "- (a message without text)".to_owned()
+            } else {
+                format!("- {p}")
+            }
+        })
+        .collect();
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Content, Role};
+    use serde_json::json;
+
+    fn tool_use(id: &str, name: &str, input: serde_json::Value) -> Message {
+        Message::new(
+            format!("a-{id}"),
+            Role::Assistant,
+            Content::Blocks(vec![Block::ToolUse {
+                id: id.into(),
+                name: name.into(),
+                input,
+                extra: Default::default(),
+            }]),
+        )
+    }
+
+    fn result(id: &str, text: &str, is_error: bool) -> Message {
+        let m = json!({"uuid": format!("r-{id}"), "role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": text, "is_error": is_error}
+        ]});
+        serde_json::from_value(m).unwrap()
+    }
+
+    #[test]
+    fn an_empty_history_still_has_nine_sections() {
+        let reply = offline_summary(&[], &PromptOptions::default());
+        for (i, title) in SECTIONS.iter().enumerate() {
+            assert!(reply.contains(&format!("{}. {title}:\n", i + 1)), "{title}");
+        }
+        assert!(reply.starts_with("<analysis>\n"));
+        assert!(reply.ends_with("\n</summary>\n"));
+    }
+
+    #[test]
+    fn sections_are_filled_from_the_messages() {
+        let history = vec![
+            Message::user("u1", "fix the parser"),
+            tool_use("t1", "Read", json!({"file_path": "src/parser.rs"})),
+            result("t1", "fn parse() {}", false),
+            tool_use("t2", "Bash", json!({"command": "cargo test"})),
+            result("t2", "\nerror[E0425]: cannot find value\nmore", true),
+            tool_use("t3", "Edit", json!({"file_path": "src/parser.rs"})),
+            result("t3", "ok", false),
+            Message::assistant("a9", "Fixed the parser."),
+            Message::user("u2", "now add tests"),
+        ];
+        let reply = offline_summary(&history, &PromptOptions::default());
+        assert!(reply.contains("The first request:\nfix the parser"));
+        assert!(reply.contains("Tools used: Bash ×1, Edit ×1, Read ×1."));
+        assert!(reply.contains("Edited:\n- src/parser.rs\nRead or searched:\n- src/parser.rs"));
+        assert!(reply.contains("- Bash (t2): error[E0425]: cannot find value"));
+        assert!(reply.contains("Turns: 2; tool calls: 3; failed tool results: 1; messages: 9."));
+        assert!(reply.contains("6. All User Messages:\n- fix the parser\n- now add tests\n"));
+        assert!(reply.contains("The last assistant message said:\nFixed the parser."));
+        assert!(reply.contains("Continue with: now add tests"));
+    }
+
+    #[test]
+    fn long_items_are_cut_but_prompts_in_section_6_are_not() {
+        let long = "é".repeat(5_000);
+        let history = vec![
+            Message::user("u1", long.clone()),
+            Message::assistant("a1", long.clone()),
+        ];
+        let reply = offline_summary(&history, &PromptOptions::default());
+        assert!(reply.contains(&format!("- {long}\n")));
+        assert!(reply.contains("The last assistant message said:\n"));
+        assert!(reply.contains(" ...[3000 chars removed]"));
+    }
+
+    #[test]
+    fn lists_are_bounded() {
+        let limits = OfflineLimits {
+            errors_listed: 1,
+            read_paths_listed: 1,
+            ..OfflineLimits::default()
+        };
+        let history = vec![
+            tool_use("t1", "Read", json!({"file_path": "a"})),
+            result("t1", "boom", true),
+            tool_use("t2", "Glob", json!({"path": "b"})),
+            result("t2", "bang", true),
+        ];
+        let reply = offline_summary_with(&history, &PromptOptions::default(), &limits);
+        assert!(reply.contains("- a\n- ...and 1 more"));
+        assert!(reply.contains("- Read (t1): boom\n- ...and 1 more"));
+        assert!(!reply.contains("bang"));
+    }
+
+    #[test]
+    fn a_prompt_without_text_is_named_as_such() {
+        let image_only = Message::new(
+            "u1",
+            Role::User,
+            Content::Blocks(vec![Block::Image {
+                extra: Default::default(),
+            }]),
+        );
+        let reply = offline_summary(&[image_only], &PromptOptions::default());
+        assert!(reply.contains("6. All User Messages:\n- (a message without text)\n"));
+    }
+
+    #[test]
+    fn an_error_without_its_tool_use_names_an_unknown_tool() {
+        let reply = offline_summary(&[result("lost", "", true)], &PromptOptions::default());
+        assert!(reply.contains("- an unknown tool (lost): (no error text)"));
+    }
+}

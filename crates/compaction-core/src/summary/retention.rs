@@ -1,0 +1,183 @@
+//! The retention check (extension): which real user prompts and edited file
+//! paths did not survive into a summary.
+//!
+//! "Survives" is deliberately simple and mechanical:
+//! - a **user prompt** survives when the first [`RETAINED_PROMPT_CHARS`]
+//!   characters of its normalised text appear in the normalised summary.
+//!   Normalised means lowercased character by character and with every run
+//!   of whitespace collapsed to one space (leading and trailing whitespace
+//!   gone), so re-indenting or re-wrapping a quote still counts. A prompt
+//!   with no text survives trivially;
+//! - an **edited file path** (the `file_path`, `path` or `notebook_path` of
+//!   an Edit, Write, MultiEdit or NotebookEdit call) survives when it
+//!   appears verbatim, case and all, in the summary.
+//!
+//! A summary that paraphrases a prompt fails the check for it: section 6
+//! asks for the user's messages verbatim (R7.3), and that is what is
+//! checked. Read-only paths are not checked: R7.7 attachments restore
+//! recent files, and a path that was only read carries no change to lose.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::{file_paths, user_prompt_text, FileUse};
+use crate::message::{Message, Uuid};
+
+/// Characters of a (normalised) user prompt that must appear in the summary
+/// for the prompt to count as kept. Default 200.
+pub const RETAINED_PROMPT_CHARS: usize = 200;
+
+/// A real user prompt the summary did not keep.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MissingPrompt {
+    /// The message's uuid.
+    pub uuid: Uuid,
+    /// The prompt's whole text (its text blocks joined by newlines).
+    pub text: String,
+}
+
+/// What a summary lost: user prompts and edited file paths, each in the
+/// order of the history.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetentionReport {
+    /// Real user prompts whose text did not survive.
+    pub missing_prompts: Vec<MissingPrompt>,
+    /// Edited file paths that do not appear in the summary, each once.
+    pub missing_paths: Vec<String>,
+}
+
+impl RetentionReport {
+    /// Nothing is missing.
+    pub fn is_complete(&self) -> bool {
+        self.missing_prompts.is_empty() && self.missing_paths.is_empty()
+    }
+}
+
+/// Checks `summary` (a parsed summary or a raw reply) against the messages
+/// it summarised; see the module docs for what "survives" means.
+///
+/// ```
+/// use compaction_core::message::Message;
+/// use compaction_core::summary::check_retention;
+///
+/// let history = [Message::user("u1", "Keep   the PROBE results"), Message::user("u2", "and the paths")];
+/// let report = check_retention("Summary:\n6. All User Messages:\n- keep the probe results", &history);
+/// assert_eq!(report.missing_prompts.len(), 1);
+/// assert_eq!(report.missing_prompts[0].uuid.as_str(), "u2");
+/// ```
+pub fn check_retention(summary: &str, messages: &[Message]) -> RetentionReport {
+    let normalised_summary = normalise(summary);
+    let mut report = RetentionReport::default();
+    let mut seen_paths: BTreeSet<&str> = BTreeSet::new();
+    for message in messages {
+        if let Some(text) = user_prompt_text(message) {
+            let key: String = normalise(&text).chars().take(RETAINED_PROMPT_CHARS).collect();
+            if !normalised_summary.contains(&key) {
+                report.missing_prompts.push(MissingPrompt {
+                    uuid: message.uuid.clone(),
+                    text,
+                });
+            }
+        }
+        for block in message.content.blocks() {
+            if let Some((FileUse::Edited, paths)) = file_paths(block) {
+                for path in paths {
+                    if seen_paths.insert(path) && !summary.contains(path) {
+                        report.missing_paths.push(path.to_owned());
+                    }
+                }
+            }
+        }
+    }
+    report
+}
+
+/// Lowercased character by character (no context rules, so a text's
+/// normal form does not depend on what surrounds it), whitespace runs
+/// collapsed to one space, trimmed.
+fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Block, Content, Role};
+    use serde_json::json;
+
+    fn edit(uuid: &str, name: &str, path: &str) -> Message {
+        Message::new(
+            uuid,
+            Role::Assistant,
+            Content::Blocks(vec![Block::ToolUse {
+                id: format!("t-{uuid}"),
+                name: name.into(),
+                input: json!({"file_path": path}),
+                extra: Default::default(),
+            }]),
+        )
+    }
+
+    #[test]
+    fn normalising_lowercases_and_collapses_whitespace() {
+        assert_eq!(normalise("  A\n\tB  c "), "a b c");
+        // Final sigma lowercases alike wherever it stands.
+        assert_eq!(normalise("ΟΔΟΣ"), "οδοσ");
+    }
+
+    #[test]
+    fn a_prompt_survives_by_its_first_characters() {
+        let long = format!("{} tail that may be dropped", "word ".repeat(60));
+        let history = [Message::user("u1", long.clone())];
+        let kept: String = long.chars().take(RETAINED_PROMPT_CHARS + 10).collect();
+        assert!(check_retention(&kept.to_uppercase(), &history).is_complete());
+        let short: String = long.chars().take(RETAINED_PROMPT_CHARS - 10).collect();
+        assert!(!check_retention(&short, &history).is_complete());
+    }
+
+    #[test]
+    fn tool_results_are_not_prompts_and_reads_are_not_edits() {
+        let results: Message = serde_json::from_value(json!({"uuid": "r", "role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t", "content": "lost output"}
+        ]}))
+        .unwrap();
+        let history = [results, edit("a", "Read", "only/read.rs")];
+        assert!(check_retention("", &history).is_complete());
+    }
+
+    #[test]
+    fn edited_paths_must_appear_verbatim_and_are_listed_once() {
+        let history = [
+            edit("a", "Edit", "src/Lib.rs"),
+            edit("b", "Write", "src/Lib.rs"),
+            edit("c", "MultiEdit", "docs/x.md"),
+        ];
+        let report = check_retention("edited src/lib.rs and docs/x.md", &history);
+        assert_eq!(report.missing_paths, vec!["src/Lib.rs".to_owned()]);
+    }
+
+    #[test]
+    fn the_report_serialises_in_camel_case() {
+        let report = RetentionReport {
+            missing_prompts: vec![MissingPrompt {
+                uuid: Uuid::from("u1"),
+                text: "x".into(),
+            }],
+            missing_paths: vec!["a.rs".into()],
+        };
+        assert_eq!(
+            serde_json::to_value(&report).unwrap(),
+            json!({"missingPrompts": [{"uuid": "u1", "text": "x"}], "missingPaths": ["a.rs"]})
+        );
+    }
+}
