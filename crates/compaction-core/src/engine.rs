@@ -128,7 +128,14 @@ impl Engine {
     /// the message).
     pub fn append(&mut self, message: Message) -> Result<(), Error> {
         let stored = self.store.append(message)?;
-        let before = self.count();
+        let before = {
+            // The count as if the message entered unreduced.
+            let now = self.count();
+            TokenFigure {
+                tokens: now.tokens + self.settings.estimator.message(&stored),
+                basis: now.basis,
+            }
+        };
         self.microcompact.observe(&stored, &self.settings.microcompact);
         match reduce_message(&stored, &self.settings.reduction) {
             Some((reduced, blocks)) => {

@@ -146,14 +146,39 @@ impl Microcompact {
             _ => None,
         };
         let warm = idle_ms.is_none_or(|ms| ms <= settings.cache_ttl_ms);
-        if settings.context_editing && warm {
+        let mut outcome = if settings.context_editing && warm {
             self.cache_aware(view, settings, system_tokens)
         } else {
             match idle_ms {
                 Some(ms) if ms >= settings.idle_gap_ms => self.time_based(view, settings, ms, system_tokens),
                 _ => Outcome::default(),
             }
-        }
+        };
+        // Once the server clears results, the edit goes with every call, on
+        // either path: without it the cleared results would come back.
+        outcome.context_management = self.edit();
+        outcome
+    }
+
+    /// The `context_management` edit that makes the server clear exactly
+    /// the first `server_cleared` eligible results.
+    fn edit(&self) -> Option<ContextManagement> {
+        (self.server_cleared > 0).then(|| ContextManagement {
+            edits: vec![ClearToolUsesEdit {
+                kind: "clear_tool_uses_20250919",
+                trigger: Amount {
+                    kind: "input_tokens",
+                    value: 1,
+                },
+                keep: Amount {
+                    kind: "tool_uses",
+                    value: (self.calls.len() - self.server_cleared) as u64,
+                },
+                clear_at_least: None,
+                exclude_tools: self.other_tools.iter().cloned().collect(),
+                clear_tool_inputs: false,
+            }],
+        })
     }
 
     fn cache_aware(&mut self, view: &mut View, s: &MicrocompactSettings, system_tokens: u64) -> Outcome {
@@ -190,25 +215,9 @@ impl Microcompact {
             self.server_cleared = clear_to;
             self.fired_at = Some(total);
         }
-        let context_management = (self.server_cleared > 0).then(|| ContextManagement {
-            edits: vec![ClearToolUsesEdit {
-                kind: "clear_tool_uses_20250919",
-                trigger: Amount {
-                    kind: "input_tokens",
-                    value: 1,
-                },
-                keep: Amount {
-                    kind: "tool_uses",
-                    value: (total - self.server_cleared) as u64,
-                },
-                clear_at_least: None,
-                exclude_tools: self.other_tools.iter().cloned().collect(),
-                clear_tool_inputs: false,
-            }],
-        });
         Outcome {
             step,
-            context_management,
+            context_management: None,
             cleared_by_client: Vec::new(),
         }
     }
@@ -221,7 +230,9 @@ impl Microcompact {
         system_tokens: u64,
     ) -> Outcome {
         let keep_from = self.calls.len().saturating_sub(s.time_keep_recent);
-        let ids: HashSet<&str> = self.calls[..keep_from]
+        // Results the server already clears stay the server's.
+        let from = self.server_cleared.min(keep_from);
+        let ids: HashSet<&str> = self.calls[from..keep_from]
             .iter()
             .filter(|id| !self.client_cleared.contains(id.as_str()))
             .map(String::as_str)
@@ -236,9 +247,6 @@ impl Microcompact {
             return Outcome::default();
         };
         self.client_cleared.extend(cleared.iter().cloned());
-        // The client content changed: server-side clearing restarts.
-        self.server_cleared = 0;
-        self.fired_at = None;
         let step = Step {
             tier: Tier::Microcompact,
             rule: "R4.4",
@@ -281,7 +289,9 @@ fn dedup(uuids: impl Iterator<Item = crate::message::Uuid>) -> Vec<crate::messag
 /// Clears the results answering `ids`: with `sentinel` the client replaces
 /// them (time-based); without, the server does and the view predicts an
 /// empty result while the client keeps sending its copy (cache-aware).
-/// Results already holding the sentinel are left byte-identical (R4.5).
+/// Results already holding the sentinel are left byte-identical (R4.5), and
+/// results no bigger than the sentinel are left alone (clearing them would
+/// raise the count).
 fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -> Vec<BlockRef> {
     let mut touched = Vec::new();
     for index in 0..view.len() {
@@ -312,7 +322,12 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
                 Some(text) => ToolResultContent::Text(text.to_owned()),
                 None => ToolResultContent::Text(String::new()),
             };
-            if *content == replacement {
+            // Already cleared (R4.5), or not worth clearing: a result no
+            // bigger than its replacement would raise the count.
+            let estimator = view.estimator();
+            if *content == replacement
+                || estimator.tool_result(content) <= estimator.tool_result(&replacement) && sentinel.is_some()
+            {
                 continue;
             }
             new_blocks[i] = Block::ToolResult {

@@ -106,7 +106,7 @@ pub fn reduce_content(
 /// Head and tail of `text` (of `chars` characters) and how many characters
 /// lie between them, or `None` when within the limit.
 fn split<'a>(text: &'a str, chars: usize, s: &ReductionSettings) -> Option<(&'a str, &'a str, usize)> {
-    if chars <= s.max_chars || s.head_chars + s.tail_chars >= chars {
+    if !worth_reducing(chars, s) {
         return None;
     }
     let head_end = byte_offset(text, s.head_chars);
@@ -116,6 +116,15 @@ fn split<'a>(text: &'a str, chars: usize, s: &ReductionSettings) -> Option<(&'a 
         &text[tail_start..],
         chars - s.head_chars - s.tail_chars,
     ))
+}
+
+/// Over the limit, and removing more characters than the marker adds: just
+/// over 4,000 characters, head + marker + tail would be longer than the
+/// original, and a budget reduction must never raise the count.
+fn worth_reducing(chars: usize, s: &ReductionSettings) -> bool {
+    chars > s.max_chars
+        && chars > s.head_chars + s.tail_chars
+        && chars - s.head_chars - s.tail_chars > marker(chars - s.head_chars - s.tail_chars).chars().count()
 }
 
 /// The byte offset of the `n`th character (a character boundary).
@@ -132,7 +141,7 @@ fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultC
         })
         .collect();
     let total: usize = lens.iter().flatten().sum();
-    if total <= s.max_chars || s.head_chars + s.tail_chars >= total {
+    if !worth_reducing(total, s) {
         return None;
     }
     let removed = total - s.head_chars - s.tail_chars;
