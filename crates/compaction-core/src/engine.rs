@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::breakers::{Breakers, Open};
+use crate::compact::{CompactOptions, Progress, Run, Trigger};
 use crate::error::Error;
 use crate::message::Message;
 use crate::microcompact::{ContextManagement, Microcompact};
@@ -62,25 +64,45 @@ pub struct Decision {
     pub context_management: Option<ContextManagement>,
     /// Results the client cleared in this call (a `microcompact_boundary`).
     pub cleared_by_client: Vec<String>,
+    /// The automatic compaction this call started or is waiting on (Tier
+    /// 4): answer its request with [`Engine::answer_summary`].
+    pub compaction: Option<Progress>,
+    /// Why automatic compaction is off for the session, if it is (R10): at
+    /// the blocked line the host must compact manually (R10.3).
+    pub breaker: Option<Open>,
 }
 
 /// The engine for one session.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    settings: EngineSettings,
+    pub(crate) settings: EngineSettings,
     lines: Thresholds,
     store: Store,
-    view: View,
-    microcompact: Microcompact,
+    pub(crate) view: View,
+    pub(crate) microcompact: Microcompact,
     /// Steps taken on append (budget reduction), reported by the next call.
     pending: Vec<Step>,
-    system_tokens: u64,
+    pub(crate) system_tokens: u64,
+    /// The compaction in progress, waiting for an answer.
+    pub(crate) run: Option<Run>,
+    /// The last request id handed out.
+    pub(crate) requests: u64,
+    /// Finished compactions.
+    pub(crate) compactions: u64,
+    /// Sum of `preTokens − postTokens` over compactions (R7.9).
+    pub(crate) cumulative_dropped: u64,
+    pub(crate) breakers: Breakers,
+    /// Real user prompts appended so far: the turn number.
+    prompts: usize,
+    /// The turn of the last reactive compaction (R8.1: once per turn).
+    reactive_turn: Option<usize>,
 }
 
 impl Engine {
     /// An engine with these settings; invalid settings are an error (R1.5).
     pub fn new(settings: EngineSettings) -> Result<Self, Error> {
         let lines = Thresholds::compute(&settings.thresholds)?;
+        let settings_breakers = settings.breakers;
         Ok(Engine {
             view: View::new(settings.estimator),
             lines,
@@ -89,6 +111,13 @@ impl Engine {
             microcompact: Microcompact::default(),
             pending: Vec::new(),
             system_tokens: 0,
+            run: None,
+            requests: 0,
+            compactions: 0,
+            cumulative_dropped: 0,
+            breakers: Breakers::new(settings_breakers),
+            prompts: 0,
+            reactive_turn: None,
         })
     }
 
@@ -128,6 +157,9 @@ impl Engine {
     /// the message).
     pub fn append(&mut self, message: Message) -> Result<(), Error> {
         let stored = self.store.append(message)?;
+        if stored.is_user_prompt() {
+            self.prompts += 1;
+        }
         let before = {
             // The count as if the message entered unreduced.
             let now = self.count();
@@ -188,6 +220,16 @@ impl Engine {
                 steps.push(step);
             }
         }
+        let mut compaction = self.pending_request();
+        if compaction.is_none() && self.count().tokens > self.lines.compact && self.breakers.open().is_none()
+        {
+            self.breakers.reached_line(self.prompts);
+            if self.breakers.open().is_none() {
+                let (more, progress) = self.start(Trigger::Auto, false, CompactOptions::default());
+                steps.extend(more);
+                compaction = Some(progress);
+            }
+        }
         let count = self.count();
         let status = self.status(count);
         if let Some(step) = self.status_step(count, &status) {
@@ -200,6 +242,8 @@ impl Engine {
             status,
             context_management: tier1.context_management,
             cleared_by_client: tier1.cleared_by_client,
+            compaction,
+            breaker: self.breakers.open(),
         }
     }
 
@@ -207,6 +251,34 @@ impl Engine {
     /// changed (R3.4).
     pub fn plan(&self, now: Option<&Timestamp>) -> Decision {
         self.clone().before_call(now)
+    }
+
+    /// The API refused the call as too long (413): Tier 5 (R8.1), an
+    /// emergency compaction through the manual/reactive compactor, at most
+    /// once per turn. A second one in the same turn fails: the host must end
+    /// the session with a clear error.
+    pub fn prompt_too_long(&mut self) -> (Vec<Step>, Progress) {
+        if self.reactive_turn == Some(self.prompts) {
+            return (
+                Vec::new(),
+                Progress::Failed {
+                    reason: "a second prompt-too-long in the same turn: the session cannot continue"
+                        .to_owned(),
+                },
+            );
+        }
+        self.reactive_turn = Some(self.prompts);
+        self.run = None;
+        let (mut steps, progress) = self.start(Trigger::Auto, true, CompactOptions::default());
+        for step in &mut steps {
+            step.tier = Tier::Reactive;
+        }
+        (steps, progress)
+    }
+
+    /// Real user prompts appended so far.
+    pub(crate) fn turns_seen(&self) -> usize {
+        self.prompts
     }
 
     fn status(&self, count: TokenFigure) -> CallStatus {

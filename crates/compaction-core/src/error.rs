@@ -73,6 +73,12 @@ pub enum Error {
         /// The uuid given twice.
         uuid: String,
     },
+    /// An answer names a request the engine is not waiting for.
+    #[error("no pending request with id {id}: it was answered already, or never asked")]
+    UnknownRequest {
+        /// The id given.
+        id: u64,
+    },
     /// The model's summary reply has no text once its first `<analysis>`
     /// block is removed, or its `<summary>` block is blank (R7.4): the
     /// compaction fails and the old view stays (R7.10).

@@ -16,6 +16,8 @@
 //! # Ok::<(), compaction_core::Error>(())
 //! ```
 
+pub mod breakers;
+pub mod compact;
 pub mod engine;
 pub mod error;
 pub mod figures;

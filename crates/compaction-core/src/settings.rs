@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::breakers::BreakerSettings;
+use crate::compact::CompactSettings;
 use crate::reduction::ReductionSettings;
 use crate::thresholds::ThresholdSettings;
 use crate::tokens::Estimator;
@@ -74,6 +76,10 @@ pub struct EngineSettings {
     pub microcompact: MicrocompactSettings,
     /// Tier 2 on or off (R5).
     pub snip: bool,
+    /// Tier 4 (R7).
+    pub compact: CompactSettings,
+    /// Breakers (R10).
+    pub breakers: BreakerSettings,
     /// How tokens are estimated.
     pub estimator: Estimator,
 }
@@ -86,7 +92,7 @@ pub enum Preset {
     Seed,
     /// Newer clients per public ports: time-based microcompact after 60
     /// minutes, keeping 5, with the sentinel `[Old tool result content
-    /// cleared]` (R4.4).
+    /// cleared]` (R4.4); attachments restore only a file's path (R7.7).
     NewerClient,
 }
 
@@ -114,12 +120,15 @@ impl Preset {
             reduction: ReductionSettings::default(),
             microcompact: MicrocompactSettings::default(),
             snip: true,
+            compact: CompactSettings::default(),
+            breakers: BreakerSettings::default(),
             estimator: Estimator::default(),
         };
         if self == Preset::NewerClient {
             settings.microcompact.idle_gap_ms = 60 * 60 * 1_000;
             settings.microcompact.time_keep_recent = 5;
             settings.microcompact.sentinel = "[Old tool result content cleared]".to_owned();
+            settings.compact.attachments.path_only = true;
         }
         settings
     }

@@ -217,3 +217,66 @@ proptest! {
         }
     }
 }
+
+/// A host's possible answers, for the compaction property.
+#[derive(Debug, Clone)]
+enum Answer {
+    Offline,
+    Unavailable,
+    TooLong,
+    Empty,
+}
+
+fn answer() -> impl Strategy<Value = Answer> {
+    prop_oneof![
+        Just(Answer::Offline),
+        Just(Answer::Unavailable),
+        Just(Answer::TooLong),
+        Just(Answer::Empty)
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A manual compaction driven by any sequence of answers either fails
+    /// and leaves the view byte-identical, or ends with a pairing-legal view
+    /// that starts with its summary; the store never changes.
+    #[test]
+    fn compaction_is_all_or_nothing_and_legal(
+        events in prop::collection::vec(event(), 1..30),
+        answers in prop::collection::vec(answer(), 1..6),
+        block in any::<bool>(),
+    ) {
+        use compaction_core::compact::{CompactOptions, HookOutcome, Progress, SummaryAnswer};
+        let (mut engine, _) = run(&events, 400_000);
+        let before: Vec<Message> = engine.view().sent_messages().cloned().collect();
+        let stored = engine.store().len();
+        let hook = HookOutcome { block: block.then(|| "no".to_owned()), added_instructions: vec![] };
+        let (_, mut progress) = engine.compact(CompactOptions { instructions: None, hook });
+        let mut answers = answers.into_iter();
+        let done = loop {
+            progress = match progress {
+                Progress::NeedsSummary { request } => match answers.next().unwrap_or(Answer::Offline) {
+                    Answer::Offline => engine.answer_offline(request.id).unwrap().1,
+                    Answer::Unavailable => engine.answer_summary(request.id, SummaryAnswer::ModelUnavailable).unwrap().1,
+                    Answer::TooLong => engine.answer_summary(request.id, SummaryAnswer::PromptTooLong).unwrap().1,
+                    Answer::Empty => engine.answer_summary(request.id, SummaryAnswer::Text(" ".into())).unwrap().1,
+                },
+                Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
+                Progress::Compacted { .. } => break true,
+                Progress::Failed { .. } => break false,
+            };
+        };
+        let after: Vec<Message> = engine.view().sent_messages().cloned().collect();
+        if done {
+            prop_assert!(pairing_is_legal(&after).is_ok(), "{:?}", pairing_is_legal(&after));
+            let starts_with_summary =
+                matches!(engine.view().entries()[0].source, compaction_core::view::Source::Summary { .. });
+            prop_assert!(starts_with_summary, "the new view starts with its summary");
+        } else {
+            prop_assert_eq!(after, before);
+        }
+        prop_assert_eq!(engine.store().len(), stored);
+    }
+}

@@ -1,0 +1,84 @@
+//! Where a compaction cuts (SPEC R7.5): which legal groups are summarised
+//! and which are preserved verbatim, and how the cut moves when the summary
+//! request itself is too big.
+
+use std::ops::Range;
+
+use crate::view::View;
+
+/// The messages a compaction summarises, as a range of view positions; the
+/// ones after it are preserved, the ones before it (auto regime only) are
+/// dropped.
+pub type Prefix = Range<usize>;
+
+/// Manual and reactive regime: preserve the last `groups` legal groups.
+/// `None` when that leaves nothing to summarise.
+pub fn preserve_groups(view: &View, groups: usize) -> Option<Prefix> {
+    let starts = view.segmentation().group_starts();
+    let keep = groups.max(1);
+    if starts.len() <= keep {
+        return None;
+    }
+    let end = starts[starts.len() - keep];
+    (end > 0).then_some(0..end)
+}
+
+/// Auto regime: preserve the last `turns` turns (at least the turn in
+/// progress). `None` when that leaves nothing to summarise.
+pub fn preserve_turns(view: &View, turns: usize) -> Option<Prefix> {
+    let starts = view.segmentation().turn_starts();
+    let keep = turns.max(1);
+    let end = if starts.len() > keep {
+        starts[starts.len() - keep]
+    } else {
+        0
+    };
+    // A turn start that is not a legal cut moves back to one that is.
+    let seg = view.segmentation();
+    let end = seg
+        .group_starts()
+        .iter()
+        .rev()
+        .copied()
+        .find(|&g| g <= end)
+        .unwrap_or(0);
+    (end > 0).then_some(0..end)
+}
+
+/// Manual regime retry: preserve more tail groups until the prefix shrinks
+/// by at least `gap` tokens (one group at least). `None` when nothing is
+/// left to shorten.
+pub fn shorten(view: &View, prefix: &Prefix, gap: u64) -> Option<Prefix> {
+    let starts = view.segmentation().group_starts();
+    let mut end = prefix.end;
+    let mut freed = 0;
+    loop {
+        let &previous = starts.iter().rev().find(|&&g| g < end && g > prefix.start)?;
+        freed += tokens(view, previous..end);
+        end = previous;
+        if freed >= gap.max(1) {
+            return Some(prefix.start..end);
+        }
+    }
+}
+
+/// Auto regime retry: drop the oldest groups of the prefix until it
+/// shrinks by at least `gap` tokens. `None` when nothing is left.
+pub fn truncate(view: &View, prefix: &Prefix, gap: u64) -> Option<Prefix> {
+    let starts = view.segmentation().group_starts();
+    let mut start = prefix.start;
+    let mut freed = 0;
+    loop {
+        let &next = starts.iter().find(|&&g| g > start && g < prefix.end)?;
+        freed += tokens(view, start..next);
+        start = next;
+        if freed >= gap.max(1) {
+            return Some(start..prefix.end);
+        }
+    }
+}
+
+/// Estimated tokens of a range of the view.
+pub fn tokens(view: &View, range: Range<usize>) -> u64 {
+    view.entries()[range].iter().map(|e| e.tokens).sum()
+}

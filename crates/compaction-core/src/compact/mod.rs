@@ -1,0 +1,580 @@
+//! Tier 4: automatic and manual compaction (SPEC R7), as a sans-IO state
+//! machine. [`Engine::compact`] (manual, R3.2) or the cascade (auto) starts
+//! a run; the engine then asks the host for a summary ([`SummaryRequest`])
+//! and for file contents ([`FileRequest`]), and continues with each answer.
+//! Until the new view and the boundary both exist the old view stays in
+//! force (R7.10).
+
+pub mod attachments;
+pub mod boundary;
+pub mod cut;
+pub mod protocol;
+
+use std::sync::Arc;
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::message::{Message, Role, Uuid};
+use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
+use crate::summary::{
+    check_retention, offline_summary, parse_summary, summary_prompt, PromptOptions, RetentionReport,
+};
+use crate::tokens::TokenFigure;
+use crate::view::Source;
+
+pub use attachments::{AttachmentSettings, Candidate, FileAnswer};
+pub use boundary::{BoundaryRecord, SummaryRecord, Trigger};
+use cut::Prefix;
+pub use protocol::{
+    CompactOptions, CompactSettings, Compacted, FileRequest, HookOutcome, Progress, Purpose, SummaryAnswer,
+    SummaryRequest,
+};
+
+/// A run in progress.
+#[derive(Debug, Clone)]
+pub(crate) struct Run {
+    pub(crate) trigger: Trigger,
+    pub(crate) reactive: bool,
+    options: PromptOptions,
+    prefix: Prefix,
+    attempt: u32,
+    model: usize,
+    pre: TokenFigure,
+    pending: Pending,
+    summary: Option<(String, RetentionReport)>,
+    candidates: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Pending {
+    Summary(u64),
+    Files(u64),
+}
+
+const EVIDENCE_SUMMARY: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 261901-262207",
+};
+const EVIDENCE_GROUPS: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 262209-262294",
+};
+const EVIDENCE_ATTACH: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 263099-263235",
+};
+const EVIDENCE_FINALIZE: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 331301-331367, 232845-232876",
+};
+
+impl Engine {
+    /// Manual `/compact [instructions]` (R3.2): straight to Tier 4,
+    /// skipping tiers 1–3. Never refused by a breaker (R10.3).
+    pub fn compact(&mut self, options: CompactOptions) -> (Vec<Step>, Progress) {
+        self.start(Trigger::Manual, false, options)
+    }
+
+    /// The run in progress asks for this, if anything.
+    pub fn pending_request(&self) -> Option<Progress> {
+        let run = self.run.as_ref()?;
+        Some(match run.pending {
+            Pending::Summary(_) => Progress::NeedsSummary {
+                request: self.summary_request(run),
+            },
+            Pending::Files(id) => Progress::NeedsFiles {
+                request: FileRequest {
+                    id,
+                    paths: attachments::requested(&run.candidates, &self.settings.compact.attachments),
+                },
+            },
+        })
+    }
+
+    pub(crate) fn start(
+        &mut self,
+        trigger: Trigger,
+        reactive: bool,
+        options: CompactOptions,
+    ) -> (Vec<Step>, Progress) {
+        let pre = self.count();
+        let mut steps = Vec::new();
+        let hook = &options.hook;
+        if let Some(reason) = &hook.block {
+            steps.push(self.step(Tier::Compact, "R7.2", Owner::Hook, EVIDENCE_FINALIZE, pre, Vec::new(), 0,
+                format!("a PreCompact hook blocked the compaction ({reason}): the history stays as it is, no boundary")));
+            return (
+                steps,
+                Progress::Failed {
+                    reason: format!("blocked by a PreCompact hook: {reason}"),
+                },
+            );
+        }
+        if !hook.added_instructions.is_empty() {
+            steps.push(self.step(
+                Tier::Compact,
+                "R7.2",
+                Owner::Hook,
+                EVIDENCE_FINALIZE,
+                pre,
+                Vec::new(),
+                0,
+                format!(
+                    "PreCompact hooks add {} instruction(s) to the prompt",
+                    hook.added_instructions.len()
+                ),
+            ));
+        }
+        let manual_regime = trigger == Trigger::Manual || reactive;
+        let prefix = if manual_regime {
+            cut::preserve_groups(&self.view, self.settings.compact.preserve_groups)
+        } else {
+            cut::preserve_turns(&self.view, self.settings.compact.auto_keep_turns)
+        };
+        let Some(prefix) = prefix else {
+            return (
+                steps,
+                Progress::Failed {
+                    reason: "nothing to summarise: the view is one legal group".to_owned(),
+                },
+            );
+        };
+        let options = PromptOptions {
+            manual_instructions: options.instructions,
+            hook_instructions: hook.added_instructions.clone(),
+            retry: None,
+        };
+        let id = self.next_request();
+        let mut run = Run {
+            trigger,
+            reactive,
+            options,
+            prefix,
+            attempt: 1,
+            model: 0,
+            pre,
+            pending: Pending::Summary(id),
+            summary: None,
+            candidates: Vec::new(),
+        };
+        // Shorten before asking when the request is already over the window.
+        while self.request_tokens(&run) > self.settings.thresholds.window {
+            let gap = self.request_tokens(&run) - self.settings.thresholds.window;
+            match self.retry_cut(&mut run, gap) {
+                Some(step) => steps.push(step),
+                None => {
+                    return (
+                        steps,
+                        self.fail(
+                            &run,
+                            "the summary request is over the window and nothing is left to shorten",
+                        ),
+                    )
+                }
+            }
+        }
+        let preserved = self.view.len() - run.prefix.end;
+        steps.push(self.step(
+            Tier::Compact,
+            "R7.5",
+            Owner::Client,
+            EVIDENCE_GROUPS,
+            pre,
+            self.uuids(run.prefix.clone()),
+            0,
+            format!(
+                "cut into legal groups: {} message(s) to summarise, {preserved} preserved",
+                run.prefix.len()
+            ),
+        ));
+        let request = self.summary_request(&run);
+        steps.push(self.step(
+            Tier::Compact,
+            "R7.3",
+            Owner::Model,
+            EVIDENCE_SUMMARY,
+            pre,
+            Vec::new(),
+            1,
+            format!(
+                "one model turn with tools denied asks {} for the summary (~{} tokens)",
+                request.model, request.estimated_tokens
+            ),
+        ));
+        self.run = Some(run);
+        (steps, Progress::NeedsSummary { request })
+    }
+
+    /// Continues the run with the host's answer to a [`SummaryRequest`].
+    pub fn answer_summary(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+        let mut run = self.take_run(Pending::Summary(id))?;
+        let mut steps = Vec::new();
+        let text = match answer {
+            SummaryAnswer::Text(text) => text,
+            SummaryAnswer::ModelUnavailable => {
+                let chain = self.chain();
+                if run.model + 1 < chain.len() {
+                    run.model += 1;
+                    steps.push(self.step(
+                        Tier::Compact,
+                        "R7.10",
+                        Owner::Client,
+                        EVIDENCE_ATTACH,
+                        run.pre,
+                        Vec::new(),
+                        1,
+                        format!(
+                            "{} is unavailable: falling back to {}",
+                            chain[run.model - 1],
+                            chain[run.model]
+                        ),
+                    ));
+                    return Ok(self.ask_again(run, steps));
+                }
+                if !self.settings.compact.offline_fallback {
+                    return Ok((
+                        steps,
+                        self.fail(&run, "every model in the fallback chain is unavailable"),
+                    ));
+                }
+                steps.push(self.step(Tier::Compact, "R7.10", Owner::Client, Evidence::Extension, run.pre, Vec::new(), 0,
+                    "every model is unavailable: the offline summariser writes the summary (the host opted in)".to_owned()));
+                offline_summary(&self.prefix_messages(&run), &run.options)
+            }
+            SummaryAnswer::PromptTooLong => {
+                let gap = self
+                    .request_tokens(&run)
+                    .saturating_sub(self.settings.thresholds.window);
+                run.attempt += 1;
+                let limit = !(run.trigger == Trigger::Manual || run.reactive)
+                    && run.attempt > self.settings.compact.auto_max_attempts;
+                match (limit, self.retry_cut(&mut run, gap)) {
+                    (false, Some(step)) => {
+                        steps.push(step);
+                        return Ok(self.ask_again(run, steps));
+                    }
+                    _ => {
+                        return Ok((
+                            steps,
+                            self.fail(&run, "the summary request stays over the window"),
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(self.with_reply(run, steps, &text))
+    }
+
+    /// Writes the summary with the offline summariser and continues, as if
+    /// the model had answered (the sandbox, the CLI, tests).
+    pub fn answer_offline(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
+        let run = self.take_run(Pending::Summary(id))?;
+        let text = offline_summary(&self.prefix_messages(&run), &run.options);
+        let step = self.step(
+            Tier::Compact,
+            "R7.3",
+            Owner::Client,
+            Evidence::Extension,
+            run.pre,
+            Vec::new(),
+            0,
+            "the offline summariser writes the summary (extractive, deterministic)".to_owned(),
+        );
+        Ok(self.with_reply(run, vec![step], &text))
+    }
+
+    /// Continues the run with the host's answers to a [`FileRequest`].
+    pub fn answer_files(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
+        let run = self.take_run(Pending::Files(id))?;
+        Ok(self.finish(run, Vec::new(), answers))
+    }
+
+    fn with_reply(&mut self, mut run: Run, mut steps: Vec<Step>, text: &str) -> (Vec<Step>, Progress) {
+        let summary = match parse_summary(text) {
+            Ok(summary) => summary,
+            Err(err) => return (steps, self.fail(&run, &err.to_string())),
+        };
+        let retention = check_retention(&summary, &self.prefix_messages(&run));
+        steps.push(self.step(Tier::Compact, "R7.4", Owner::Client, EVIDENCE_SUMMARY, run.pre, Vec::new(), 0,
+            if retention.is_complete() {
+                "parsed the reply: analysis removed, summary kept; every user prompt and edited path survived".to_owned()
+            } else {
+                format!("parsed the reply; it lost {} user prompt(s) and {} edited path(s) (extension: retention check)",
+                    retention.missing_prompts.len(), retention.missing_paths.len())
+            }));
+        run.summary = Some((summary, retention));
+        run.candidates = attachments::candidate_paths(&self.view);
+        let requested = attachments::requested(&run.candidates, &self.settings.compact.attachments);
+        if requested.is_empty() {
+            return self.finish(run, steps, &[]);
+        }
+        let id = self.next_request();
+        run.pending = Pending::Files(id);
+        self.run = Some(run);
+        (
+            steps,
+            Progress::NeedsFiles {
+                request: FileRequest { id, paths: requested },
+            },
+        )
+    }
+
+    fn finish(&mut self, run: Run, mut steps: Vec<Step>, answers: &[FileAnswer]) -> (Vec<Step>, Progress) {
+        let Some((summary, retention)) = run.summary.clone() else {
+            return (steps, self.fail(&run, "no summary to assemble"));
+        };
+        let last = self.view.entries().last().map(|e| e.message.uuid.clone());
+        let seed = format!(
+            "{} {}",
+            last.as_ref().map_or("", |u| u.as_str()),
+            self.compactions
+        );
+        let (candidates, attachment_messages) = attachments::restore(
+            &run.candidates,
+            answers,
+            &self.settings.compact.attachments,
+            &self.settings.estimator,
+            &seed,
+        );
+        let restored = candidates
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c.status,
+                    attachments::Status::Restored { .. } | attachments::Status::PathOnly
+                )
+            })
+            .count();
+        steps.push(self.step(
+            Tier::Compact,
+            "R7.7",
+            Owner::Client,
+            EVIDENCE_ATTACH,
+            run.pre,
+            attachment_messages.iter().map(|m| m.uuid.clone()).collect(),
+            0,
+            format!(
+                "{restored} of {} candidate file(s) restored after the summary",
+                candidates.len()
+            ),
+        ));
+
+        // Assemble the new view (R7.8): summary, preserved (usage zeroed,
+        // R7.6), attachments.
+        let summary_uuid = boundary::derived_uuid(&format!("{seed} summary"));
+        let text = format!(
+            "This session is being continued from an earlier conversation that was compacted. The summary below covers the earlier part.\n\n{summary}"
+        );
+        let replaces: Vec<Uuid> = self.view.entries()[..run.prefix.end]
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect();
+        let mut entries = vec![(
+            Arc::new(Message::user(summary_uuid.0.clone(), text.clone())),
+            Source::Summary { replaces },
+        )];
+        let preserved: Vec<Arc<Message>> = self.view.entries()[run.prefix.end..]
+            .iter()
+            .map(|e| {
+                let m = e.sent.as_ref().unwrap_or(&e.message);
+                if m.role == Role::Assistant && m.usage.is_some() {
+                    let mut zeroed = (**m).clone();
+                    zeroed.usage = Some(crate::message::Usage::zeroed());
+                    Arc::new(zeroed)
+                } else {
+                    Arc::clone(m)
+                }
+            })
+            .collect();
+        let open_tool_use = preserved
+            .last()
+            .is_some_and(|m| m.tool_use_ids().next().is_some());
+        let attachments: Vec<_> = attachment_messages
+            .into_iter()
+            .map(|m| (Arc::new(m), Source::Attachment))
+            .collect();
+        if open_tool_use {
+            entries.extend(attachments.iter().cloned());
+        }
+        let preserved_uuids: Vec<Uuid> = preserved.iter().map(|m| m.uuid.clone()).collect();
+        entries.extend(preserved.into_iter().map(|m| (m, Source::Stored)));
+        if !open_tool_use {
+            entries.extend(attachments);
+        }
+        self.view.replace(entries);
+        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        let post = self.count();
+        let dropped = run.pre.tokens.saturating_sub(post.tokens);
+        self.cumulative_dropped += dropped;
+        self.compactions += 1;
+        let boundary_uuid = boundary::derived_uuid(&format!("{seed} boundary"));
+        let boundary = BoundaryRecord {
+            kind: "system",
+            subtype: "compact_boundary",
+            uuid: boundary_uuid.clone(),
+            parent_uuid: None,
+            logical_parent_uuid: last,
+            content: "Conversation compacted",
+            level: "info",
+            compact_metadata: boundary::CompactMetadata {
+                trigger: run.trigger,
+                pre_tokens: run.pre.tokens,
+                post_tokens: post.tokens,
+                preserved_messages: preserved_uuids,
+                cumulative_dropped_tokens: self.cumulative_dropped,
+            },
+        };
+        let record = SummaryRecord {
+            kind: "user",
+            uuid: summary_uuid.clone(),
+            parent_uuid: boundary_uuid,
+            is_compact_summary: true,
+            message: boundary::SummaryPayload {
+                role: "user",
+                content: text,
+            },
+        };
+        let mut step = self.step(Tier::Compact, "R7.9", Owner::Client, EVIDENCE_FINALIZE, run.pre, vec![summary_uuid], 0,
+            format!("new view assembled (summary + {} preserved + attachments), then the boundary written: {} → {} tokens",
+                boundary.compact_metadata.preserved_messages.len(), run.pre.tokens, post.tokens));
+        step.count_after = post;
+        step.cache = CacheEffect::PrefixBroken {
+            from: record.uuid.clone(),
+        };
+        steps.push(step);
+        self.breakers
+            .succeeded(run.trigger == Trigger::Auto, self.turns_seen());
+        (
+            steps,
+            Progress::Compacted {
+                result: Box::new(Compacted {
+                    boundary,
+                    summary: record,
+                    attachments: candidates,
+                    retention,
+                }),
+            },
+        )
+    }
+
+    fn ask_again(&mut self, mut run: Run, steps: Vec<Step>) -> (Vec<Step>, Progress) {
+        let id = self.next_request();
+        run.pending = Pending::Summary(id);
+        let request = self.summary_request(&run);
+        self.run = Some(run);
+        (steps, Progress::NeedsSummary { request })
+    }
+
+    /// Moves the cut for a retry (R7.5): manual/reactive preserve more tail
+    /// groups; auto truncates the prefix.
+    fn retry_cut(&self, run: &mut Run, gap: u64) -> Option<Step> {
+        let manual = run.trigger == Trigger::Manual || run.reactive;
+        let next = if manual {
+            cut::shorten(&self.view, &run.prefix, gap)
+        } else {
+            cut::truncate(&self.view, &run.prefix, gap)
+        }?;
+        let what = if manual {
+            "preserved more tail groups"
+        } else {
+            "dropped the oldest groups of the prefix"
+        };
+        run.prefix = next;
+        Some(self.step(Tier::Compact, "R7.5", Owner::Client, EVIDENCE_GROUPS, run.pre, Vec::new(), 0,
+            format!("the summary request is ~{gap} tokens over the window: {what}; {} message(s) left to summarise", run.prefix.len())))
+    }
+
+    fn fail(&mut self, run: &Run, reason: &str) -> Progress {
+        self.run = None;
+        if run.trigger == Trigger::Auto {
+            self.breakers.failed();
+        }
+        Progress::Failed {
+            reason: reason.to_owned(),
+        }
+    }
+
+    fn take_run(&mut self, pending: Pending) -> Result<Run, Error> {
+        match self.run.take() {
+            Some(run) if run.pending == pending => Ok(run),
+            other => {
+                self.run = other;
+                let id = match pending {
+                    Pending::Summary(id) | Pending::Files(id) => id,
+                };
+                Err(Error::UnknownRequest { id })
+            }
+        }
+    }
+
+    fn chain(&self) -> Vec<String> {
+        let c = &self.settings.compact;
+        std::iter::once(c.model.clone())
+            .chain(c.fallback_models.iter().cloned())
+            .collect()
+    }
+
+    fn prefix_messages(&self, run: &Run) -> Vec<Message> {
+        self.view.entries()[run.prefix.clone()]
+            .iter()
+            .map(|e| (*e.message).clone())
+            .collect()
+    }
+
+    fn request_tokens(&self, run: &Run) -> u64 {
+        let prompt = self.settings.estimator.text(&summary_prompt(&run.options));
+        self.system_tokens + cut::tokens(&self.view, run.prefix.clone()) + prompt
+    }
+
+    fn summary_request(&self, run: &Run) -> SummaryRequest {
+        let chain = self.chain();
+        let id = match run.pending {
+            Pending::Summary(id) | Pending::Files(id) => id,
+        };
+        SummaryRequest {
+            id,
+            purpose: Purpose::Compact,
+            model: chain[run.model.min(chain.len() - 1)].clone(),
+            fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
+            messages: self.prefix_messages(run),
+            prompt: summary_prompt(&run.options),
+            estimated_tokens: self.request_tokens(run),
+            attempt: run.attempt,
+        }
+    }
+
+    fn uuids(&self, range: Prefix) -> Vec<Uuid> {
+        self.view.entries()[range]
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect()
+    }
+
+    fn next_request(&mut self) -> u64 {
+        self.requests += 1;
+        self.requests
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &self,
+        tier: Tier,
+        rule: &'static str,
+        owner: Owner,
+        evidence: Evidence,
+        before: TokenFigure,
+        messages: Vec<Uuid>,
+        model_calls: u32,
+        reason: String,
+    ) -> Step {
+        Step {
+            tier,
+            rule,
+            owner,
+            evidence,
+            count_before: before,
+            count_after: self.count(),
+            messages,
+            blocks: Vec::new(),
+            cache: CacheEffect::Intact,
+            model_calls,
+            reason,
+        }
+    }
+}

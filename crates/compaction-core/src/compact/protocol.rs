@@ -1,0 +1,165 @@
+//! The data a compaction exchanges with its host (SPEC R7): its settings,
+//! how it is asked for, the requests it makes, the answers it takes, and
+//! where a run stands.
+
+use serde::{Deserialize, Serialize};
+
+use crate::compact::attachments::{AttachmentSettings, Candidate};
+use crate::compact::boundary::{BoundaryRecord, SummaryRecord};
+use crate::message::Message;
+use crate::summary::RetentionReport;
+
+/// Tier 4's settings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactSettings {
+    /// The session's model: the first in the fallback chain (R7.10).
+    pub model: String,
+    /// Models tried in order when the one before is unavailable (R7.10;
+    /// default none: the chain is the session's own model).
+    pub fallback_models: Vec<String>,
+    /// Manual/reactive regime: legal groups preserved at first (R7.5;
+    /// default 1).
+    pub preserve_groups: usize,
+    /// Auto regime: most recent turns kept (R7.5; seed 000 says 1–2;
+    /// default 2).
+    pub auto_keep_turns: usize,
+    /// Auto regime: attempts when the request is over the window (R7.5;
+    /// default 3).
+    pub auto_max_attempts: u32,
+    /// Use the offline summariser when the model chain is exhausted (R7.10;
+    /// default off: the host must opt in).
+    pub offline_fallback: bool,
+    /// Attachment budgets (R7.7).
+    pub attachments: AttachmentSettings,
+}
+
+impl Default for CompactSettings {
+    fn default() -> Self {
+        CompactSettings {
+            model: "session-model".to_owned(),
+            fallback_models: Vec::new(),
+            preserve_groups: 1,
+            auto_keep_turns: 2,
+            auto_max_attempts: 3,
+            offline_fallback: false,
+            attachments: AttachmentSettings::default(),
+        }
+    }
+}
+
+/// A PreCompact hook's output (R7.2): allow or block, and instructions to
+/// add to the prompt. The host runs hooks; the engine takes their output.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookOutcome {
+    /// `Some(reason)`: the hook blocks the compaction.
+    pub block: Option<String>,
+    /// Instructions appended to the summary prompt.
+    pub added_instructions: Vec<String>,
+}
+
+/// How a compaction is asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactOptions {
+    /// `/compact [instructions]` (R3.2, R7.3).
+    pub instructions: Option<String>,
+    /// The PreCompact hooks' combined output (R7.2).
+    pub hook: HookOutcome,
+}
+
+/// What a summary is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Purpose {
+    /// A Tier 4 compaction.
+    Compact,
+}
+
+/// The engine needs a summary: send `prompt` as a user message after
+/// `messages`, to `model`, with tools denied, and answer with
+/// [`Engine::answer_summary`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryRequest {
+    /// Answer with this id.
+    pub id: u64,
+    /// What the summary is for.
+    pub purpose: Purpose,
+    /// The model to ask.
+    pub model: String,
+    /// The models left after it, in order.
+    pub fallback_models: Vec<String>,
+    /// The messages to summarise, in order.
+    pub messages: Vec<Message>,
+    /// The summary prompt (R7.3), to append as a user message.
+    pub prompt: String,
+    /// The request's estimated size, system prompt included.
+    pub estimated_tokens: u64,
+    /// 1 for the first attempt.
+    pub attempt: u32,
+}
+
+/// The host's answer to a [`SummaryRequest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "kind", content = "text")]
+pub enum SummaryAnswer {
+    /// The model's reply.
+    Text(String),
+    /// The model could not be reached.
+    ModelUnavailable,
+    /// The API refused the request as too long (413).
+    PromptTooLong,
+}
+
+/// The engine needs file contents for attachments (R7.7): answer with
+/// [`Engine::answer_files`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileRequest {
+    /// Answer with this id.
+    pub id: u64,
+    /// The files, most recent first.
+    pub paths: Vec<String>,
+}
+
+/// A finished compaction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compacted {
+    /// The boundary record to append to the transcript (R7.9).
+    pub boundary: BoundaryRecord,
+    /// The summary record that follows it.
+    pub summary: SummaryRecord,
+    /// How each attachment candidate ended (R7.7).
+    pub attachments: Vec<Candidate>,
+    /// What the summary left out (extension), if anything.
+    pub retention: RetentionReport,
+}
+
+/// Where a compaction run stands after a call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Progress {
+    /// Waiting for a summary.
+    NeedsSummary {
+        /// The request.
+        request: SummaryRequest,
+    },
+    /// Waiting for file contents.
+    NeedsFiles {
+        /// The request.
+        request: FileRequest,
+    },
+    /// Done: the view is the new one.
+    Compacted {
+        /// What was written.
+        result: Box<Compacted>,
+    },
+    /// Failed: the old view is still in force, no boundary was written.
+    Failed {
+        /// Why, in one line.
+        reason: String,
+    },
+}
