@@ -2,6 +2,7 @@
 //! reports each decision as a [`Step`]. Sans-IO: messages, "now" and
 //! (later) summaries come in as data; nothing is read from the world.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -9,7 +10,7 @@ use serde::Serialize;
 use crate::breakers::{Breakers, Open};
 use crate::compact::{CompactOptions, Progress, Run, Trigger};
 use crate::error::Error;
-use crate::message::Message;
+use crate::message::{Message, Uuid};
 use crate::microcompact::{ContextManagement, Microcompact};
 use crate::reduction::reduce_message;
 use crate::settings::EngineSettings;
@@ -19,7 +20,7 @@ use crate::store::Store;
 use crate::thresholds::Thresholds;
 use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
-use crate::view::{Source, View};
+use crate::view::{Entry, Source, View};
 
 /// What the host must do with the call (R1.7).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -96,6 +97,23 @@ pub struct Engine {
     prompts: usize,
     /// The turn of the last reactive compaction (R8.1: once per turn).
     reactive_turn: Option<usize>,
+    /// Pinned messages (extension): never snipped, cleared or summarised
+    /// away.
+    pub(crate) pinned: HashSet<Uuid>,
+    /// What each compaction replaced, by summary uuid, for `expand`
+    /// (extension).
+    pub(crate) lineage: HashMap<Uuid, Replaced>,
+}
+
+/// The view entries a compaction replaced, and the uuids it put in their
+/// place (extension: lineage and expand).
+#[derive(Debug, Clone)]
+pub(crate) struct Replaced {
+    /// The entries before the compaction, as the view had them.
+    pub(crate) before: Vec<Entry>,
+    /// The uuids the compaction put in the view (summary, pinned copies,
+    /// preserved, attachments).
+    pub(crate) produced: Vec<Uuid>,
 }
 
 impl Engine {
@@ -118,6 +136,8 @@ impl Engine {
             breakers: Breakers::new(settings_breakers),
             prompts: 0,
             reactive_turn: None,
+            pinned: HashSet::new(),
+            lineage: HashMap::new(),
         })
     }
 
@@ -145,6 +165,11 @@ impl Engine {
     /// The active view.
     pub fn view(&self) -> &View {
         &self.view
+    }
+
+    /// Where the view's tokens go (R3.3), like `/context`.
+    pub fn breakdown(&self) -> crate::breakdown::Breakdown {
+        crate::breakdown::Breakdown::of(&self.view, self.system_tokens)
     }
 
     /// The count against the lines now (R1.6).
@@ -207,15 +232,22 @@ impl Engine {
     /// line, then the lines' status (R1.7). `now` is the host's clock.
     pub fn before_call(&mut self, now: Option<&Timestamp>) -> Decision {
         let mut steps = std::mem::take(&mut self.pending);
+        let protected = self.protected_tool_ids();
         let tier1 = self.microcompact.run(
             &mut self.view,
             &self.settings.microcompact,
             now,
             self.system_tokens,
+            &protected,
         );
         steps.extend(tier1.step);
         if self.settings.snip && self.count().tokens > self.lines.compact {
-            if let Some(step) = snip(&mut self.view, self.lines.compact, self.system_tokens) {
+            if let Some(step) = snip(
+                &mut self.view,
+                self.lines.compact,
+                self.system_tokens,
+                &self.pinned,
+            ) {
                 self.microcompact.rebuild(&self.view, &self.settings.microcompact);
                 steps.push(step);
             }
@@ -274,6 +306,94 @@ impl Engine {
             step.tier = Tier::Reactive;
         }
         (steps, progress)
+    }
+
+    /// Pins a store message (extension): it is never snipped, its tool
+    /// results are never cleared, and after a compaction it follows the
+    /// summary verbatim with its legal group.
+    pub fn pin(&mut self, uuid: &Uuid) -> Result<(), Error> {
+        if self.store.get(uuid).is_none() {
+            return Err(Error::UnknownMessage { uuid: uuid.0.clone() });
+        }
+        self.pinned.insert(uuid.clone());
+        Ok(())
+    }
+
+    /// Unpins a message; unknown or unpinned uuids change nothing.
+    pub fn unpin(&mut self, uuid: &Uuid) {
+        self.pinned.remove(uuid);
+    }
+
+    /// Pinned uuids, sorted.
+    pub fn pinned(&self) -> Vec<Uuid> {
+        let mut pins: Vec<Uuid> = self.pinned.iter().cloned().collect();
+        pins.sort();
+        pins
+    }
+
+    /// Undoes a compaction in the view (extension): the entries it replaced
+    /// come back exactly as the view had them, in place of what it put
+    /// there; messages appended since stay after them. The store is
+    /// untouched. A summary that a later compaction summarised is no longer
+    /// in the view: expand the later one first.
+    pub fn expand(&mut self, summary: &Uuid) -> Result<Step, Error> {
+        let Some(position) = self.view.position(summary) else {
+            return Err(Error::UnknownMessage {
+                uuid: summary.0.clone(),
+            });
+        };
+        let Some(replaced) = self.lineage.get(summary).cloned() else {
+            return Err(Error::UnknownMessage {
+                uuid: summary.0.clone(),
+            });
+        };
+        let before = self.count();
+        let produced: HashSet<&Uuid> = replaced.produced.iter().collect();
+        let mut entries: Vec<Entry> = Vec::new();
+        for (i, entry) in self.view.entries().iter().enumerate() {
+            if i == position {
+                entries.extend(replaced.before.iter().cloned());
+            }
+            if !produced.contains(&entry.message.uuid) {
+                entries.push(entry.clone());
+            }
+        }
+        let restored: Vec<Uuid> = replaced.before.iter().map(|e| e.message.uuid.clone()).collect();
+        self.view.replace_entries(entries);
+        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        self.lineage.remove(summary);
+        Ok(Step {
+            tier: Tier::Compact,
+            rule: "R6.2",
+            owner: Owner::Client,
+            evidence: Evidence::Extension,
+            count_before: before,
+            count_after: self.count(),
+            messages: restored,
+            blocks: Vec::new(),
+            cache: CacheEffect::PrefixBroken {
+                from: summary.clone(),
+            },
+            model_calls: 0,
+            reason: format!(
+                "expanded summary {summary}: the {} view entries it replaced are back (extension: lineage)",
+                replaced.before.len()
+            ),
+        })
+    }
+
+    /// `tool_use_id`s used or answered by pinned messages.
+    fn protected_tool_ids(&self) -> HashSet<String> {
+        self.pinned
+            .iter()
+            .filter_map(|uuid| self.store.get(uuid))
+            .flat_map(|m| {
+                m.tool_use_ids()
+                    .chain(m.tool_result_ids())
+                    .map(str::to_owned)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
     }
 
     /// Real user prompts appended so far.

@@ -73,6 +73,12 @@ pub enum Error {
         /// The uuid given twice.
         uuid: String,
     },
+    /// A uuid names no message the operation can use.
+    #[error("no message `{uuid}` here: it is not in the store, or not in the view, or has no lineage")]
+    UnknownMessage {
+        /// The uuid given.
+        uuid: String,
+    },
     /// An answer names a request the engine is not waiting for.
     #[error("no pending request with id {id}: it was answered already, or never asked")]
     UnknownRequest {

@@ -16,6 +16,7 @@
 //! # Ok::<(), compaction_core::Error>(())
 //! ```
 
+pub mod breakdown;
 pub mod breakers;
 pub mod compact;
 pub mod engine;

@@ -127,6 +127,13 @@ impl Microcompact {
         self.fired_at = (cleared_before > 0).then_some(self.calls.len());
     }
 
+    /// Forgets server-side clearing: after a compaction the view is sent
+    /// afresh and no edit is needed until the path fires again.
+    pub fn forget_server_clearing(&mut self) {
+        self.server_cleared = 0;
+        self.fired_at = None;
+    }
+
     /// Eligible tool calls in the view.
     pub fn calls(&self) -> usize {
         self.calls.len()
@@ -134,12 +141,15 @@ impl Microcompact {
 
     /// Runs Tier 1 before a call (R4.2–R4.5). `now` comes from the host;
     /// without it the cache is taken as warm and no idle gap is seen.
+    /// `protected` holds the `tool_use_id`s of pinned messages (extension):
+    /// their results are never cleared.
     pub fn run(
         &mut self,
         view: &mut View,
         settings: &MicrocompactSettings,
         now: Option<&Timestamp>,
         system_tokens: u64,
+        protected: &HashSet<String>,
     ) -> Outcome {
         let idle_ms = match (now, &self.last_assistant) {
             (Some(now), Some(last)) => Some(now.unix_ms() - last.unix_ms()),
@@ -147,10 +157,12 @@ impl Microcompact {
         };
         let warm = idle_ms.is_none_or(|ms| ms <= settings.cache_ttl_ms);
         let mut outcome = if settings.context_editing && warm {
-            self.cache_aware(view, settings, system_tokens)
+            self.cache_aware(view, settings, system_tokens, protected)
         } else {
             match idle_ms {
-                Some(ms) if ms >= settings.idle_gap_ms => self.time_based(view, settings, ms, system_tokens),
+                Some(ms) if ms >= settings.idle_gap_ms => {
+                    self.time_based(view, settings, ms, system_tokens, protected)
+                }
                 _ => Outcome::default(),
             }
         };
@@ -181,13 +193,27 @@ impl Microcompact {
         })
     }
 
-    fn cache_aware(&mut self, view: &mut View, s: &MicrocompactSettings, system_tokens: u64) -> Outcome {
+    fn cache_aware(
+        &mut self,
+        view: &mut View,
+        s: &MicrocompactSettings,
+        system_tokens: u64,
+        protected: &HashSet<String>,
+    ) -> Outcome {
         let total = self.calls.len();
         let due = total >= s.first_after && self.fired_at.is_none_or(|at| total >= at + s.every);
         let mut step = None;
         if due && total > s.keep_recent {
             let before = view.count(system_tokens);
-            let clear_to = total - s.keep_recent;
+            // The server clears the oldest results by count: a pinned one
+            // stops the range before it (extension).
+            let first_protected = self.calls[self.server_cleared..]
+                .iter()
+                .position(|id| protected.contains(id))
+                .map(|p| p + self.server_cleared);
+            let clear_to = (total - s.keep_recent)
+                .min(first_protected.unwrap_or(usize::MAX))
+                .max(self.server_cleared);
             let ids: HashSet<&str> = self.calls[self.server_cleared..clear_to]
                 .iter()
                 .map(String::as_str)
@@ -228,13 +254,14 @@ impl Microcompact {
         s: &MicrocompactSettings,
         idle_ms: i64,
         system_tokens: u64,
+        protected: &HashSet<String>,
     ) -> Outcome {
         let keep_from = self.calls.len().saturating_sub(s.time_keep_recent);
         // Results the server already clears stay the server's.
         let from = self.server_cleared.min(keep_from);
         let ids: HashSet<&str> = self.calls[from..keep_from]
             .iter()
-            .filter(|id| !self.client_cleared.contains(id.as_str()))
+            .filter(|id| !self.client_cleared.contains(id.as_str()) && !protected.contains(id.as_str()))
             .map(String::as_str)
             .collect();
         if ids.is_empty() {

@@ -222,6 +222,14 @@ impl View {
         self.anchor = None;
     }
 
+    /// Replaces every entry with entries kept from an earlier view (expand).
+    /// Usage-based counting restarts from the next reported usage.
+    pub fn replace_entries(&mut self, entries: Vec<Entry>) {
+        self.entries = entries;
+        self.anchor = None;
+        self.rebuild();
+    }
+
     fn rebuild(&mut self) {
         self.segmentation = Segmentation::of(self.entries.iter().map(|e| e.message.as_ref()));
         self.estimate = self.entries.iter().map(|e| e.tokens).sum();

@@ -241,7 +241,8 @@ proptest! {
 
     /// A manual compaction driven by any sequence of answers either fails
     /// and leaves the view byte-identical, or ends with a pairing-legal view
-    /// that starts with its summary; the store never changes.
+    /// that starts with its summary, and expanding that summary restores
+    /// the view before it; the store never changes.
     #[test]
     fn compaction_is_all_or_nothing_and_legal(
         events in prop::collection::vec(event(), 1..30),
@@ -255,6 +256,7 @@ proptest! {
         let hook = HookOutcome { block: block.then(|| "no".to_owned()), added_instructions: vec![] };
         let (_, mut progress) = engine.compact(CompactOptions { instructions: None, hook });
         let mut answers = answers.into_iter();
+        let mut summary = None;
         let done = loop {
             progress = match progress {
                 Progress::NeedsSummary { request } => match answers.next().unwrap_or(Answer::Offline) {
@@ -264,7 +266,10 @@ proptest! {
                     Answer::Empty => engine.answer_summary(request.id, SummaryAnswer::Text(" ".into())).unwrap().1,
                 },
                 Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
-                Progress::Compacted { .. } => break true,
+                Progress::Compacted { result } => {
+                    summary = Some(result.summary.uuid.clone());
+                    break true;
+                }
                 Progress::Failed { .. } => break false,
             };
         };
@@ -274,6 +279,9 @@ proptest! {
             let starts_with_summary =
                 matches!(engine.view().entries()[0].source, compaction_core::view::Source::Summary { .. });
             prop_assert!(starts_with_summary, "the new view starts with its summary");
+            // Expand (extension) gives the previous view back, exactly.
+            engine.expand(summary.as_ref().unwrap()).unwrap();
+            prop_assert_eq!(engine.view().sent_messages().cloned().collect::<Vec<_>>(), before);
         } else {
             prop_assert_eq!(after, before);
         }

@@ -369,6 +369,24 @@ impl Engine {
             Arc::new(Message::user(summary_uuid.0.clone(), text.clone())),
             Source::Summary { replaces },
         )];
+        // Pinned messages of the summarised part follow the summary
+        // verbatim, with their legal groups (extension).
+        let pinned_groups: Vec<std::ops::Range<usize>> = self
+            .view
+            .segmentation()
+            .groups()
+            .filter(|g| g.end <= run.prefix.end)
+            .filter(|g| {
+                self.view.entries()[g.clone()]
+                    .iter()
+                    .any(|e| self.pinned.contains(&e.message.uuid))
+            })
+            .collect();
+        for group in pinned_groups {
+            for e in &self.view.entries()[group] {
+                entries.push((Arc::clone(e.sent.as_ref().unwrap_or(&e.message)), Source::Stored));
+            }
+        }
         let preserved: Vec<Arc<Message>> = self.view.entries()[run.prefix.end..]
             .iter()
             .map(|e| {
@@ -397,8 +415,19 @@ impl Engine {
         if !open_tool_use {
             entries.extend(attachments);
         }
+        let before_entries = self.view.entries().to_vec();
+        let produced: Vec<Uuid> = entries.iter().map(|(m, _)| m.uuid.clone()).collect();
         self.view.replace(entries);
+        // The new view is sent afresh: server-side clearing starts over.
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        self.microcompact.forget_server_clearing();
+        self.lineage.insert(
+            summary_uuid.clone(),
+            crate::engine::Replaced {
+                before: before_entries,
+                produced,
+            },
+        );
         let post = self.count();
         let dropped = run.pre.tokens.saturating_sub(post.tokens);
         self.cumulative_dropped += dropped;
