@@ -20,7 +20,7 @@ pub struct Breakdown {
     pub tool_uses: u64,
     /// `tool_result` blocks.
     pub tool_results: u64,
-    /// Compaction summaries.
+    /// Compaction summaries and collapsed segments.
     pub summaries: u64,
     /// Material restored after a compaction.
     pub attachments: u64,
@@ -38,7 +38,7 @@ impl Breakdown {
         };
         for entry in view.entries() {
             match entry.source {
-                Source::Summary { .. } => b.summaries += entry.tokens,
+                Source::Summary { .. } | Source::Collapse { .. } => b.summaries += entry.tokens,
                 Source::Attachment => b.attachments += entry.tokens,
                 Source::Stored => match &entry.message.content {
                     Content::Text(text) => match entry.message.role {

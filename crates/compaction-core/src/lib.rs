@@ -18,6 +18,7 @@
 
 pub mod breakdown;
 pub mod breakers;
+pub mod collapse;
 pub mod compact;
 pub mod engine;
 pub mod error;

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::breakers::BreakerSettings;
+use crate::collapse::CollapseSettings;
 use crate::compact::CompactSettings;
 use crate::reduction::ReductionSettings;
 use crate::thresholds::ThresholdSettings;
@@ -76,6 +77,8 @@ pub struct EngineSettings {
     pub microcompact: MicrocompactSettings,
     /// Tier 2 on or off (R5).
     pub snip: bool,
+    /// Tier 3 (R6).
+    pub collapse: CollapseSettings,
     /// Tier 4 (R7).
     pub compact: CompactSettings,
     /// Breakers (R10).
@@ -120,6 +123,7 @@ impl Preset {
             reduction: ReductionSettings::default(),
             microcompact: MicrocompactSettings::default(),
             snip: true,
+            collapse: CollapseSettings::default(),
             compact: CompactSettings::default(),
             breakers: BreakerSettings::default(),
             estimator: Estimator::default(),

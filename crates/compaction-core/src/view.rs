@@ -25,6 +25,11 @@ pub enum Source {
     },
     /// Material restored after a compaction (a file, a plan…).
     Attachment,
+    /// A collapsed segment's summary (Tier 3), replacing these messages.
+    Collapse {
+        /// The messages it replaced (lineage).
+        replaces: Vec<Uuid>,
+    },
 }
 
 /// One message of the view.

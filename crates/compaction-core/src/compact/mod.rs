@@ -421,6 +421,8 @@ impl Engine {
         // The new view is sent afresh: server-side clearing starts over.
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
         self.microcompact.forget_server_clearing();
+        // Segment summaries asked for the old view no longer apply.
+        self.collapse_pending.clear();
         self.lineage.insert(
             summary_uuid.clone(),
             crate::engine::Replaced {
@@ -575,7 +577,7 @@ impl Engine {
             .collect()
     }
 
-    fn next_request(&mut self) -> u64 {
+    pub(crate) fn next_request(&mut self) -> u64 {
         self.requests += 1;
         self.requests
     }

@@ -71,10 +71,18 @@ pub struct CompactOptions {
 
 /// What a summary is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Purpose {
     /// A Tier 4 compaction.
     Compact,
+    /// One segment of a Tier 3 collapse (R6.1): answer with
+    /// `Engine::answer_collapse`.
+    CollapseSegment {
+        /// The segment's first turn (1-based, in session order).
+        first_turn: usize,
+        /// Its last turn.
+        last_turn: usize,
+    },
 }
 
 /// The engine needs a summary: send `prompt` as a user message after

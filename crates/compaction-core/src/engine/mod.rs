@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+mod tier3;
+
 use crate::breakers::{Breakers, Open};
 use crate::compact::{CompactOptions, Progress, Run, Trigger};
 use crate::error::Error;
@@ -40,6 +42,12 @@ pub enum CallStatus {
         /// Tokens over the compact line.
         over_by: u64,
     },
+    /// The count is over Tier 3's blocking line (R6.1) and segment summaries
+    /// are pending: the call waits for them.
+    WaitForCollapse {
+        /// Segment summaries still pending.
+        pending: usize,
+    },
     /// Refused: the count is at or over the blocked line; the host must
     /// compact first.
     Blocked {
@@ -71,6 +79,9 @@ pub struct Decision {
     /// Why automatic compaction is off for the session, if it is (R10): at
     /// the blocked line the host must compact manually (R10.3).
     pub breaker: Option<Open>,
+    /// Segment summaries Tier 3 waits for (R6.1): answer each with
+    /// [`Engine::answer_collapse`].
+    pub collapse: Vec<crate::compact::SummaryRequest>,
 }
 
 /// The engine for one session.
@@ -100,9 +111,13 @@ pub struct Engine {
     /// Pinned messages (extension): never snipped, cleared or summarised
     /// away.
     pub(crate) pinned: HashSet<Uuid>,
-    /// What each compaction replaced, by summary uuid, for `expand`
-    /// (extension).
+    /// What each compaction and collapse replaced, by summary uuid, for
+    /// `expand` (extension; R6.2's collapse store).
     pub(crate) lineage: HashMap<Uuid, Replaced>,
+    /// Each message's turn number (1-based; 0 before the first prompt).
+    turn_of: HashMap<Uuid, usize>,
+    /// Tier 3's segment summaries waiting for answers.
+    pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
 }
 
 /// The view entries a compaction replaced, and the uuids it put in their
@@ -138,6 +153,8 @@ impl Engine {
             reactive_turn: None,
             pinned: HashSet::new(),
             lineage: HashMap::new(),
+            turn_of: HashMap::new(),
+            collapse_pending: Vec::new(),
         })
     }
 
@@ -185,6 +202,7 @@ impl Engine {
         if stored.is_user_prompt() {
             self.prompts += 1;
         }
+        self.turn_of.insert(stored.uuid.clone(), self.prompts);
         let before = {
             // The count as if the message entered unreduced.
             let now = self.count();
@@ -252,8 +270,12 @@ impl Engine {
                 steps.push(step);
             }
         }
+        let collapse_blocking = self.run_collapse(&mut steps);
         let mut compaction = self.pending_request();
-        if compaction.is_none() && self.count().tokens > self.lines.compact && self.breakers.open().is_none()
+        if compaction.is_none()
+            && self.collapse_pending.is_empty()
+            && self.count().tokens > self.lines.compact
+            && self.breakers.open().is_none()
         {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
@@ -263,7 +285,12 @@ impl Engine {
             }
         }
         let count = self.count();
-        let status = self.status(count);
+        let mut status = self.status(count);
+        if collapse_blocking && !matches!(status, CallStatus::Blocked { .. }) {
+            status = CallStatus::WaitForCollapse {
+                pending: self.collapse_pending.len(),
+            };
+        }
         if let Some(step) = self.status_step(count, &status) {
             steps.push(step);
         }
@@ -276,6 +303,7 @@ impl Engine {
             cleared_by_client: tier1.cleared_by_client,
             compaction,
             breaker: self.breakers.open(),
+            collapse: self.collapse_requests(),
         }
     }
 
@@ -429,6 +457,10 @@ impl Engine {
             CallStatus::CompactionDue { over_by } => {
                 format!("{} tokens, {over_by} over the compact line {} after tiers 1–2", count.tokens, self.lines.compact)
             }
+            CallStatus::WaitForCollapse { pending } => format!(
+                "{} tokens, over Tier 3's blocking line: the call waits for {pending} segment summaries",
+                count.tokens
+            ),
             CallStatus::Blocked { over_by } => format!(
                 "{} tokens, at or over the blocked line {} by {over_by}: the call is refused until the host compacts",
                 count.tokens, self.lines.blocked

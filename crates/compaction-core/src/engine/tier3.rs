@@ -1,0 +1,247 @@
+//! Tier 3 in the engine (SPEC R6): asking the host for segment summaries,
+//! and swapping each segment for its summary when the answer comes.
+
+use std::sync::Arc;
+
+use super::{Engine, Replaced};
+use crate::collapse::{offline_segment, parse_segment, segment_message, segment_prompt, segments};
+use crate::compact::boundary::derived_uuid;
+use crate::compact::{Purpose, SummaryAnswer, SummaryRequest};
+use crate::error::Error;
+use crate::message::{Message, Uuid};
+use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
+use crate::view::{Entry, Source};
+
+/// A segment whose summary the engine waits for.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingSegment {
+    id: u64,
+    uuids: Vec<Uuid>,
+    turns: (usize, usize),
+    model: usize,
+}
+
+impl Engine {
+    /// Tier 3 before a call: over the start line (90% of the budget) with
+    /// nothing pending, asks for one summary per segment (R6.1). Returns
+    /// whether the call must wait (over the blocking line with summaries
+    /// pending).
+    pub(super) fn run_collapse(&mut self, steps: &mut Vec<Step>) -> bool {
+        let s = self.settings.collapse;
+        if !s.enabled {
+            return false;
+        }
+        let count = self.count();
+        let start = self.lines.budget * s.start_pct / 100;
+        let blocking = self.lines.budget * s.blocking_pct / 100;
+        if count.tokens <= start {
+            return false;
+        }
+        if self.collapse_pending.is_empty() {
+            let found = segments(&self.view, &s, |u| self.turn_of.get(u).copied().unwrap_or(0));
+            for segment in &found {
+                let id = self.next_request();
+                let uuids = self.view.entries()[segment.range.clone()]
+                    .iter()
+                    .map(|e| e.message.uuid.clone())
+                    .collect();
+                self.collapse_pending.push(PendingSegment {
+                    id,
+                    uuids,
+                    turns: segment.turns,
+                    model: 0,
+                });
+            }
+            if !found.is_empty() {
+                let turns: Vec<String> = found
+                    .iter()
+                    .map(|g| format!("{}–{}", g.turns.0, g.turns.1))
+                    .collect();
+                steps.push(Step {
+                    tier: Tier::Collapse,
+                    rule: "R6.1",
+                    owner: Owner::Model,
+                    evidence: Evidence::ThirdParty,
+                    count_before: count,
+                    count_after: count,
+                    messages: Vec::new(),
+                    blocks: Vec::new(),
+                    cache: CacheEffect::Intact,
+                    model_calls: found.len() as u32,
+                    reason: format!(
+                        "{} tokens, over {}% of the budget ({start}): {} segment summaries asked for (turns {}); {}",
+                        count.tokens,
+                        s.start_pct,
+                        found.len(),
+                        turns.join(", "),
+                        if count.tokens > blocking { "over 95%: the call waits" } else { "the call proceeds meanwhile" }
+                    ),
+                });
+            }
+        }
+        !self.collapse_pending.is_empty() && count.tokens > blocking
+    }
+
+    /// The segment summaries Tier 3 waits for.
+    pub fn collapse_requests(&self) -> Vec<SummaryRequest> {
+        self.collapse_pending
+            .iter()
+            .filter_map(|p| self.segment_request(p))
+            .collect()
+    }
+
+    fn segment_request(&self, p: &PendingSegment) -> Option<SummaryRequest> {
+        let messages: Vec<Message> = p
+            .uuids
+            .iter()
+            .map(|u| {
+                self.view
+                    .position(u)
+                    .map(|i| (*self.view.entries()[i].message).clone())
+            })
+            .collect::<Option<_>>()?;
+        let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
+            .chain(self.settings.compact.fallback_models.iter().cloned())
+            .collect();
+        let prompt = segment_prompt(p.turns.0, p.turns.1);
+        let estimated_tokens = self.system_tokens
+            + messages
+                .iter()
+                .map(|m| self.settings.estimator.message(m))
+                .sum::<u64>()
+            + self.settings.estimator.text(&prompt);
+        Some(SummaryRequest {
+            id: p.id,
+            purpose: Purpose::CollapseSegment {
+                first_turn: p.turns.0,
+                last_turn: p.turns.1,
+            },
+            model: chain[p.model.min(chain.len() - 1)].clone(),
+            fallback_models: chain.iter().skip(p.model + 1).cloned().collect(),
+            messages,
+            prompt,
+            estimated_tokens,
+            attempt: 1,
+        })
+    }
+
+    /// Answers one segment summary (R6.1): the segment is replaced in the
+    /// view by `Turns a–b: …` as soon as it arrives. An unavailable model
+    /// moves down the fallback chain; an exhausted chain, a too-long
+    /// segment, an empty reply or a view that changed meanwhile drop the
+    /// request, and the step says so.
+    pub fn answer_collapse(&mut self, id: u64, answer: SummaryAnswer) -> Result<Vec<Step>, Error> {
+        let index = self
+            .collapse_pending
+            .iter()
+            .position(|p| p.id == id)
+            .ok_or(Error::UnknownRequest { id })?;
+        let text = match answer {
+            SummaryAnswer::Text(reply) => parse_segment(&reply),
+            SummaryAnswer::ModelUnavailable => {
+                let chain_len = 1 + self.settings.compact.fallback_models.len();
+                if self.collapse_pending[index].model + 1 < chain_len {
+                    let new_id = self.next_request();
+                    let p = &mut self.collapse_pending[index];
+                    p.model += 1;
+                    p.id = new_id;
+                    return Ok(Vec::new());
+                }
+                None
+            }
+            SummaryAnswer::PromptTooLong => None,
+        };
+        let pending = self.collapse_pending.remove(index);
+        Ok(vec![self.apply_segment(pending, text, Owner::Model)])
+    }
+
+    /// Answers one segment summary with the offline summariser.
+    pub fn answer_collapse_offline(&mut self, id: u64) -> Result<Vec<Step>, Error> {
+        let index = self
+            .collapse_pending
+            .iter()
+            .position(|p| p.id == id)
+            .ok_or(Error::UnknownRequest { id })?;
+        let pending = self.collapse_pending.remove(index);
+        let messages: Vec<Message> = pending
+            .uuids
+            .iter()
+            .filter_map(|u| {
+                self.view
+                    .position(u)
+                    .map(|i| (*self.view.entries()[i].message).clone())
+            })
+            .collect();
+        let text = Some(offline_segment(&messages));
+        Ok(vec![self.apply_segment(pending, text, Owner::Client)])
+    }
+
+    fn apply_segment(&mut self, pending: PendingSegment, text: Option<String>, owner: Owner) -> Step {
+        let before = self.count();
+        let (first, last) = pending.turns;
+        let range = pending
+            .uuids
+            .first()
+            .and_then(|u| self.view.position(u))
+            .and_then(|start| {
+                let end = start + pending.uuids.len();
+                let same = self
+                    .view
+                    .entries()
+                    .get(start..end)?
+                    .iter()
+                    .zip(&pending.uuids)
+                    .all(|(e, u)| &e.message.uuid == u);
+                same.then_some(start..end)
+            });
+        let mut step = Step {
+            tier: Tier::Collapse,
+            rule: "R6.1",
+            owner,
+            evidence: Evidence::ThirdParty,
+            count_before: before,
+            count_after: before,
+            messages: pending.uuids.clone(),
+            blocks: Vec::new(),
+            cache: CacheEffect::Intact,
+            model_calls: 0,
+            reason: String::new(),
+        };
+        let (Some(range), Some(text)) = (range, text) else {
+            step.reason = format!("the summary of turns {first}–{last} was dropped: no usable reply, or the view changed meanwhile");
+            return step;
+        };
+        let uuid = derived_uuid(&format!("collapse {} {first}-{last}", pending.uuids[0]));
+        let message = Arc::new(segment_message(uuid.clone(), first, last, &text));
+        let replaced: Vec<Entry> = self.view.entries()[range.clone()].to_vec();
+        let collapsed = Entry {
+            tokens: self.settings.estimator.message(&message),
+            message,
+            sent: None,
+            source: Source::Collapse {
+                replaces: pending.uuids.clone(),
+            },
+            settled_blocks: Vec::new(),
+        };
+        let mut entries = self.view.entries().to_vec();
+        entries.splice(range, std::iter::once(collapsed));
+        self.view.replace_entries(entries);
+        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        self.lineage.insert(
+            uuid.clone(),
+            Replaced {
+                before: replaced,
+                produced: vec![uuid.clone()],
+            },
+        );
+        step.count_after = self.count();
+        step.cache = CacheEffect::PrefixBroken {
+            from: pending.uuids[0].clone(),
+        };
+        step.reason = format!(
+            "turns {first}–{last} ({} messages) now read as one summary; the originals stay in the collapse store (expand restores them)",
+            pending.uuids.len()
+        );
+        step
+    }
+}
