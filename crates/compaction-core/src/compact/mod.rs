@@ -121,6 +121,25 @@ impl Engine {
                 ),
             ));
         }
+        // R9.2: a precomputed summary whose messages still open the view is
+        // reused, unless new instructions ask for a different one.
+        let (hit, precompute_step) = self.precompute_hit(&options, pre);
+        steps.extend(precompute_step);
+        if let Some((len, reply)) = hit {
+            let run = Run {
+                trigger,
+                reactive,
+                options: PromptOptions::default(),
+                prefix: 0..len,
+                attempt: 1,
+                model: 0,
+                pre,
+                pending: Pending::Summary(0),
+                summary: None,
+                candidates: Vec::new(),
+            };
+            return self.with_reply(run, steps, &reply);
+        }
         let manual_regime = trigger == Trigger::Manual || reactive;
         let prefix = if manual_regime {
             cut::preserve_groups(&self.view, self.settings.compact.preserve_groups)
@@ -285,7 +304,12 @@ impl Engine {
         Ok(self.finish(run, Vec::new(), answers))
     }
 
-    fn with_reply(&mut self, mut run: Run, mut steps: Vec<Step>, text: &str) -> (Vec<Step>, Progress) {
+    pub(crate) fn with_reply(
+        &mut self,
+        mut run: Run,
+        mut steps: Vec<Step>,
+        text: &str,
+    ) -> (Vec<Step>, Progress) {
         let summary = match parse_summary(text) {
             Ok(summary) => summary,
             Err(err) => return (steps, self.fail(&run, &err.to_string())),

@@ -75,6 +75,9 @@ pub struct CompactOptions {
 pub enum Purpose {
     /// A Tier 4 compaction.
     Compact,
+    /// A summary prepared in the background at the precompute line (R9.1):
+    /// answer with `Engine::answer_precompute`.
+    Precompute,
     /// One segment of a Tier 3 collapse (R6.1): answer with
     /// `Engine::answer_collapse`.
     CollapseSegment {

@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+mod precompute;
 mod tier3;
+
+pub use precompute::{Sidecar, SidecarCheck};
 
 use crate::breakers::{Breakers, Open};
 use crate::compact::{CompactOptions, Progress, Run, Trigger};
@@ -82,6 +85,9 @@ pub struct Decision {
     /// Segment summaries Tier 3 waits for (R6.1): answer each with
     /// [`Engine::answer_collapse`].
     pub collapse: Vec<crate::compact::SummaryRequest>,
+    /// The background summary asked for at the precompute line (R9.1):
+    /// answer with [`Engine::answer_precompute`] when convenient.
+    pub precompute: Option<crate::compact::SummaryRequest>,
 }
 
 /// The engine for one session.
@@ -118,6 +124,8 @@ pub struct Engine {
     turn_of: HashMap<Uuid, usize>,
     /// Tier 3's segment summaries waiting for answers.
     pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
+    /// The precomputed summary, pending or ready (R9).
+    pub(crate) precompute: Option<precompute::Precompute>,
 }
 
 /// The view entries a compaction replaced, and the uuids it put in their
@@ -155,6 +163,7 @@ impl Engine {
             lineage: HashMap::new(),
             turn_of: HashMap::new(),
             collapse_pending: Vec::new(),
+            precompute: None,
         })
     }
 
@@ -270,6 +279,7 @@ impl Engine {
                 steps.push(step);
             }
         }
+        self.run_precompute(&mut steps);
         let collapse_blocking = self.run_collapse(&mut steps);
         let mut compaction = self.pending_request();
         if compaction.is_none()
@@ -304,6 +314,7 @@ impl Engine {
             compaction,
             breaker: self.breakers.open(),
             collapse: self.collapse_requests(),
+            precompute: self.precompute_request(),
         }
     }
 

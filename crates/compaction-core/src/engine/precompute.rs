@@ -1,0 +1,313 @@
+//! Precomputed summaries (SPEC R9): at the precompute line a summary is
+//! prepared in the background without changing the view (R9.1); a later
+//! compaction reuses it when its messages still open the view and no new
+//! instructions came (R9.2), swapping exactly the messages that were
+//! summarised (R9.4). A stored sidecar is loaded only under R9.3's checks.
+
+use serde::{Deserialize, Serialize};
+
+use super::Engine;
+use crate::compact::{CompactOptions, Purpose, SummaryAnswer, SummaryRequest};
+use crate::error::Error;
+use crate::message::{Message, Uuid};
+use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
+use crate::summary::{offline_summary, parse_summary, summary_prompt, PromptOptions};
+use crate::time::Timestamp;
+use crate::tokens::TokenFigure;
+
+const EVIDENCE: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 262320-262680",
+};
+
+/// A precomputed summary, waiting for its answer or ready.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Precompute {
+    /// The request id while pending.
+    id: u64,
+    /// The messages summarised: the first ones of the view when asked.
+    uuids: Vec<Uuid>,
+    /// The reply, once answered.
+    reply: Option<String>,
+    /// The count when it was asked for.
+    tokens_at: u64,
+}
+
+/// A precomputed summary as stored beside the transcript (R9.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Sidecar {
+    /// The session it belongs to.
+    pub session_id: String,
+    /// The model that wrote it.
+    pub model: String,
+    /// The client version that wrote it (recorded; alone no reason to
+    /// reject).
+    pub client_version: String,
+    /// When it was written.
+    pub created_at: Timestamp,
+    /// The count when it was asked for.
+    pub tokens_at: u64,
+    /// The view's length when it was asked for.
+    pub history_len: usize,
+    /// The messages it summarises, in order.
+    pub summarised: Vec<Uuid>,
+    /// The model's reply.
+    pub reply: String,
+}
+
+/// Whether a sidecar was loaded (R9.3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum SidecarCheck {
+    /// Loaded: the next compaction may hit it (R9.2).
+    Loaded,
+    /// Rejected, with the first failed check.
+    Rejected {
+        /// Why, in one line.
+        reason: String,
+    },
+}
+
+/// R9.3's limits.
+const MAX_AGE_MS: i64 = 7 * 24 * 60 * 60 * 1_000;
+const MAX_GROWTH: u64 = 150_000;
+
+impl Engine {
+    /// R9.1: at the precompute line, with nothing precomputed and no
+    /// compaction running, asks for a summary of what an automatic
+    /// compaction would summarise now. The view does not change.
+    pub(super) fn run_precompute(&mut self, steps: &mut Vec<Step>) {
+        let count = self.count();
+        if count.tokens < self.lines.precompute || self.precompute.is_some() || self.run.is_some() {
+            return;
+        }
+        let Some(prefix) =
+            crate::compact::cut::preserve_turns(&self.view, self.settings.compact.auto_keep_turns)
+        else {
+            return;
+        };
+        let id = self.next_request();
+        let uuids: Vec<Uuid> = self.view.entries()[prefix]
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect();
+        steps.push(step(
+            count,
+            Owner::Model,
+            1,
+            format!(
+                "{} tokens, at the precompute line {}: a summary of the first {} messages is prepared in the background; the view does not change",
+                count.tokens,
+                self.lines.precompute,
+                uuids.len()
+            ),
+        ));
+        self.precompute = Some(Precompute {
+            id,
+            uuids,
+            reply: None,
+            tokens_at: count.tokens,
+        });
+    }
+
+    /// The precompute request waiting for an answer, if any.
+    pub fn precompute_request(&self) -> Option<SummaryRequest> {
+        let p = self.precompute.as_ref().filter(|p| p.reply.is_none())?;
+        let messages: Vec<Message> = p
+            .uuids
+            .iter()
+            .map(|u| {
+                self.view
+                    .position(u)
+                    .map(|i| (*self.view.entries()[i].message).clone())
+            })
+            .collect::<Option<_>>()?;
+        let prompt = summary_prompt(&PromptOptions::default());
+        let estimated_tokens = self.system_tokens
+            + messages
+                .iter()
+                .map(|m| self.settings.estimator.message(m))
+                .sum::<u64>()
+            + self.settings.estimator.text(&prompt);
+        Some(SummaryRequest {
+            id: p.id,
+            purpose: Purpose::Precompute,
+            model: self.settings.compact.model.clone(),
+            fallback_models: self.settings.compact.fallback_models.clone(),
+            messages,
+            prompt,
+            estimated_tokens,
+            attempt: 1,
+        })
+    }
+
+    /// Answers the precompute request. A reply that does not parse, or any
+    /// other answer, drops it (a later compaction asks afresh).
+    pub fn answer_precompute(&mut self, id: u64, answer: SummaryAnswer) -> Result<Vec<Step>, Error> {
+        let count = self.count();
+        match self.precompute.as_mut() {
+            Some(p) if p.id == id && p.reply.is_none() => match answer {
+                SummaryAnswer::Text(reply) if parse_summary(&reply).is_ok() => {
+                    p.reply = Some(reply);
+                    Ok(vec![step(
+                        count,
+                        Owner::Model,
+                        0,
+                        "the precomputed summary is ready".to_owned(),
+                    )])
+                }
+                _ => {
+                    self.precompute = None;
+                    Ok(vec![step(
+                        count,
+                        Owner::Client,
+                        0,
+                        "the precompute was dropped: no usable reply".to_owned(),
+                    )])
+                }
+            },
+            _ => Err(Error::UnknownRequest { id }),
+        }
+    }
+
+    /// Answers the precompute request with the offline summariser.
+    pub fn answer_precompute_offline(&mut self, id: u64) -> Result<Vec<Step>, Error> {
+        let request = self
+            .precompute_request()
+            .filter(|r| r.id == id)
+            .ok_or(Error::UnknownRequest { id })?;
+        let reply = offline_summary(&request.messages, &PromptOptions::default());
+        self.answer_precompute(id, SummaryAnswer::Text(reply))
+    }
+
+    /// R9.2's hit test, consuming a ready precompute: `(messages to swap,
+    /// reply)` on a hit, and the step saying hit or miss and why.
+    pub(crate) fn precompute_hit(
+        &mut self,
+        options: &CompactOptions,
+        count: TokenFigure,
+    ) -> (Option<(usize, String)>, Option<Step>) {
+        let Some(p) = self.precompute.take() else {
+            return (None, None);
+        };
+        let Some(reply) = p.reply else {
+            return (
+                None,
+                Some(step(
+                    count,
+                    Owner::Client,
+                    0,
+                    "precompute miss: its summary was not ready".to_owned(),
+                )),
+            );
+        };
+        let miss = |why: &str| {
+            (
+                None,
+                Some(step(count, Owner::Client, 0, format!("precompute miss: {why}"))),
+            )
+        };
+        if options
+            .instructions
+            .as_deref()
+            .is_some_and(|i| !i.trim().is_empty())
+        {
+            return miss("the user gave new instructions");
+        }
+        if !options.hook.added_instructions.is_empty() {
+            return miss("a hook added requirements");
+        }
+        let opens_view = p.uuids.len() < self.view.len()
+            && p.uuids
+                .iter()
+                .zip(self.view.entries())
+                .all(|(u, e)| &e.message.uuid == u);
+        if !opens_view {
+            return miss("its messages no longer open the view (the point is gone)");
+        }
+        let since = self.view.len() - p.uuids.len();
+        let reason = format!(
+            "precompute hit: its summary of {} messages is reused, no new summary call; the {since} messages since join the preserved tail",
+            p.uuids.len()
+        );
+        (
+            Some((p.uuids.len(), reply)),
+            Some(step(count, Owner::Client, 0, reason)),
+        )
+    }
+
+    /// The ready precompute as a sidecar to store beside the transcript.
+    pub fn sidecar(&self, session_id: &str, client_version: &str, now: &Timestamp) -> Option<Sidecar> {
+        let p = self.precompute.as_ref()?;
+        Some(Sidecar {
+            session_id: session_id.to_owned(),
+            model: self.settings.compact.model.clone(),
+            client_version: client_version.to_owned(),
+            created_at: now.clone(),
+            tokens_at: p.tokens_at,
+            history_len: self.view.len(),
+            summarised: p.uuids.clone(),
+            reply: p.reply.clone()?,
+        })
+    }
+
+    /// Loads a stored precompute if R9.3's checks pass: same session, same
+    /// model, at most 7 days old, tokens grew by at most 150,000 since, the
+    /// history did not shrink by more than half, and the summarised
+    /// messages' last uuid still exists. The client version is recorded but
+    /// alone no reason to reject.
+    pub fn load_sidecar(&mut self, sidecar: Sidecar, session_id: &str, now: &Timestamp) -> SidecarCheck {
+        let reject = |reason: String| SidecarCheck::Rejected { reason };
+        if sidecar.session_id != session_id {
+            return reject(format!("another session ({})", sidecar.session_id));
+        }
+        if sidecar.model != self.settings.compact.model {
+            return reject(format!("another model ({})", sidecar.model));
+        }
+        let age = now.unix_ms() - sidecar.created_at.unix_ms();
+        if age > MAX_AGE_MS {
+            return reject(format!("{} days old, more than 7", age / 86_400_000));
+        }
+        let grown = self.count().tokens.saturating_sub(sidecar.tokens_at);
+        if grown > MAX_GROWTH {
+            return reject(format!("tokens grew by {grown} since, more than 150000"));
+        }
+        if self.view.len() * 2 < sidecar.history_len {
+            return reject(format!(
+                "the history shrank from {} to {} messages",
+                sidecar.history_len,
+                self.view.len()
+            ));
+        }
+        match sidecar.summarised.last() {
+            Some(last) if self.view.position(last).is_some() => {}
+            _ => return reject("its preserved uuid is gone".to_owned()),
+        }
+        if parse_summary(&sidecar.reply).is_err() {
+            return reject("its reply is empty".to_owned());
+        }
+        self.precompute = Some(Precompute {
+            id: 0,
+            uuids: sidecar.summarised,
+            reply: Some(sidecar.reply),
+            tokens_at: sidecar.tokens_at,
+        });
+        SidecarCheck::Loaded
+    }
+}
+
+fn step(count: TokenFigure, owner: Owner, model_calls: u32, reason: String) -> Step {
+    Step {
+        tier: Tier::Compact,
+        rule: "R9",
+        owner,
+        evidence: EVIDENCE,
+        count_before: count,
+        count_after: count,
+        messages: Vec::new(),
+        blocks: Vec::new(),
+        cache: CacheEffect::Intact,
+        model_calls,
+        reason,
+    }
+}
