@@ -35,6 +35,7 @@ pub mod summary;
 pub mod thresholds;
 pub mod time;
 pub mod tokens;
+pub mod transcript;
 pub mod view;
 
 pub use error::{Error, Setting};

@@ -1,0 +1,487 @@
+//! The record graph: one light node per record with a uuid, its
+//! `parentUuid` link, the leaf, and the walks that rebuild the chain —
+//! across compact boundaries, around preserved messages, and past parallel
+//! tool calls (see the module docs of `transcript` for the rules).
+
+use std::collections::{HashMap, HashSet};
+
+use super::model::{Boundary, Era, ImportedMessage};
+use super::{Problem, ProblemKind};
+use crate::message::{Block, Content, Role, Uuid};
+
+/// What a node stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeKind {
+    /// A line of the message at this index.
+    Message(usize),
+    /// The boundary at this index.
+    Boundary(usize),
+    /// Any other record with a uuid (progress, system, attachment, a
+    /// sidechain record, an unknown type).
+    Other,
+}
+
+/// Where a node's `parentUuid` leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Link {
+    /// `parentUuid: null` (or absent).
+    Root,
+    /// The node at this index.
+    Parent(usize),
+    /// Not seen yet while reading (resolved by [`Graph::resolve`]).
+    Pending(Uuid),
+    /// Names no record: the walk continues from this earlier node, if any.
+    Dangling(Option<usize>),
+}
+
+/// One record with a uuid.
+#[derive(Debug, Clone)]
+pub(crate) struct Node {
+    pub uuid: Uuid,
+    pub line: u32,
+    pub kind: NodeKind,
+    pub sidechain: bool,
+    pub link: Link,
+}
+
+/// Every record with a uuid, in file order, and what was derived from them.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Graph {
+    pub nodes: Vec<Node>,
+    /// Node by uuid (the first record with that uuid).
+    pub index: HashMap<Uuid, usize>,
+    /// The node the chain is walked from.
+    pub leaf: Option<usize>,
+    /// Per boundary: its node.
+    boundary_node: Vec<usize>,
+    /// Per boundary: where the history before it continues.
+    before_boundary: Vec<Option<usize>>,
+    /// Per boundary: its summary message.
+    summary: Vec<Option<usize>>,
+    /// Per boundary: the preserved messages, in order.
+    preserved: Vec<Vec<usize>>,
+    /// Message → the boundaries that preserve it.
+    preserved_by: HashMap<usize, Vec<usize>>,
+    /// Per node: the nearest main node before it.
+    main_before: Vec<Option<usize>>,
+}
+
+impl Graph {
+    /// Adds a node; `false` (and nothing added) if the uuid is taken.
+    pub fn add(
+        &mut self,
+        uuid: Uuid,
+        parent: Option<Uuid>,
+        line: u32,
+        kind: NodeKind,
+        sidechain: bool,
+    ) -> bool {
+        if self.index.contains_key(&uuid) {
+            return false;
+        }
+        let link = match parent {
+            None => Link::Root,
+            Some(p) => match self.index.get(&p) {
+                Some(&at) => Link::Parent(at),
+                None => Link::Pending(p),
+            },
+        };
+        self.index.insert(uuid.clone(), self.nodes.len());
+        self.nodes.push(Node {
+            uuid,
+            line,
+            kind,
+            sidechain,
+            link,
+        });
+        true
+    }
+
+    /// The line of the record that first had this uuid.
+    pub fn line_of(&self, uuid: &Uuid) -> Option<u32> {
+        self.index
+            .get(uuid)
+            .and_then(|&i| self.nodes.get(i))
+            .map(|n| n.line)
+    }
+
+    /// The nearest main (non-sidechain) node before node `at`: where a walk
+    /// continues when a link names no record.
+    fn main_before(&self, at: usize) -> Option<usize> {
+        self.main_before.get(at).copied().flatten()
+    }
+
+    /// Resolves what reading could not: late parents, boundaries' logical
+    /// parents and summaries, preserved messages, the leaf.
+    pub fn resolve(
+        &mut self,
+        messages: &[ImportedMessage],
+        message_at: &HashMap<Uuid, usize>,
+        boundaries: &mut [Boundary],
+        problems: &mut Vec<Problem>,
+    ) {
+        let mut last = None;
+        self.main_before = (self.nodes.iter().enumerate())
+            .map(|(i, n)| {
+                let before = last;
+                if !n.sidechain {
+                    last = Some(i);
+                }
+                before
+            })
+            .collect();
+        for at in 0..self.nodes.len() {
+            let Some(Link::Pending(parent)) = self.nodes.get(at).map(|n| n.link.clone()) else {
+                continue;
+            };
+            let link = match self.index.get(&parent) {
+                Some(&p) if p != at => Link::Parent(p),
+                _ => {
+                    let fallback = self.main_before(at);
+                    if let Some(node) = self.nodes.get(at).filter(|n| !n.sidechain) {
+                        let then = match fallback.and_then(|f| self.nodes.get(f)) {
+                            Some(f) => format!("the chain continues from line {}", f.line),
+                            None => "the chain starts here".to_owned(),
+                        };
+                        problems.push(Problem::new(
+                            node.line,
+                            ProblemKind::DanglingParent,
+                            format!("`parentUuid` = {parent} names no record in the file; {then}"),
+                        ));
+                    }
+                    Link::Dangling(fallback)
+                }
+            };
+            if let Some(node) = self.nodes.get_mut(at) {
+                node.link = link;
+            }
+        }
+        self.resolve_boundaries(messages, message_at, boundaries, problems);
+        self.leaf = self
+            .nodes
+            .iter()
+            .rposition(|n| !n.sidechain && matches!(n.kind, NodeKind::Message(_) | NodeKind::Boundary(_)));
+    }
+
+    fn resolve_boundaries(
+        &mut self,
+        messages: &[ImportedMessage],
+        message_at: &HashMap<Uuid, usize>,
+        boundaries: &mut [Boundary],
+        problems: &mut Vec<Problem>,
+    ) {
+        let mut boundary_node = vec![0; boundaries.len()];
+        for (at, node) in self.nodes.iter().enumerate() {
+            if let NodeKind::Boundary(b) = node.kind {
+                if let Some(slot) = boundary_node.get_mut(b) {
+                    *slot = at;
+                }
+            }
+        }
+        let by_uuid: HashMap<&Uuid, usize> =
+            boundaries.iter().enumerate().map(|(i, b)| (&b.uuid, i)).collect();
+        let mut summary: Vec<Option<usize>> = vec![None; boundaries.len()];
+        // A summary names its boundary as parent; failing that, the first
+        // unclaimed summary between a boundary and the next one.
+        for (m, msg) in messages.iter().enumerate().filter(|(_, m)| m.is_compact_summary) {
+            if let Some(&b) = msg.parent_uuid.as_ref().and_then(|p| by_uuid.get(p)) {
+                if let Some(slot @ None) = summary.get_mut(b) {
+                    *slot = Some(m);
+                }
+            }
+        }
+        let claimed: HashSet<usize> = summary.iter().flatten().copied().collect();
+        for b in 0..boundaries.len() {
+            if summary.get(b).copied().flatten().is_some() {
+                continue;
+            }
+            let from = boundaries.get(b).map_or(0, |x| x.line);
+            let to = boundaries.get(b + 1).map_or(u32::MAX, |x| x.line);
+            let found = messages
+                .iter()
+                .enumerate()
+                .find(|(m, msg)| {
+                    msg.is_compact_summary && msg.line > from && msg.line < to && !claimed.contains(m)
+                })
+                .map(|(m, _)| m);
+            if let Some(slot) = summary.get_mut(b) {
+                *slot = found;
+            }
+        }
+
+        let mut before = Vec::with_capacity(boundaries.len());
+        let mut preserved = Vec::with_capacity(boundaries.len());
+        for (b, boundary) in boundaries.iter_mut().enumerate() {
+            let node = boundary_node.get(b).copied().unwrap_or(0);
+            boundary.summary_uuid = summary
+                .get(b)
+                .copied()
+                .flatten()
+                .and_then(|m| messages.get(m))
+                .map(|m| m.message.uuid.clone());
+            if boundary.summary_uuid.is_none() {
+                problems.push(Problem::new(
+                    boundary.line,
+                    ProblemKind::MissingCompactSummary,
+                    format!(
+                        "boundary `{}` has no `isCompactSummary` message after it",
+                        boundary.uuid
+                    ),
+                ));
+            }
+            let logical = boundary
+                .logical_parent_uuid
+                .as_ref()
+                .and_then(|p| self.index.get(p))
+                .copied();
+            boundary.logical_parent_found = logical.is_some();
+            let fallback = || self.main_before(node);
+            before.push(match (&boundary.logical_parent_uuid, logical) {
+                (_, Some(at)) => Some(at),
+                (Some(p), None) => {
+                    let at = fallback();
+                    let then = match at.and_then(|f| self.nodes.get(f)) {
+                        Some(f) => format!("the history continues from line {}", f.line),
+                        None => "no earlier record in the file".to_owned(),
+                    };
+                    problems.push(Problem::new(
+                        boundary.line,
+                        ProblemKind::DanglingLogicalParent,
+                        format!("`logicalParentUuid` = {p} names no record in the file; {then}"),
+                    ));
+                    at
+                }
+                (None, None) => fallback(),
+            });
+            preserved.push(self.preserved_of(boundary, messages, message_at, problems));
+        }
+        let mut preserved_by: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (b, list) in preserved.iter().enumerate() {
+            for &m in list {
+                preserved_by.entry(m).or_default().push(b);
+            }
+        }
+        self.boundary_node = boundary_node;
+        self.before_boundary = before;
+        self.summary = summary;
+        self.preserved = preserved;
+        self.preserved_by = preserved_by;
+    }
+
+    /// The messages a boundary preserves, in order: `preservedMessages`
+    /// uuids, else the `preservedSegment` walked from tail back to head.
+    fn preserved_of(
+        &self,
+        boundary: &Boundary,
+        messages: &[ImportedMessage],
+        message_at: &HashMap<Uuid, usize>,
+        problems: &mut Vec<Problem>,
+    ) -> Vec<usize> {
+        let Some(meta) = &boundary.metadata else {
+            return Vec::new();
+        };
+        let mut out: Vec<usize> = Vec::new();
+        let mut dangling = |what: String| {
+            problems.push(Problem::new(boundary.line, ProblemKind::DanglingPreserved, what));
+        };
+        if let Some(list) = &meta.preserved_messages {
+            for uuid in &list.uuids {
+                match message_at.get(uuid) {
+                    Some(&m) if !out.contains(&m) => out.push(m),
+                    Some(_) => {}
+                    None => dangling(format!(
+                        "`preservedMessages` uuid {uuid} names no message in the file"
+                    )),
+                }
+            }
+            return out;
+        }
+        let Some(segment) = &meta.preserved_segment else {
+            return out;
+        };
+        let (Some(head), Some(tail)) = (&segment.head_uuid, &segment.tail_uuid) else {
+            dangling("`preservedSegment` lacks `headUuid` or `tailUuid`".to_owned());
+            return out;
+        };
+        let Some(&start) = self.index.get(tail) else {
+            dangling(format!(
+                "`preservedSegment.tailUuid` = {tail} names no record in the file"
+            ));
+            return out;
+        };
+        let mut at = Some(start);
+        let mut seen = HashSet::new();
+        let mut reached = false;
+        while let Some(i) = at.filter(|&i| seen.insert(i)) {
+            let Some(node) = self.nodes.get(i) else { break };
+            if let NodeKind::Message(m) = node.kind {
+                if !out.contains(&m) {
+                    out.push(m);
+                }
+            }
+            if &node.uuid == head
+                || messages
+                    .get(message_of(node))
+                    .is_some_and(|m| &m.message.uuid == head)
+            {
+                reached = true;
+                break;
+            }
+            at = match node.link {
+                Link::Parent(p) => Some(p),
+                _ => None,
+            };
+        }
+        if !reached {
+            dangling(format!(
+                "`preservedSegment.headUuid` = {head} is not reached walking back from its tail"
+            ));
+        }
+        out.reverse();
+        out
+    }
+
+    /// The newest era ending at node `start`: the boundary that opens it
+    /// and the walked nodes after it (newest first).
+    fn segment(&self, start: usize, visited: &mut HashSet<usize>) -> (Option<usize>, Vec<usize>) {
+        let start_line = self.nodes.get(start).map_or(0, |n| n.line);
+        let mut nodes = Vec::new();
+        let mut at = Some(start);
+        while let Some(i) = at {
+            let Some(node) = self.nodes.get(i) else { break };
+            if let NodeKind::Boundary(b) = node.kind {
+                // A boundary met twice (logical parents that loop) ends the
+                // history instead of repeating it.
+                let first_time = visited.insert(i);
+                return (first_time.then_some(b), nodes);
+            }
+            // A preserved message reached from after its boundary: the
+            // boundary relinks it, so the era starts there.
+            if let NodeKind::Message(m) = node.kind {
+                let opener = self.preserved_by.get(&m).and_then(|bs| {
+                    bs.iter()
+                        .copied()
+                        .filter(|&b| {
+                            let line = self.boundary_line(b);
+                            line > node.line && line < start_line
+                        })
+                        .max()
+                });
+                if opener.is_some() {
+                    return (opener, nodes);
+                }
+            }
+            if !visited.insert(i) {
+                break;
+            }
+            nodes.push(i);
+            at = match node.link {
+                Link::Parent(p) => Some(p),
+                Link::Dangling(fallback) => fallback,
+                Link::Root | Link::Pending(_) => None,
+            };
+        }
+        (None, nodes)
+    }
+
+    fn boundary_line(&self, b: usize) -> u32 {
+        self.boundary_node
+            .get(b)
+            .and_then(|&n| self.nodes.get(n))
+            .map_or(0, |n| n.line)
+    }
+
+    /// The node a walk for the resumed view starts from.
+    pub fn view_start(&self) -> Option<usize> {
+        self.leaf
+    }
+
+    /// The era ending at `start`, assembled: summary, preserved messages,
+    /// then the walked messages and recovered parallel tool results in file
+    /// order. Returns the era and where the history before it continues.
+    pub fn era(
+        &self,
+        start: usize,
+        messages: &[ImportedMessage],
+        visited: &mut HashSet<usize>,
+    ) -> (Era, Option<usize>) {
+        let (boundary, walked) = self.segment(start, visited);
+        let summary = boundary.and_then(|b| self.summary.get(b).copied().flatten());
+        let preserved: Vec<usize> = boundary
+            .and_then(|b| self.preserved.get(b))
+            .map(|list| list.iter().copied().filter(|&m| Some(m) != summary).collect())
+            .unwrap_or_default();
+        let mut body: Vec<usize> = walked
+            .iter()
+            .filter_map(|&n| self.nodes.get(n).map(message_of))
+            .filter(|&m| m != usize::MAX && Some(m) != summary && !preserved.contains(&m))
+            .collect();
+        body.sort_unstable();
+        body.dedup();
+        let from_line = boundary.map_or(0, |b| self.boundary_line(b));
+        let to_line = self.nodes.get(start).map_or(0, |n| n.line);
+        let in_era: Vec<usize> = summary.iter().chain(&preserved).chain(&body).copied().collect();
+        for m in recover_parallel_results(messages, &in_era, from_line, to_line) {
+            body.push(m);
+        }
+        body.sort_unstable();
+        body.dedup();
+        let era = Era {
+            boundary,
+            preserved: preserved.len(),
+            messages: summary.into_iter().chain(preserved).chain(body).collect(),
+        };
+        let before = boundary.and_then(|b| self.before_boundary.get(b).copied().flatten());
+        (era, before)
+    }
+}
+
+/// The message a node is a line of, or `usize::MAX`.
+fn message_of(node: &Node) -> usize {
+    match node.kind {
+        NodeKind::Message(m) => m,
+        _ => usize::MAX,
+    }
+}
+
+/// Tool-result messages off the walked path (parallel tool calls put them
+/// on side branches) that answer a `tool_use` of the era nothing in the era
+/// answers yet, between lines `from` and `to`.
+fn recover_parallel_results(
+    messages: &[ImportedMessage],
+    in_era: &[usize],
+    from: u32,
+    to: u32,
+) -> Vec<usize> {
+    let mut open: HashSet<&str> = HashSet::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for msg in in_era.iter().filter_map(|&m| messages.get(m)) {
+        open.extend(msg.message.tool_use_ids());
+        answered.extend(msg.message.tool_result_ids());
+    }
+    let mut out = Vec::new();
+    if open.len() == answered.len() && open.iter().all(|id| answered.contains(id)) {
+        return out;
+    }
+    let member: HashSet<usize> = in_era.iter().copied().collect();
+    for (m, msg) in messages.iter().enumerate() {
+        if msg.line <= from || msg.line > to || member.contains(&m) || msg.message.role != Role::User {
+            continue;
+        }
+        let Content::Blocks(blocks) = &msg.message.content else {
+            continue;
+        };
+        let answers_open = !blocks.is_empty()
+            && blocks.iter().all(|b| match b {
+                Block::ToolResult { tool_use_id, .. } => {
+                    open.contains(tool_use_id.as_str()) && !answered.contains(tool_use_id.as_str())
+                }
+                _ => false,
+            });
+        if answers_open {
+            answered.extend(msg.message.tool_result_ids());
+            out.push(m);
+        }
+    }
+    out
+}

@@ -1,0 +1,390 @@
+//! The streaming importer: bytes in, in chunks of any size; lines split,
+//! parsed and folded into the kept model one at a time.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::chain::NodeKind;
+use super::model::{Boundary, ImportedMessage, Transcript};
+use super::record::{classify, node_of, short, type_label, BoundaryLine, Envelope, MessageLine, Record};
+use super::{Problem, ProblemKind};
+use crate::message::{Block, Content, Message, Role, Usage, Uuid};
+use crate::time::Timestamp;
+
+/// Reads a session file fed in chunks: [`Importer::feed`] as the bytes
+/// arrive, then [`Importer::finish`]. Memory holds the kept model and at
+/// most one partial line, never the file.
+#[derive(Debug, Default)]
+pub struct Importer {
+    /// The start of a line whose end has not arrived yet.
+    carry: Vec<u8>,
+    /// Bytes fed so far.
+    bytes: u64,
+    transcript: Transcript,
+    /// Open API responses: `message.id` → message index.
+    responses: HashMap<String, usize>,
+    /// The last assistant line without a `message.id` (normalized exports
+    /// drop it): its message and uuid, to merge the next line chained to it.
+    last_without_id: Option<(usize, Uuid)>,
+    versions: HashSet<String>,
+    sessions: HashSet<String>,
+}
+
+impl Importer {
+    /// An importer that has read nothing.
+    pub fn new() -> Self {
+        Importer::default()
+    }
+
+    /// Bytes fed so far (for a host's progress display).
+    pub fn bytes_fed(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Reads the next chunk. A line may span any number of chunks.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.bytes = self.bytes.saturating_add(chunk.len() as u64);
+        let mut rest = chunk;
+        if !self.carry.is_empty() {
+            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+                self.carry.extend_from_slice(rest);
+                return;
+            };
+            self.carry.extend_from_slice(&rest[..end]);
+            let line = std::mem::take(&mut self.carry);
+            self.line(&line, true);
+            self.carry = line;
+            self.carry.clear();
+            rest = &rest[end + 1..];
+        }
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            self.line(&rest[..end], true);
+            rest = &rest[end + 1..];
+        }
+        self.carry.extend_from_slice(rest);
+    }
+
+    /// Reads the last line (if the file does not end with a newline) and
+    /// rebuilds the chain.
+    pub fn finish(mut self) -> Transcript {
+        if !self.carry.is_empty() {
+            let line = std::mem::take(&mut self.carry);
+            self.line(&line, false);
+        }
+        let mut t = self.transcript;
+        let Transcript {
+            messages,
+            message_at,
+            boundaries,
+            problems,
+            graph,
+            ..
+        } = &mut t;
+        graph.resolve(messages, message_at, boundaries, problems);
+        orphan_problems(messages, problems);
+        problems.sort_by_key(|p| p.line);
+        t
+    }
+
+    fn problem(&mut self, line: u32, kind: ProblemKind, detail: impl Into<String>) {
+        self.transcript.problems.push(Problem::new(line, kind, detail));
+    }
+
+    /// One line, without its `\n`; `terminated` is false for a last line
+    /// the file did not end.
+    fn line(&mut self, raw: &[u8], terminated: bool) {
+        let counts = &mut self.transcript.counts;
+        counts.lines = counts.lines.saturating_add(1);
+        let line = counts.lines;
+        let mut raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if line == 1 {
+            raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
+        }
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let value: Value = match serde_json::from_slice(raw) {
+            Ok(value) => value,
+            Err(err) => {
+                let (kind, what) = if !terminated {
+                    (
+                        ProblemKind::TruncatedLine,
+                        "the last line has no newline and does not parse",
+                    )
+                } else if std::str::from_utf8(raw).is_err() {
+                    (ProblemKind::InvalidUtf8, "the line is not utf-8")
+                } else {
+                    (ProblemKind::MalformedJson, "the line is not json")
+                };
+                self.problem(line, kind, format!("{what} ({} bytes): {err}", raw.len()));
+                return;
+            }
+        };
+        let Value::Object(map) = value else {
+            self.problem(
+                line,
+                ProblemKind::MalformedJson,
+                format!("a record must be a json object, got {}", short(&value)),
+            );
+            return;
+        };
+        self.record(line, map);
+    }
+
+    fn record(&mut self, line: u32, map: Map<String, Value>) {
+        let counts = &mut self.transcript.counts;
+        counts.records = counts.records.saturating_add(1);
+        let first = counts.records == 1;
+        *counts.record_types.entry(type_label(&map)).or_default() += 1;
+        if map.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+            counts.sidechain_records = counts.sidechain_records.saturating_add(1);
+        }
+        note(&map, "version", &mut self.versions, &mut self.transcript.versions);
+        note(
+            &map,
+            "sessionId",
+            &mut self.sessions,
+            &mut self.transcript.sessions,
+        );
+        match classify(map, first) {
+            Ok(Record::Message(m)) if m.envelope.sidechain => self.sidechain(line, m.envelope),
+            Ok(Record::Message(m)) => self.message(line, m),
+            Ok(Record::Boundary(b)) if b.envelope.sidechain => self.sidechain(line, b.envelope),
+            Ok(Record::Boundary(b)) => self.boundary(line, b),
+            Ok(Record::Node(n)) => {
+                let sidechain = n.envelope.sidechain;
+                self.node(line, n.envelope, NodeKind::Other, sidechain);
+            }
+            Ok(Record::Title | Record::Metadata) => {}
+            Ok(Record::Header(map)) => self.transcript.header = Some(map),
+            Ok(Record::Unknown { node, value }) => {
+                let (kind, detail) = match value.get("type") {
+                    Some(kind) => (
+                        ProblemKind::UnknownType,
+                        format!("unknown record `type` = {}; kept verbatim", short(kind)),
+                    ),
+                    None => (
+                        ProblemKind::MissingType,
+                        "a record without `type`; kept verbatim".to_owned(),
+                    ),
+                };
+                self.problem(line, kind, detail);
+                if let Some(n) = node {
+                    let sidechain = n.envelope.sidechain;
+                    self.node(line, n.envelope, NodeKind::Other, sidechain);
+                }
+                self.transcript.unknown_records.push((line, value));
+            }
+            Err((why, value)) => {
+                self.problem(line, ProblemKind::InvalidRecord, format!("{why}; kept verbatim"));
+                if let Some(n) = node_of(&value) {
+                    let sidechain = n.envelope.sidechain;
+                    self.node(line, n.envelope, NodeKind::Other, sidechain);
+                }
+                self.transcript.unknown_records.push((line, value));
+            }
+        }
+    }
+
+    /// Adds a graph node; reports and refuses a uuid seen before.
+    fn node(&mut self, line: u32, envelope: Envelope, kind: NodeKind, sidechain: bool) -> bool {
+        let graph = &mut self.transcript.graph;
+        if let Some(first) = graph.line_of(&envelope.uuid) {
+            let detail = format!(
+                "`uuid` = {} was first seen on line {first}; this copy is not kept",
+                envelope.uuid
+            );
+            self.problem(line, ProblemKind::DuplicateUuid, detail);
+            return false;
+        }
+        graph.add(envelope.uuid, envelope.parent, line, kind, sidechain)
+    }
+
+    fn sidechain(&mut self, line: u32, envelope: Envelope) {
+        self.node(line, envelope, NodeKind::Other, true);
+    }
+
+    fn timestamp(&mut self, line: u32, text: Option<&str>) -> Option<Timestamp> {
+        let text = text?;
+        let parsed = Timestamp::parse(text);
+        if parsed.is_none() {
+            self.problem(
+                line,
+                ProblemKind::InvalidTimestamp,
+                format!("`timestamp` = {text:?} is not rfc 3339; the record keeps no timestamp"),
+            );
+        }
+        parsed
+    }
+
+    fn message(&mut self, line: u32, m: MessageLine) {
+        let uuid = m.envelope.uuid.clone();
+        let parent = m.envelope.parent.clone();
+        let index = self.transcript.messages.len();
+        let target = match (m.role, &m.message_id) {
+            (Role::Assistant, Some(id)) => self.responses.get(id).copied(),
+            (Role::Assistant, None) => self
+                .last_without_id
+                .as_ref()
+                .filter(|(_, last)| Some(last) == parent.as_ref())
+                .map(|(at, _)| *at),
+            (Role::User, _) => None,
+        };
+        let at = target.unwrap_or(index);
+        let timestamp = m.envelope.timestamp.clone();
+        if !self.node(line, m.envelope, NodeKind::Message(at), false) {
+            return;
+        }
+        let timestamp = self.timestamp(line, timestamp.as_deref());
+        let t = &mut self.transcript;
+        t.message_at.insert(uuid.clone(), at);
+        if m.role == Role::Assistant && m.message_id.is_none() {
+            self.last_without_id = Some((at, uuid.clone()));
+        }
+        match target.and_then(|at| t.messages.get_mut(at)) {
+            Some(into) => merge(into, uuid, m.content, m.usage),
+            None => {
+                if let Some(id) = &m.message_id {
+                    if m.role == Role::Assistant {
+                        self.responses.insert(id.clone(), index);
+                    }
+                }
+                t.messages.push(ImportedMessage {
+                    message: Message {
+                        uuid,
+                        role: m.role,
+                        content: m.content,
+                        timestamp,
+                        usage: m.usage,
+                    },
+                    line,
+                    parent_uuid: parent,
+                    merged_uuids: Vec::new(),
+                    message_id: m.message_id,
+                    request_id: m.request_id,
+                    is_meta: m.is_meta,
+                    is_compact_summary: m.is_compact_summary,
+                    is_api_error_message: m.is_api_error_message,
+                    preserved: false,
+                    extra: m.extra,
+                    message_extra: m.message_extra,
+                });
+            }
+        }
+    }
+
+    fn boundary(&mut self, line: u32, b: BoundaryLine) {
+        let at = self.transcript.boundaries.len();
+        let uuid = b.envelope.uuid.clone();
+        let timestamp = b.envelope.timestamp.clone();
+        if !self.node(line, b.envelope, NodeKind::Boundary(at), false) {
+            return;
+        }
+        let timestamp = self.timestamp(line, timestamp.as_deref());
+        if b.metadata.is_none() {
+            self.problem(
+                line,
+                ProblemKind::MissingCompactMetadata,
+                format!("boundary `{uuid}` has no `compactMetadata` object"),
+            );
+        }
+        self.transcript.boundaries.push(Boundary {
+            uuid,
+            line,
+            timestamp,
+            logical_parent_uuid: b.logical_parent,
+            logical_parent_found: false,
+            metadata: b.metadata,
+            summary_uuid: None,
+            extra: b.extra,
+        });
+    }
+}
+
+/// Records a string field's value once, in order of first appearance.
+fn note(map: &Map<String, Value>, key: &str, seen: &mut HashSet<String>, list: &mut Vec<String>) {
+    if let Some(value) = map.get(key).and_then(Value::as_str) {
+        if !seen.contains(value) {
+            seen.insert(value.to_owned());
+            list.push(value.to_owned());
+        }
+    }
+}
+
+/// The prompt-plus-output total ccusage compares snapshots by.
+fn total(usage: &Usage) -> u64 {
+    usage.prompt_tokens().saturating_add(usage.output_tokens)
+}
+
+/// Adds a later line of the same API response: its blocks (a block equal
+/// to one already there is a compaction replay and adds nothing), its uuid,
+/// and its usage if it is the largest snapshot.
+fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option<Usage>) {
+    into.merged_uuids.push(uuid);
+    let incoming = match content {
+        Content::Text(text) => vec![Block::text(text)],
+        Content::Blocks(blocks) => blocks,
+    };
+    let blocks = match &mut into.message.content {
+        Content::Blocks(blocks) => blocks,
+        content @ Content::Text(_) => {
+            let text = match std::mem::replace(content, Content::Blocks(Vec::new())) {
+                Content::Text(text) => text,
+                Content::Blocks(_) => String::new(),
+            };
+            *content = Content::Blocks(vec![Block::text(text)]);
+            match content {
+                Content::Blocks(blocks) => blocks,
+                Content::Text(_) => return,
+            }
+        }
+    };
+    for block in incoming {
+        if !blocks.contains(&block) {
+            blocks.push(block);
+        }
+    }
+    if let Some(usage) = usage {
+        let bigger = into
+            .message
+            .usage
+            .as_ref()
+            .is_none_or(|now| total(&usage) > total(now));
+        if bigger {
+            into.message.usage = Some(usage);
+        }
+    }
+}
+
+/// File-wide unpaired tool blocks, one problem each.
+fn orphan_problems(messages: &[ImportedMessage], problems: &mut Vec<Problem>) {
+    let mut uses: HashSet<&str> = HashSet::new();
+    let mut results: HashSet<&str> = HashSet::new();
+    for m in messages {
+        uses.extend(m.message.tool_use_ids());
+        results.extend(m.message.tool_result_ids());
+    }
+    for m in messages {
+        for id in m.message.tool_use_ids().filter(|id| !results.contains(id)) {
+            problems.push(Problem::new(
+                m.line,
+                ProblemKind::OrphanToolUse,
+                format!(
+                    "`tool_use` `{id}` in message `{}` has no `tool_result` in the file",
+                    m.message.uuid
+                ),
+            ));
+        }
+        for id in m.message.tool_result_ids().filter(|id| !uses.contains(id)) {
+            problems.push(Problem::new(
+                m.line,
+                ProblemKind::OrphanToolResult,
+                format!(
+                    "`tool_result` for `{id}` in message `{}` has no `tool_use` in the file",
+                    m.message.uuid
+                ),
+            ));
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Claude Code session files (`~/.claude/projects/<project>/<session>.jsonl`)
+//! read into the engine's message model, and resumed (SPEC R11).
+//!
+//! Import is streaming and sans-IO: the host reads the file and hands the
+//! bytes to an [`Importer`] in chunks of any size; the importer splits
+//! lines itself, parses each one, and keeps only what the engine needs (the
+//! merged messages, the boundaries, a light node per chain record, the
+//! problems). Nothing in a file makes it fail: whatever it cannot use is
+//! reported as a [`Problem`] with its line, never dropped silently.
+//!
+//! ```
+//! use compaction_core::transcript::Importer;
+//!
+//! let file = concat!(
+//!     r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#, "\n",
+//!     r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"hello"}]}}"#, "\n",
+//! );
+//! let mut importer = Importer::new();
+//! for chunk in file.as_bytes().chunks(7) {
+//!     importer.feed(chunk);
+//! }
+//! let transcript = importer.finish();
+//! assert_eq!(transcript.inspection().messages, 2);
+//! let view = transcript.resume();
+//! assert!(view.boundary.is_none());
+//! assert_eq!(view.messages.len(), 2);
+//! ```
+//!
+//! The rules where the format (`TRANSCRIPT_FORMAT.md`) leaves a choice:
+//! - **Leaf**: the last record in file order that is a main-conversation
+//!   (not sidechain) `user`/`assistant` line, or a `compact_boundary` written
+//!   after it. Progress, hook and other system records never pick the leaf:
+//!   a late hook can hang off an old record.
+//! - **Walk**: `parentUuid` back from the leaf, through every record that has
+//!   a uuid (`progress`, `system`, `attachment` included). A parent that is
+//!   not in the file continues from the nearest earlier main record in file
+//!   order (reported as `dangling_parent`); a cycle stops the walk.
+//! - **Parallel tool calls**: lines sharing a `message.id` are one message,
+//!   wherever they sit in the graph, and a tool-result record off the walked
+//!   path is taken into the view when it answers a `tool_use` of the view
+//!   that nothing in the view answers yet (Claude Code's
+//!   `recoverOrphanedParallelToolResults`).
+//! - **Order**: a Claude Code file is append-only, so a parent is always
+//!   written before its children; the view is in file order of each
+//!   message's first line, with preserved messages moved after the summary.
+//! - **Sidechains** (v1.0 inline subagent records, `isSidechain: true`) are
+//!   counted and kept as graph nodes, but their content is not kept: they
+//!   never reach the main model context.
+
+mod chain;
+mod import;
+mod model;
+mod record;
+mod resume;
+
+use serde::Serialize;
+
+pub use import::Importer;
+pub use model::{
+    Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, PreservedMessages,
+    PreservedSegment, Transcript,
+};
+pub use resume::Resume;
+
+/// Imports a whole file held in memory (the same as one [`Importer::feed`]
+/// and [`Importer::finish`]).
+pub fn import(bytes: &[u8]) -> Transcript {
+    let mut importer = Importer::new();
+    importer.feed(bytes);
+    importer.finish()
+}
+
+/// Something in the file the importer tolerated: what, where, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    /// The 1-based line of the record concerned.
+    pub line: u32,
+    /// What kind of problem.
+    pub kind: ProblemKind,
+    /// Lowercase words naming the field and value.
+    pub detail: String,
+}
+
+impl Problem {
+    pub(crate) fn new(line: u32, kind: ProblemKind, detail: impl Into<String>) -> Self {
+        Problem {
+            line,
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The kinds of [`Problem`], serialized in snake_case (`malformed_json`…).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ProblemKind {
+    /// A line is not a JSON object. The line is skipped.
+    MalformedJson,
+    /// A line is not UTF-8. The line is skipped.
+    InvalidUtf8,
+    /// The last line has no newline and does not parse: the file was cut
+    /// while being written. The line is skipped.
+    TruncatedLine,
+    /// A record has no `type`. Kept verbatim.
+    MissingType,
+    /// A record's `type` is not one the importer knows. Kept verbatim.
+    UnknownType,
+    /// A known record whose fields have the wrong shape (a `user` record
+    /// without `uuid` or `message`, a block without `type`…). Kept verbatim.
+    InvalidRecord,
+    /// A `timestamp` that is not RFC 3339; the message keeps no timestamp.
+    InvalidTimestamp,
+    /// A uuid seen before (a resumed file copies records): the first wins,
+    /// the copy is counted and not kept.
+    DuplicateUuid,
+    /// A `parentUuid` that names no record in the file.
+    DanglingParent,
+    /// Walking `parentUuid` came back to a record already walked.
+    ParentCycle,
+    /// A boundary's `logicalParentUuid` names no record in the file; the
+    /// history continues from the last main record before the boundary.
+    DanglingLogicalParent,
+    /// A `compact_boundary` without `compactMetadata`.
+    MissingCompactMetadata,
+    /// A `compact_boundary` with no `isCompactSummary` record after it.
+    MissingCompactSummary,
+    /// A preserved uuid (`preservedMessages`, `preservedSegment`) that names
+    /// no message in the file.
+    DanglingPreserved,
+    /// A `tool_result` whose `tool_use` is not in the file, or (in a resumed
+    /// view) not before it; in the view the block is left out.
+    OrphanToolResult,
+    /// A `tool_use` that no `tool_result` in the file answers.
+    OrphanToolUse,
+    /// A second `tool_result` for one `tool_use`; in the view it is left
+    /// out.
+    DuplicateToolResult,
+}

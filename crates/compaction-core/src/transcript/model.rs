@@ -1,0 +1,341 @@
+//! What an import keeps: merged messages, boundaries, the record graph, the
+//! problems; and the plain data it reports (inspection, eras).
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::chain::Graph;
+use super::Problem;
+use crate::message::{Extra, Message, Uuid};
+use crate::time::Timestamp;
+
+/// One message of the session: one `user` line, or every line of one API
+/// response (same `message.id`) merged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedMessage {
+    /// The message in the engine's model. Its uuid is the first line's;
+    /// its usage is the largest snapshot among the lines (counted once per
+    /// request, as ccusage does).
+    #[serde(flatten)]
+    pub message: Message,
+    /// The 1-based line of the first record.
+    pub line: u32,
+    /// The first line's `parentUuid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_uuid: Option<Uuid>,
+    /// Uuids of the later lines merged into this message, in file order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub merged_uuids: Vec<Uuid>,
+    /// The API response id (`message.id`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The API request id (`requestId`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// `isMeta`: injected content hidden in the UI (caveats, hook
+    /// reminders); it still reaches the model.
+    #[serde(skip_serializing_if = "is_false")]
+    pub is_meta: bool,
+    /// `isCompactSummary`: the summary written after a boundary.
+    #[serde(skip_serializing_if = "is_false")]
+    pub is_compact_summary: bool,
+    /// `isApiErrorMessage`: a synthetic assistant error message.
+    #[serde(skip_serializing_if = "is_false")]
+    pub is_api_error_message: bool,
+    /// In a resumed view: a message preserved across the boundary (its
+    /// usage counters are zeroed, SPEC R7.6).
+    #[serde(skip_serializing_if = "is_false")]
+    pub preserved: bool,
+    /// The first line's other top-level fields (`cwd`, `sessionId`,
+    /// `version`, `toolUseResult`…), verbatim, for export. Not serialized.
+    #[serde(skip)]
+    pub extra: Extra,
+    /// The first line's other `message` fields (`model`, `stop_reason`, the
+    /// raw `usage`…), verbatim, for export. Not serialized.
+    #[serde(skip)]
+    pub message_extra: Extra,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// `compactMetadata` of a boundary, every variant read (SPEC R7.9).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactMetadata {
+    /// `"auto"` or `"manual"`, as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    /// Context size just before compaction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_tokens: Option<u64>,
+    /// Context size just after (newer clients).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_tokens: Option<u64>,
+    /// Tokens dropped by all compactions so far (SPEC R7.9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cumulative_dropped_tokens: Option<u64>,
+    /// `preservedSegment {headUuid, anchorUuid, tailUuid}` (newer clients).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preserved_segment: Option<PreservedSegment>,
+    /// `preservedMessages`: `[uuid…]` (SPEC R7.9) or `{anchorUuid, uuids}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preserved_messages: Option<PreservedMessages>,
+    /// Every other field (`durationMs`…), verbatim.
+    #[serde(flatten)]
+    pub extra: Extra,
+}
+
+/// A run of messages kept across a compaction, named by its ends: walk
+/// `parentUuid` from the tail back to the head.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreservedSegment {
+    /// The first preserved message.
+    pub head_uuid: Option<Uuid>,
+    /// The record the segment attaches after (the summary, or the boundary).
+    pub anchor_uuid: Option<Uuid>,
+    /// The last preserved message.
+    pub tail_uuid: Option<Uuid>,
+}
+
+/// Messages kept across a compaction, listed by uuid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreservedMessages {
+    /// The record they attach after, when the file says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub anchor_uuid: Option<Uuid>,
+    /// The preserved uuids, in order.
+    pub uuids: Vec<Uuid>,
+}
+
+/// A `compact_boundary` record.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Boundary {
+    /// The boundary's uuid.
+    pub uuid: Uuid,
+    /// Its 1-based line.
+    pub line: u32,
+    /// When it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<Timestamp>,
+    /// The record the boundary logically follows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logical_parent_uuid: Option<Uuid>,
+    /// Whether `logicalParentUuid` names a record in this file.
+    pub logical_parent_found: bool,
+    /// `compactMetadata`, if present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<CompactMetadata>,
+    /// The uuid of its `isCompactSummary` message, if found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary_uuid: Option<Uuid>,
+    /// Other top-level fields (`content`, `level`, `cwd`…), verbatim. Not
+    /// serialized.
+    #[serde(skip)]
+    pub extra: Extra,
+}
+
+impl Boundary {
+    /// `compactMetadata.trigger`.
+    pub fn trigger(&self) -> Option<&str> {
+        self.metadata.as_ref()?.trigger.as_deref()
+    }
+
+    /// `compactMetadata.preTokens`.
+    pub fn pre_tokens(&self) -> Option<u64> {
+        self.metadata.as_ref()?.pre_tokens
+    }
+}
+
+/// A boundary as `inspect` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BoundarySummary {
+    /// The boundary's uuid.
+    pub uuid: Uuid,
+    /// `"auto"` or `"manual"`.
+    pub trigger: Option<String>,
+    /// Context size just before compaction.
+    pub pre_tokens: Option<u64>,
+    /// Context size just after, when the file says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_tokens: Option<u64>,
+    /// Its 1-based line.
+    pub line: u32,
+    /// Whether `logicalParentUuid` names a record in this file.
+    pub logical_parent_found: bool,
+    /// The uuid of its summary message, if found.
+    pub summary_uuid: Option<Uuid>,
+}
+
+impl From<&Boundary> for BoundarySummary {
+    fn from(b: &Boundary) -> Self {
+        BoundarySummary {
+            uuid: b.uuid.clone(),
+            trigger: b.trigger().map(str::to_owned),
+            pre_tokens: b.pre_tokens(),
+            post_tokens: b.metadata.as_ref().and_then(|m| m.post_tokens),
+            line: b.line,
+            logical_parent_found: b.logical_parent_found,
+            summary_uuid: b.summary_uuid.clone(),
+        }
+    }
+}
+
+/// What `inspect` reports about a session file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inspection {
+    /// Lines read, blank and malformed ones included.
+    pub lines: u32,
+    /// Records: lines that parsed as JSON objects.
+    pub records: u32,
+    /// Records counted by `type` (`system/<subtype>` for system records).
+    pub record_types: BTreeMap<String, u32>,
+    /// Records with `isSidechain: true` (counted, content not kept).
+    pub sidechain_records: u32,
+    /// Main-conversation messages, after merging split responses.
+    pub messages: u32,
+    /// `tool_use` blocks in those messages.
+    pub tool_uses: u32,
+    /// `tool_result` blocks in those messages.
+    pub tool_results: u32,
+    /// Unpaired `tool_use` and `tool_result` blocks, file-wide.
+    pub orphans: u32,
+    /// Compact boundaries, in file order.
+    pub boundaries: Vec<BoundarySummary>,
+    /// CLI versions seen (`version`), in order of first appearance.
+    pub versions: Vec<String>,
+    /// Session ids seen (`sessionId`), in order of first appearance: more
+    /// than one means a resumed file that copies older records.
+    pub sessions: Vec<String>,
+    /// The uuid the chain is walked from.
+    pub leaf: Option<Uuid>,
+    /// Messages in the resumed view.
+    pub active_messages: u32,
+    /// Everything tolerated, in line order.
+    pub problems: Vec<Problem>,
+}
+
+/// One stretch of the logical history: what the model saw between two
+/// compactions. The first era has no boundary; each later one starts with
+/// its boundary's summary and preserved messages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Era {
+    /// Index into [`Transcript::boundaries`] of the boundary that opens
+    /// this era.
+    pub boundary: Option<usize>,
+    /// Indexes into [`Transcript::messages`], in view order.
+    pub messages: Vec<usize>,
+    /// How many of `messages`, right after the summary, are preserved ones.
+    pub preserved: usize,
+}
+
+/// A session file, imported.
+#[derive(Debug, Clone, Default)]
+pub struct Transcript {
+    /// Main-conversation messages in file order of their first line.
+    pub messages: Vec<ImportedMessage>,
+    /// Compact boundaries in file order.
+    pub boundaries: Vec<Boundary>,
+    /// Everything tolerated, in line order.
+    pub problems: Vec<Problem>,
+    /// Records of unknown type (or none), verbatim, with their line.
+    pub unknown_records: Vec<(u32, Map<String, Value>)>,
+    /// The header line of a normalized export, verbatim.
+    pub header: Option<Map<String, Value>>,
+    /// CLI versions seen, in order of first appearance.
+    pub versions: Vec<String>,
+    /// Session ids seen, in order of first appearance.
+    pub sessions: Vec<String>,
+    pub(crate) counts: Counts,
+    pub(crate) graph: Graph,
+    /// Message index by any of its line uuids.
+    pub(crate) message_at: HashMap<Uuid, usize>,
+}
+
+/// Plain counters gathered while reading.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    pub lines: u32,
+    pub records: u32,
+    pub record_types: BTreeMap<String, u32>,
+    pub sidechain_records: u32,
+}
+
+impl Transcript {
+    /// The message with this uuid (its own or a merged line's).
+    pub fn message(&self, uuid: &Uuid) -> Option<&ImportedMessage> {
+        self.message_at.get(uuid).and_then(|&i| self.messages.get(i))
+    }
+
+    /// The uuid of the record the chain is walked from (see the module
+    /// docs for the rule).
+    pub fn leaf(&self) -> Option<&Uuid> {
+        self.graph
+            .leaf
+            .and_then(|i| self.graph.nodes.get(i))
+            .map(|n| &n.uuid)
+    }
+
+    /// `tool_use` blocks, `tool_result` blocks, and the unpaired ones among
+    /// them, over the main-conversation messages.
+    pub fn tool_counts(&self) -> (u32, u32, u32) {
+        let mut uses: HashMap<&str, u32> = HashMap::new();
+        let mut results: HashMap<&str, u32> = HashMap::new();
+        for m in &self.messages {
+            for id in m.message.tool_use_ids() {
+                *uses.entry(id).or_default() += 1;
+            }
+            for id in m.message.tool_result_ids() {
+                *results.entry(id).or_default() += 1;
+            }
+        }
+        let total = |map: &HashMap<&str, u32>| map.values().sum::<u32>();
+        let unpaired_uses: u32 = uses
+            .iter()
+            .filter(|(id, _)| !results.contains_key(*id))
+            .map(|(_, n)| n)
+            .sum();
+        let unpaired_results: u32 = results
+            .iter()
+            .filter(|(id, _)| !uses.contains_key(*id))
+            .map(|(_, n)| n)
+            .sum();
+        (total(&uses), total(&results), unpaired_uses + unpaired_results)
+    }
+
+    /// The summary `inspect` prints.
+    pub fn inspection(&self) -> Inspection {
+        let (tool_uses, tool_results, orphans) = self.tool_counts();
+        Inspection {
+            lines: self.counts.lines,
+            records: self.counts.records,
+            record_types: self.counts.record_types.clone(),
+            sidechain_records: self.counts.sidechain_records,
+            messages: count(self.messages.len()),
+            tool_uses,
+            tool_results,
+            orphans,
+            boundaries: self.boundaries.iter().map(BoundarySummary::from).collect(),
+            versions: self.versions.clone(),
+            sessions: self.sessions.clone(),
+            leaf: self.leaf().cloned(),
+            active_messages: count(self.resume().messages.len()),
+            problems: self.problems.clone(),
+        }
+    }
+}
+
+/// A count as `u32` (saturating: counts cross to JS as numbers).
+pub(crate) fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}

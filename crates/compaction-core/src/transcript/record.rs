@@ -1,0 +1,388 @@
+//! One line of a session file, classified: a message line, a compact
+//! boundary, another chain record, uuid-less metadata, or something unknown
+//! (kept verbatim). Pure functions of one JSON object.
+
+use serde_json::{Map, Value};
+
+use super::model::{CompactMetadata, PreservedMessages, PreservedSegment};
+use crate::message::{Content, Extra, Role, Usage, Uuid};
+
+/// Record types without a uuid that the importer knows and only counts.
+const METADATA_TYPES: &[&str] = &[
+    "file-history-snapshot",
+    "queue-operation",
+    "custom-title",
+    "ai-title",
+    "agent-name",
+    "agent-setting",
+    "agent-color",
+    "permission-mode",
+    "mode",
+    "pr-link",
+    "tag",
+    "last-prompt",
+];
+
+/// Chain record types (they have a uuid) that are not messages, besides
+/// `system`.
+const NODE_TYPES: &[&str] = &["progress", "attachment"];
+
+/// What one parsed line is.
+pub(crate) enum Record {
+    /// A `user` or `assistant` line.
+    Message(MessageLine),
+    /// A `system` record with `subtype: "compact_boundary"`.
+    Boundary(BoundaryLine),
+    /// Another record with a uuid: part of the chain, not a message.
+    Node(NodeLine),
+    /// A `summary` record: the session's title.
+    Title,
+    /// A uuid-less metadata record the importer counts.
+    Metadata,
+    /// The header line of a normalized (hive-mind) export.
+    Header(Map<String, Value>),
+    /// An unknown `type` (or none): kept verbatim; `node` is set when it has
+    /// a uuid, so a chain through it still works.
+    Unknown {
+        /// Its uuid and parent, if it has a uuid.
+        node: Option<NodeLine>,
+        /// The whole record.
+        value: Map<String, Value>,
+    },
+}
+
+/// The envelope every chain record shares.
+pub(crate) struct Envelope {
+    pub uuid: Uuid,
+    pub parent: Option<Uuid>,
+    pub sidechain: bool,
+    pub timestamp: Option<String>,
+}
+
+/// A `user`/`assistant` line, its fields taken out of the JSON.
+pub(crate) struct MessageLine {
+    pub envelope: Envelope,
+    pub role: Role,
+    pub content: Content,
+    pub usage: Option<Usage>,
+    pub message_id: Option<String>,
+    pub request_id: Option<String>,
+    pub is_meta: bool,
+    pub is_compact_summary: bool,
+    pub is_api_error_message: bool,
+    /// Top-level fields not interpreted (`cwd`, `toolUseResult`…).
+    pub extra: Extra,
+    /// `message` fields not interpreted (`model`, `stop_reason`, raw usage…).
+    pub message_extra: Extra,
+}
+
+/// A `compact_boundary` record.
+pub(crate) struct BoundaryLine {
+    pub envelope: Envelope,
+    pub logical_parent: Option<Uuid>,
+    pub metadata: Option<CompactMetadata>,
+    pub extra: Extra,
+}
+
+/// Any other chain record: `progress`, `attachment`, a non-boundary
+/// `system` record, an unknown type with a uuid.
+pub(crate) struct NodeLine {
+    pub envelope: Envelope,
+}
+
+/// The reason a known record could not be used, in lowercase words.
+pub(crate) type Invalid = String;
+
+/// The record's `type` for counting: `system/<subtype>` for system records.
+pub(crate) fn type_label(map: &Map<String, Value>) -> String {
+    match (map.get("type").and_then(Value::as_str), map.get("_type")) {
+        (Some("system"), _) => match map.get("subtype").and_then(Value::as_str) {
+            Some(subtype) => format!("system/{subtype}"),
+            None => "system".to_owned(),
+        },
+        (Some(kind), _) => kind.to_owned(),
+        (None, Some(Value::String(kind))) => kind.clone(),
+        (None, _) => "(none)".to_owned(),
+    }
+}
+
+/// Classifies one record. `Err` means a known type with unusable fields:
+/// the caller keeps it verbatim and reports the reason.
+pub(crate) fn classify(
+    mut map: Map<String, Value>,
+    first_line: bool,
+) -> Result<Record, (Invalid, Map<String, Value>)> {
+    let kind = match map.get("type") {
+        Some(Value::String(kind)) => kind.clone(),
+        Some(other) => return Err((format!("`type` must be a string, got {}", short(other)), map)),
+        None => {
+            if first_line && map.get("_type").and_then(Value::as_str) == Some("hive-mind-meta") {
+                return Ok(Record::Header(map));
+            }
+            return Ok(Record::Unknown {
+                node: node_of(&map),
+                value: map,
+            });
+        }
+    };
+    match kind.as_str() {
+        "user" | "assistant" => message(map, &kind),
+        "system" if map.get("subtype").and_then(Value::as_str) == Some("compact_boundary") => boundary(map),
+        "summary" => Ok(Record::Title),
+        k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
+            Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
+            Err(why) => Err((why, map)),
+        },
+        k if METADATA_TYPES.contains(&k) => Ok(Record::Metadata),
+        _ => Ok(Record::Unknown {
+            node: node_of(&map),
+            value: map,
+        }),
+    }
+}
+
+/// A short rendering of a JSON value for a problem's detail.
+pub(crate) fn short(value: &Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
+    }
+}
+
+/// The chain node of a record kept verbatim, if it has a uuid.
+pub(crate) fn node_of(map: &Map<String, Value>) -> Option<NodeLine> {
+    let uuid = map.get("uuid")?.as_str()?;
+    Some(NodeLine {
+        envelope: Envelope {
+            uuid: Uuid::from(uuid),
+            parent: map.get("parentUuid").and_then(Value::as_str).map(Uuid::from),
+            sidechain: map.get("isSidechain").and_then(Value::as_bool).unwrap_or(false),
+            timestamp: None,
+        },
+    })
+}
+
+/// Takes `uuid`, `parentUuid`, `isSidechain` and `timestamp` out of a
+/// record (they are kept typed, not in `extra`).
+fn envelope(map: &mut Map<String, Value>) -> Result<Envelope, Invalid> {
+    let uuid = match map.get("uuid") {
+        Some(Value::String(uuid)) if !uuid.is_empty() => Uuid(uuid.clone()),
+        Some(other) => return Err(format!("`uuid` must be a non-empty string, got {}", short(other))),
+        None => return Err("missing `uuid`".to_owned()),
+    };
+    let parent = match map.get("parentUuid") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(p)) => Some(Uuid(p.clone())),
+        Some(other) => {
+            return Err(format!(
+                "`parentUuid` must be a string or null, got {}",
+                short(other)
+            ))
+        }
+    };
+    let sidechain = match map.get("isSidechain") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("`isSidechain` must be a boolean, got {}", short(other))),
+    };
+    let timestamp = match map.get("timestamp") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    for key in ["uuid", "parentUuid", "isSidechain", "timestamp"] {
+        map.remove(key);
+    }
+    Ok(Envelope {
+        uuid,
+        parent,
+        sidechain,
+        timestamp,
+    })
+}
+
+fn flag(map: &mut Map<String, Value>, key: &str) -> bool {
+    match map.get(key) {
+        Some(Value::Bool(b)) => {
+            let b = *b;
+            map.remove(key);
+            b
+        }
+        _ => false,
+    }
+}
+
+fn message(mut map: Map<String, Value>, kind: &str) -> Result<Record, (Invalid, Map<String, Value>)> {
+    let role = if kind == "user" {
+        Role::User
+    } else {
+        Role::Assistant
+    };
+    // Validate before taking anything out, so an invalid record is kept whole.
+    let Some(Value::Object(payload)) = map.get("message") else {
+        let why = match map.get("message") {
+            None => "missing `message`".to_owned(),
+            Some(other) => format!("`message` must be an object, got {}", short(other)),
+        };
+        return Err((why, map));
+    };
+    if !matches!(payload.get("content"), Some(Value::String(_) | Value::Array(_))) {
+        let why = match payload.get("content") {
+            None => "`message` has no `content`".to_owned(),
+            Some(other) => format!(
+                "`message.content` must be a string or a list, got {}",
+                short(other)
+            ),
+        };
+        return Err((why, map));
+    }
+    let content = match payload
+        .get("content")
+        .map(|c| serde_json::from_value::<Content>(c.clone()))
+    {
+        Some(Ok(content)) => content,
+        Some(Err(err)) => return Err((format!("`message.content`: {err}"), map)),
+        None => return Err(("`message` has no `content`".to_owned(), map)),
+    };
+    let envelope = match envelope(&mut map) {
+        Ok(envelope) => envelope,
+        Err(why) => return Err((why, map)),
+    };
+    let mut message_extra = match map.remove("message") {
+        Some(Value::Object(payload)) => payload,
+        _ => Map::new(),
+    };
+    message_extra.remove("content");
+    message_extra.remove("role");
+    let message_id = message_extra.get("id").and_then(Value::as_str).map(str::to_owned);
+    let synthetic = message_extra.get("model").and_then(Value::as_str) == Some("<synthetic>");
+    let is_api_error_message = flag(&mut map, "isApiErrorMessage");
+    // A synthetic message (an API error, an interruption) came from no
+    // request: it has no usage, whatever zeros it carries.
+    let usage = match message_extra.get("usage") {
+        Some(raw) if !synthetic && !is_api_error_message => usage(raw),
+        _ => None,
+    };
+    Ok(Record::Message(MessageLine {
+        envelope,
+        role,
+        content,
+        usage,
+        message_id,
+        request_id: map.get("requestId").and_then(Value::as_str).map(str::to_owned),
+        is_meta: flag(&mut map, "isMeta"),
+        is_compact_summary: flag(&mut map, "isCompactSummary"),
+        is_api_error_message,
+        extra: map,
+        message_extra,
+    }))
+}
+
+/// The four counters of an API `usage` object, read leniently: a missing
+/// or non-numeric counter is 0; anything but an object is no usage.
+fn usage(raw: &Value) -> Option<Usage> {
+    let map = raw.as_object()?;
+    let n = |key: &str| map.get(key).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
+    })
+}
+
+fn boundary(mut map: Map<String, Value>) -> Result<Record, (Invalid, Map<String, Value>)> {
+    let envelope = match envelope(&mut map) {
+        Ok(envelope) => envelope,
+        Err(why) => return Err((why, map)),
+    };
+    let logical_parent = match map.remove("logicalParentUuid") {
+        Some(Value::String(p)) => Some(Uuid(p)),
+        _ => None,
+    };
+    let metadata = match map.remove("compactMetadata") {
+        Some(Value::Object(meta)) => Some(compact_metadata(meta)),
+        Some(other) => {
+            // Keep a malformed value verbatim in `extra`.
+            map.insert("compactMetadata".to_owned(), other);
+            None
+        }
+        None => None,
+    };
+    Ok(Record::Boundary(BoundaryLine {
+        envelope,
+        logical_parent,
+        metadata,
+        extra: map,
+    }))
+}
+
+fn uuid_field(map: &Map<String, Value>, key: &str) -> Option<Uuid> {
+    map.get(key).and_then(Value::as_str).map(Uuid::from)
+}
+
+/// Reads every `compactMetadata` variant real files and the spec carry:
+/// `{trigger, preTokens}`; `postTokens`, `cumulativeDroppedTokens`;
+/// `preservedSegment {headUuid, anchorUuid, tailUuid}`; `preservedMessages`
+/// as `[uuid…]` (SPEC R7.9) or `{anchorUuid, uuids}`. Everything else is
+/// kept verbatim.
+fn compact_metadata(mut meta: Map<String, Value>) -> CompactMetadata {
+    let mut take_u64 = |key: &str| match meta.get(key).and_then(Value::as_u64) {
+        Some(n) => {
+            meta.remove(key);
+            Some(n)
+        }
+        None => None,
+    };
+    let pre_tokens = take_u64("preTokens");
+    let post_tokens = take_u64("postTokens");
+    let cumulative_dropped_tokens = take_u64("cumulativeDroppedTokens");
+    let trigger = match meta.remove("trigger") {
+        Some(Value::String(t)) => Some(t),
+        Some(other) => {
+            meta.insert("trigger".to_owned(), other);
+            None
+        }
+        None => None,
+    };
+    let preserved_segment = match meta.get("preservedSegment") {
+        Some(Value::Object(seg)) => {
+            let segment = PreservedSegment {
+                head_uuid: uuid_field(seg, "headUuid"),
+                anchor_uuid: uuid_field(seg, "anchorUuid"),
+                tail_uuid: uuid_field(seg, "tailUuid"),
+            };
+            meta.remove("preservedSegment");
+            Some(segment)
+        }
+        _ => None,
+    };
+    let list = |items: &Vec<Value>| items.iter().filter_map(Value::as_str).map(Uuid::from).collect();
+    let preserved_messages = match meta.get("preservedMessages") {
+        Some(Value::Array(items)) => Some(PreservedMessages {
+            anchor_uuid: None,
+            uuids: list(items),
+        }),
+        Some(Value::Object(obj)) => Some(PreservedMessages {
+            anchor_uuid: uuid_field(obj, "anchorUuid"),
+            uuids: match obj.get("uuids") {
+                Some(Value::Array(items)) => list(items),
+                _ => Vec::new(),
+            },
+        }),
+        _ => None,
+    };
+    if preserved_messages.is_some() {
+        meta.remove("preservedMessages");
+    }
+    CompactMetadata {
+        trigger,
+        pre_tokens,
+        post_tokens,
+        cumulative_dropped_tokens,
+        preserved_segment,
+        preserved_messages,
+        extra: meta,
+    }
+}

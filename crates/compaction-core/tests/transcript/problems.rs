@@ -1,0 +1,130 @@
+//! Hand-made damaged files: every problem kind, reported with its line;
+//! orphans left out of the resumed view.
+
+use serde_json::json;
+
+use super::*;
+
+#[test]
+fn every_problem_kind_is_reported_with_its_line() {
+    let mut bad_time = user("t", Some("u"), json!("late"));
+    bad_time["timestamp"] = json!("yesterday");
+    let mut file = jsonl(&[
+        user("u", None, json!("hi")),                                            // 1
+        json!({"type": "user", "uuid": "nomsg", "parentUuid": "u"}),             // 2 invalid record
+        json!({"type": "future-thing", "uuid": "f", "parentUuid": "u", "x": 1}), // 3 unknown type
+        json!({"no": "type"}),                                                   // 4 missing type
+        user("u", None, json!("copy")),                                          // 5 duplicate uuid
+        user("d", Some("ghost"), json!("lost parent")),                          // 6 dangling parent
+        bad_time,                                                                // 7 invalid timestamp
+        user("r", Some("t"), tool_result("nowhere")),                            // 8 orphan tool_result
+        assistant("a", Some("r"), "msg_a", tool_use("never"), (1, 1)),           // 9 orphan tool_use
+        json!({"type": "system", "subtype": "compact_boundary", "uuid": "b", "parentUuid": null,
+               "logicalParentUuid": "ghost2"}), // 10 boundary: no metadata, no summary, dangling
+    ]);
+    file.extend_from_slice(b"{not json\n"); // 11
+    file.extend_from_slice(b"\xff\xfe\n"); // 12
+    file.extend_from_slice(b"[1,2]\n"); // 13
+    file.extend_from_slice(b"\r\n\n"); // 14, 15: blank
+    file.extend_from_slice(br#"{"type":"user","uuid":"cut","mess"#); // 16: truncated
+    let t = import(&file);
+    use ProblemKind::*;
+    let expected = [
+        (2, InvalidRecord),
+        (3, UnknownType),
+        (4, MissingType),
+        (5, DuplicateUuid),
+        (6, DanglingParent),
+        (7, InvalidTimestamp),
+        (8, OrphanToolResult),
+        (9, OrphanToolUse),
+        (10, MissingCompactMetadata),
+        (10, MissingCompactSummary),
+        (10, DanglingLogicalParent),
+        (11, MalformedJson),
+        (12, InvalidUtf8),
+        (13, MalformedJson),
+        (16, TruncatedLine),
+    ];
+    assert_eq!(kinds(&t), expected);
+    assert!(t.problems.iter().all(|p| !p.detail.is_empty()));
+    let i = t.inspection();
+    assert_eq!((i.lines, i.records, i.orphans), (16, 10, 2));
+    assert_eq!(
+        t.unknown_records
+            .iter()
+            .map(|(line, _)| *line)
+            .collect::<Vec<_>>(),
+        [2, 3, 4]
+    );
+    assert_eq!(t.unknown_records[1].1["x"], 1);
+    assert_eq!(t.message(&"t".into()).unwrap().message.timestamp, None);
+    // The leaf is the boundary: an empty view after it, and nothing illegal.
+    let view = t.resume();
+    assert_eq!(view.boundary.unwrap().uuid.as_str(), "b");
+    assert!(view.messages.is_empty());
+}
+
+#[test]
+fn orphans_in_the_view_are_left_out_and_reported() {
+    let t = import(&jsonl(&[
+        user("u", None, json!("go")),
+        user("r0", Some("u"), tool_result("before-the-file")),
+        assistant("a", Some("r0"), "msg_a", tool_use("t1"), (1, 1)),
+        user(
+            "r1",
+            Some("a"),
+            json!([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+                                      {"type": "tool_result", "tool_use_id": "elsewhere", "content": "?"}]),
+        ),
+        user("r2", Some("r1"), tool_result("t1")),
+    ]));
+    let view = t.resume();
+    assert_eq!(
+        view.messages
+            .iter()
+            .map(|m| m.message.uuid.as_str())
+            .collect::<Vec<_>>(),
+        ["u", "a", "r1"]
+    );
+    assert_eq!(view.messages[2].message.content.blocks().len(), 1);
+    let got: Vec<_> = view.problems.iter().map(|p| (p.line, p.kind)).collect();
+    use ProblemKind::*;
+    assert_eq!(
+        got,
+        [
+            (2, OrphanToolResult),
+            (2, OrphanToolResult),
+            (4, OrphanToolResult),
+            (5, DuplicateToolResult),
+            (5, OrphanToolResult)
+        ]
+    );
+    view_is_legal(&t);
+    // The store keeps everything.
+    assert_eq!(t.messages.len(), 5);
+}
+
+/// Found by `any_record_graph_resumes_to_a_legal_view`: boundaries whose
+/// logical parents name each other made `eras` loop forever.
+#[test]
+fn boundaries_whose_logical_parents_loop_end_the_history() {
+    let t = import(&jsonl(&[
+        boundary("b1", "b2", json!({"trigger": "auto", "preTokens": 1})),
+        boundary("b2", "b1", json!({"trigger": "auto", "preTokens": 2})),
+    ]));
+    let eras: Vec<_> = t.eras().into_iter().map(|e| e.boundary).collect();
+    assert_eq!(eras, [Some(0), Some(1)]);
+    assert_eq!(t.resume().boundary.unwrap().uuid.as_str(), "b2");
+}
+
+#[test]
+fn a_last_line_without_newline_is_read_when_whole() {
+    let mut file = jsonl(&[user("u", None, json!("hi"))]);
+    file.extend_from_slice(
+        br#"{"type":"user","uuid":"v","parentUuid":"u","message":{"role":"user","content":"end"}}"#,
+    );
+    let t = import(&file);
+    assert!(t.problems.is_empty());
+    assert_eq!(uuids(&t), ["u", "v"]);
+}
