@@ -1,6 +1,8 @@
 //! `compaction`: the engine on the command line. JSON on stdout, errors on
 //! stderr, a non-zero exit status on failure.
 
+mod transcript;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -20,6 +22,12 @@ enum Command {
     /// Print the threshold lines (SPEC R1) for a model's window as JSON.
     #[command(allow_negative_numbers = true)]
     Thresholds(ThresholdArgs),
+    /// Read a Claude Code session file (.jsonl) and print what it holds:
+    /// records, messages, tool pairs, compact boundaries, versions, problems.
+    Inspect(transcript::SessionArgs),
+    /// Print the active view a resumed session would see (SPEC R11.2): the
+    /// last boundary's summary, the preserved messages, then what followed.
+    Resume(transcript::SessionArgs),
 }
 
 /// Flags of `compaction thresholds`; numbers are checked by the engine, so
@@ -71,6 +79,8 @@ fn run(cli: &Cli) -> Result<String, String> {
                 .map_err(|err| err.message_naming(flag))?;
             serde_json::to_string_pretty(&lines).map_err(|err| err.to_string())
         }
+        Command::Inspect(args) => transcript::inspect(args),
+        Command::Resume(args) => transcript::resume(args),
     }
 }
 
