@@ -27,6 +27,7 @@ pub mod groups;
 pub mod message;
 pub mod microcompact;
 pub mod reduction;
+pub mod scenarios;
 pub mod settings;
 pub mod snip;
 pub mod step;

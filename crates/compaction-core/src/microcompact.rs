@@ -330,6 +330,13 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
         let Content::Blocks(blocks) = &base.content else {
             continue;
         };
+        // Most messages answer none of `ids`: look before copying anything.
+        let answers_one = blocks.iter().any(
+            |b| matches!(b, Block::ToolResult { tool_use_id, .. } if ids.contains(tool_use_id.as_str())),
+        );
+        if !answers_one {
+            continue;
+        }
         let mut changed = Vec::new();
         let mut new_blocks = blocks.clone();
         for (i, block) in blocks.iter().enumerate() {

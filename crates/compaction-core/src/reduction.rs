@@ -5,7 +5,8 @@
 use crate::message::{Block, Content, Message, ToolResultContent};
 
 /// R2.2's numbers, all settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReductionSettings {
     /// Content longer than this many characters is reduced (default 4,000).
     pub max_chars: usize,

@@ -67,7 +67,8 @@ impl Default for MicrocompactSettings {
 }
 
 /// All of the engine's settings.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct EngineSettings {
     /// The lines (R1).
     pub thresholds: ThresholdSettings,

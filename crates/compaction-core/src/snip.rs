@@ -16,17 +16,26 @@ pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<Uui
     let before = view.count(system_tokens);
     let mut removed: Vec<Uuid> = Vec::new();
     let mut turns = 0;
-    while view.count(system_tokens).tokens > line {
-        let Some(range) = oldest_snippable_turn(view, pinned) else {
+    loop {
+        let count = view.count(system_tokens).tokens;
+        if count <= line {
             break;
-        };
-        removed.extend(
-            view.entries()[range.clone()]
-                .iter()
-                .map(|e| e.message.uuid.clone()),
-        );
-        view.remove(range);
-        turns += 1;
+        }
+        // The oldest turns whose tokens cover the excess, removed in one go;
+        // then recount, in case the estimate of the gain was off.
+        let batch = oldest_snippable_turns(view, pinned, count - line);
+        if batch.is_empty() {
+            break;
+        }
+        for range in &batch {
+            removed.extend(
+                view.entries()[range.clone()]
+                    .iter()
+                    .map(|e| e.message.uuid.clone()),
+            );
+        }
+        turns += batch.len();
+        view.remove_ranges(&batch);
     }
     let first = removed.first()?.clone();
     let pinned_note = if pinned.is_empty() {
@@ -56,32 +65,35 @@ pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<Uui
     })
 }
 
-/// The oldest turn that can go: not the last (in progress), holding no
-/// pinned message, and bounded by legal cuts on both sides (a turn whose end
-/// is not a legal cut runs on to the next one that is).
-fn oldest_snippable_turn(view: &View, pinned: &HashSet<Uuid>) -> Option<std::ops::Range<usize>> {
+/// The oldest turns that can go, in order, until their tokens reach
+/// `excess`: never the last turn (in progress), none holding a pinned
+/// message, each bounded by legal cuts (a turn whose end is not a legal cut
+/// runs on to the next one that is).
+fn oldest_snippable_turns(view: &View, pinned: &HashSet<Uuid>, excess: u64) -> Vec<std::ops::Range<usize>> {
     let seg = view.segmentation();
     let starts = seg.turn_starts();
-    let last = *starts.last()?;
+    let mut out = Vec::new();
+    let Some(&last) = starts.last() else {
+        return out;
+    };
+    let mut gained = 0;
     let mut i = 0;
-    while i + 1 < starts.len() {
+    while i + 1 < starts.len() && gained < excess {
         let start = starts[i];
-        // Extend to the next turn start that is a legal cut.
         let mut j = i + 1;
         while j < starts.len() && !seg.is_legal_cut(starts[j]) {
             j += 1;
         }
         let end = starts.get(j).copied().unwrap_or(view.len());
         if end > last || end >= view.len() {
-            return None;
+            break;
         }
-        let holds_pin = view.entries()[start..end]
-            .iter()
-            .any(|e| pinned.contains(&e.message.uuid));
-        if seg.is_legal_cut(start) && !holds_pin {
-            return Some(start..end);
+        let entries = &view.entries()[start..end];
+        if seg.is_legal_cut(start) && !entries.iter().any(|e| pinned.contains(&e.message.uuid)) {
+            gained += entries.iter().map(|e| e.tokens).sum::<u64>();
+            out.push(start..end);
         }
         i = j;
     }
-    None
+    out
 }

@@ -24,7 +24,8 @@ pub const MAX_TOKENS: u64 = (1 << 53) - 1;
 /// Validated settings for the threshold math. Build one with
 /// [`ThresholdSettings::for_window`] and the `with_*` methods, or convert
 /// untrusted numbers with [`RawThresholdSettings`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ThresholdSettings {
     /// The model's context window (R1.1).
     pub window: u64,

@@ -6,7 +6,8 @@ use serde::Serialize;
 use crate::message::{Block, Content, Message, ToolResultContent};
 
 /// How text becomes an estimated token count. Both numbers are settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Estimator {
     /// Characters (Unicode scalar values) per token; the estimate rounds up.
     /// Default 4 (SPEC "tokens").

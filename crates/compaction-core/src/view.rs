@@ -196,23 +196,40 @@ impl View {
     /// Removes a range of entries (whole turns: snip). The caller keeps
     /// tool pairs legal by removing only legal ranges.
     pub fn remove(&mut self, range: Range<usize>) {
-        let removed_tokens: u64 = self.entries[range.clone()].iter().map(|e| e.tokens).sum();
-        let removed_len = range.len();
-        let anchor = self.anchor;
-        self.entries.drain(range.clone());
+        self.remove_ranges(&[range]);
+    }
+
+    /// Removes several ascending, disjoint ranges at once, rebuilding the
+    /// bookkeeping once.
+    pub fn remove_ranges(&mut self, ranges: &[Range<usize>]) {
+        let mut anchor = self.anchor;
+        for range in ranges {
+            let tokens: u64 = self.entries[range.clone()].iter().map(|e| e.tokens).sum();
+            anchor = anchor.and_then(|mut a| {
+                if a.position >= range.end {
+                    a.prefix_estimate = a.prefix_estimate.saturating_sub(tokens);
+                    a.prefix_delta -= tokens as i64;
+                    Some(a)
+                } else if a.position < range.start {
+                    Some(a)
+                } else {
+                    None // the reporting message itself is gone: estimate instead
+                }
+            });
+        }
+        if let Some(a) = &mut anchor {
+            let before: usize = ranges
+                .iter()
+                .filter(|r| r.end <= a.position)
+                .map(|r| r.len())
+                .sum();
+            a.position -= before;
+        }
+        for range in ranges.iter().rev() {
+            self.entries.drain(range.clone());
+        }
         self.rebuild();
-        self.anchor = anchor.and_then(|mut a| {
-            if a.position >= range.end {
-                a.position -= removed_len;
-                a.prefix_estimate = a.prefix_estimate.saturating_sub(removed_tokens);
-                a.prefix_delta -= removed_tokens as i64;
-                Some(a)
-            } else if a.position < range.start {
-                Some(a)
-            } else {
-                None // the reporting message itself is gone: estimate instead
-            }
-        });
+        self.anchor = anchor;
     }
 
     /// Replaces every entry (a compaction's new view). Usage-based counting
@@ -242,16 +259,20 @@ impl View {
 
     /// The count held against the lines (R1.6): the last reported usage,
     /// corrected by what the view has freed before it since, plus an
-    /// estimate of everything from that request's reply on; only with no
-    /// usage at all is the whole view estimated (plus `system_tokens`, the
-    /// system prompt and tool definitions the host sends).
+    /// estimate of everything from that request's reply on, and never less
+    /// than the view's own estimate; only with no usage at all is the whole
+    /// view estimated (plus `system_tokens`, the system prompt and tool
+    /// definitions the host sends).
     pub fn count(&self, system_tokens: u64) -> TokenFigure {
         match self.anchor {
             Some(a) => {
                 let since = self.estimate.saturating_sub(a.prefix_estimate);
                 let reported = a.reported.saturating_add_signed(a.prefix_delta);
+                // Freeing that happened before the usage was reported (a
+                // replayed history whose server had already cleared) must
+                // not be subtracted twice: the view's own estimate is a floor.
                 TokenFigure {
-                    tokens: reported + since,
+                    tokens: (reported + since).max(self.estimate),
                     basis: Basis::ReportedPlusEstimate,
                 }
             }

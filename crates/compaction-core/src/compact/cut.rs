@@ -24,7 +24,9 @@ pub fn preserve_groups(view: &View, groups: usize) -> Option<Prefix> {
 }
 
 /// Auto regime: preserve the last `turns` turns (at least the turn in
-/// progress). `None` when that leaves nothing to summarise.
+/// progress). When the kept turns are the whole view (one long turn), fall
+/// back to preserving the last legal group, so a turn too big for the
+/// window can still be compacted. `None` when nothing is left to summarise.
 pub fn preserve_turns(view: &View, turns: usize) -> Option<Prefix> {
     let starts = view.segmentation().turn_starts();
     let keep = turns.max(1);
@@ -42,7 +44,10 @@ pub fn preserve_turns(view: &View, turns: usize) -> Option<Prefix> {
         .copied()
         .find(|&g| g <= end)
         .unwrap_or(0);
-    (end > 0).then_some(0..end)
+    if end > 0 {
+        return Some(0..end);
+    }
+    preserve_groups(view, 1)
 }
 
 /// Manual regime retry: preserve more tail groups until the prefix shrinks

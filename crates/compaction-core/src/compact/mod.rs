@@ -68,7 +68,36 @@ impl Engine {
     /// Manual `/compact [instructions]` (R3.2): straight to Tier 4,
     /// skipping tiers 1–3. Never refused by a breaker (R10.3).
     pub fn compact(&mut self, options: CompactOptions) -> (Vec<Step>, Progress) {
-        self.start(Trigger::Manual, false, options)
+        let started = self.start(Trigger::Manual, false, options);
+        relabel(started, Tier::Compact)
+    }
+
+    /// Continues the run with the host's answer to a [`SummaryRequest`].
+    pub fn answer_summary(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+        let tier = self.run_tier();
+        self.summary_answered(id, answer).map(|r| relabel(r, tier))
+    }
+
+    /// Writes the summary with the offline summariser and continues, as if
+    /// the model had answered (the sandbox, the CLI, tests).
+    pub fn answer_offline(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
+        let tier = self.run_tier();
+        self.offline_answered(id).map(|r| relabel(r, tier))
+    }
+
+    /// Continues the run with the host's answers to a [`FileRequest`].
+    pub fn answer_files(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
+        let tier = self.run_tier();
+        self.files_answered(id, answers).map(|r| relabel(r, tier))
+    }
+
+    /// The tier the run in progress reports its steps under.
+    fn run_tier(&self) -> Tier {
+        if self.run.as_ref().is_some_and(|r| r.reactive) {
+            Tier::Reactive
+        } else {
+            Tier::Compact
+        }
     }
 
     /// The run in progress asks for this, if anything.
@@ -220,8 +249,7 @@ impl Engine {
         (steps, Progress::NeedsSummary { request })
     }
 
-    /// Continues the run with the host's answer to a [`SummaryRequest`].
-    pub fn answer_summary(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+    fn summary_answered(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
         let mut run = self.take_run(Pending::Summary(id))?;
         let mut steps = Vec::new();
         let text = match answer {
@@ -280,9 +308,7 @@ impl Engine {
         Ok(self.with_reply(run, steps, &text))
     }
 
-    /// Writes the summary with the offline summariser and continues, as if
-    /// the model had answered (the sandbox, the CLI, tests).
-    pub fn answer_offline(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
+    fn offline_answered(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
         let run = self.take_run(Pending::Summary(id))?;
         let text = offline_summary(&self.prefix_messages(&run), &run.options);
         let step = self.step(
@@ -298,8 +324,7 @@ impl Engine {
         Ok(self.with_reply(run, vec![step], &text))
     }
 
-    /// Continues the run with the host's answers to a [`FileRequest`].
-    pub fn answer_files(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
+    fn files_answered(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
         let run = self.take_run(Pending::Files(id))?;
         Ok(self.finish(run, Vec::new(), answers))
     }
@@ -632,4 +657,36 @@ impl Engine {
             reason,
         }
     }
+}
+
+/// Reports a reactive run's steps under Tier 5 (R8), and a failure as a
+/// step of its own (R7.10).
+pub(crate) fn relabel((mut steps, progress): (Vec<Step>, Progress), tier: Tier) -> (Vec<Step>, Progress) {
+    if let Progress::Failed { reason } = &progress {
+        let count = steps
+            .last()
+            .map(|s| s.count_after)
+            .unwrap_or(crate::tokens::TokenFigure::estimated(0));
+        steps.push(Step {
+            tier,
+            rule: "R7.10",
+            owner: Owner::Client,
+            evidence: EVIDENCE_FINALIZE,
+            count_before: count,
+            count_after: count,
+            messages: Vec::new(),
+            blocks: Vec::new(),
+            cache: CacheEffect::Intact,
+            model_calls: 0,
+            reason: format!(
+                "compaction failed ({reason}): the old view stays in force, no boundary is written"
+            ),
+        });
+    }
+    for step in &mut steps {
+        if step.tier == Tier::Compact {
+            step.tier = tier;
+        }
+    }
+    (steps, progress)
 }

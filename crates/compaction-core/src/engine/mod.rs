@@ -289,10 +289,38 @@ impl Engine {
         {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
-                let (more, progress) = self.start(Trigger::Auto, false, CompactOptions::default());
+                let started = self.start(Trigger::Auto, false, CompactOptions::default());
+                let (more, progress) = crate::compact::relabel(started, Tier::Compact);
                 steps.extend(more);
                 compaction = Some(progress);
             }
+        }
+        if let (Some(open), true) = (self.breakers.open(), self.count().tokens > self.lines.compact) {
+            let count = self.count();
+            let (rule, why) = match open {
+                Open::Failures => ("R10.1", "consecutive automatic compactions failed"),
+                Open::RapidRefill => (
+                    "R10.2",
+                    "the context refilled right after compacting, three times in a row",
+                ),
+            };
+            steps.push(Step {
+                tier: Tier::Compact,
+                rule,
+                owner: Owner::Client,
+                evidence: Evidence::SourceLocation {
+                    location: "cli.readable.js 232845-232876",
+                },
+                count_before: count,
+                count_after: count,
+                messages: Vec::new(),
+                blocks: Vec::new(),
+                cache: CacheEffect::Intact,
+                model_calls: 0,
+                reason: format!(
+                    "automatic compaction is off for this session ({why}): /compact still works (R10.3)"
+                ),
+            });
         }
         let count = self.count();
         let mut status = self.status(count);
@@ -340,11 +368,8 @@ impl Engine {
         }
         self.reactive_turn = Some(self.prompts);
         self.run = None;
-        let (mut steps, progress) = self.start(Trigger::Auto, true, CompactOptions::default());
-        for step in &mut steps {
-            step.tier = Tier::Reactive;
-        }
-        (steps, progress)
+        let started = self.start(Trigger::Auto, true, CompactOptions::default());
+        crate::compact::relabel(started, Tier::Reactive)
     }
 
     /// Pins a store message (extension): it is never snipped, its tool
