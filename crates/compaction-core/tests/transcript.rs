@@ -239,6 +239,9 @@ fn spotter_merges_split_responses_and_recovers_a_parallel_result() {
         .map(|b| b.kind().to_owned())
         .collect();
     assert_eq!(kinds, ["text", "thinking", "tool_use", "tool_use"]);
+    // Envelope fields are kept for export; the UI's `toolUseResult` is not.
+    assert!(t.messages.iter().all(|m| m.extra.contains_key("cwd")));
+    assert!(t.messages.iter().all(|m| !m.extra.contains_key("toolUseResult")));
     // Line 1130 answers a parallel call from a side branch: it is in the view.
     assert!(t.resume().messages.iter().any(|m| m.line == 1130));
     // Full history: the era before the boundary continues from line 753.

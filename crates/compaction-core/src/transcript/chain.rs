@@ -3,6 +3,7 @@
 //! across compact boundaries, around preserved messages, and past parallel
 //! tool calls (see the module docs of `transcript` for the rules).
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 
 use super::model::{Boundary, Era, ImportedMessage};
@@ -67,7 +68,8 @@ pub(crate) struct Graph {
 }
 
 impl Graph {
-    /// Adds a node; `false` (and nothing added) if the uuid is taken.
+    /// Adds a node; if the uuid is taken, nothing is added and the line of
+    /// the first record with it is returned.
     pub fn add(
         &mut self,
         uuid: Uuid,
@@ -75,10 +77,7 @@ impl Graph {
         line: u32,
         kind: NodeKind,
         sidechain: bool,
-    ) -> bool {
-        if self.index.contains_key(&uuid) {
-            return false;
-        }
+    ) -> Result<(), u32> {
         let link = match parent {
             None => Link::Root,
             Some(p) => match self.index.get(&p) {
@@ -86,23 +85,30 @@ impl Graph {
                 None => Link::Pending(p),
             },
         };
-        self.index.insert(uuid.clone(), self.nodes.len());
-        self.nodes.push(Node {
-            uuid,
-            line,
-            kind,
-            sidechain,
-            link,
-        });
-        true
+        let at = self.nodes.len();
+        match self.index.entry(uuid) {
+            Entry::Occupied(first) => Err(self.nodes.get(*first.get()).map_or(0, |n| n.line)),
+            Entry::Vacant(slot) => {
+                let uuid = slot.key().clone();
+                slot.insert(at);
+                self.nodes.push(Node {
+                    uuid,
+                    line,
+                    kind,
+                    sidechain,
+                    link,
+                });
+                Ok(())
+            }
+        }
     }
 
-    /// The line of the record that first had this uuid.
-    pub fn line_of(&self, uuid: &Uuid) -> Option<u32> {
-        self.index
-            .get(uuid)
-            .and_then(|&i| self.nodes.get(i))
-            .map(|n| n.line)
+    /// The message a uuid belongs to (its own or a merged line's).
+    pub fn message_index(&self, uuid: &Uuid) -> Option<usize> {
+        match self.nodes.get(*self.index.get(uuid)?)?.kind {
+            NodeKind::Message(m) => Some(m),
+            _ => None,
+        }
     }
 
     /// The nearest main (non-sidechain) node before node `at`: where a walk
@@ -116,7 +122,6 @@ impl Graph {
     pub fn resolve(
         &mut self,
         messages: &[ImportedMessage],
-        message_at: &HashMap<Uuid, usize>,
         boundaries: &mut [Boundary],
         problems: &mut Vec<Problem>,
     ) {
@@ -156,7 +161,7 @@ impl Graph {
                 node.link = link;
             }
         }
-        self.resolve_boundaries(messages, message_at, boundaries, problems);
+        self.resolve_boundaries(messages, boundaries, problems);
         self.leaf = self
             .nodes
             .iter()
@@ -166,7 +171,6 @@ impl Graph {
     fn resolve_boundaries(
         &mut self,
         messages: &[ImportedMessage],
-        message_at: &HashMap<Uuid, usize>,
         boundaries: &mut [Boundary],
         problems: &mut Vec<Problem>,
     ) {
@@ -253,7 +257,7 @@ impl Graph {
                 }
                 (None, None) => fallback(),
             });
-            preserved.push(self.preserved_of(boundary, messages, message_at, problems));
+            preserved.push(self.preserved_of(boundary, messages, problems));
         }
         let mut preserved_by: HashMap<usize, Vec<usize>> = HashMap::new();
         for (b, list) in preserved.iter().enumerate() {
@@ -274,7 +278,6 @@ impl Graph {
         &self,
         boundary: &Boundary,
         messages: &[ImportedMessage],
-        message_at: &HashMap<Uuid, usize>,
         problems: &mut Vec<Problem>,
     ) -> Vec<usize> {
         let Some(meta) = &boundary.metadata else {
@@ -286,8 +289,8 @@ impl Graph {
         };
         if let Some(list) = &meta.preserved_messages {
             for uuid in &list.uuids {
-                match message_at.get(uuid) {
-                    Some(&m) if !out.contains(&m) => out.push(m),
+                match self.message_index(uuid) {
+                    Some(m) if !out.contains(&m) => out.push(m),
                     Some(_) => {}
                     None => dangling(format!(
                         "`preservedMessages` uuid {uuid} names no message in the file"

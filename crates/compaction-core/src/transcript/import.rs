@@ -1,13 +1,15 @@
 //! The streaming importer: bytes in, in chunks of any size; lines split,
 //! parsed and folded into the kept model one at a time.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
 use super::chain::NodeKind;
 use super::model::{Boundary, ImportedMessage, Transcript};
-use super::record::{classify, node_of, short, type_label, BoundaryLine, Envelope, MessageLine, Record};
+use super::record::{
+    classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, MessageLine, Record,
+};
 use super::{Problem, ProblemKind};
 use crate::message::{Block, Content, Message, Role, Usage, Uuid};
 use crate::time::Timestamp;
@@ -27,8 +29,32 @@ pub struct Importer {
     /// The last assistant line without a `message.id` (normalized exports
     /// drop it): its message and uuid, to merge the next line chained to it.
     last_without_id: Option<(usize, Uuid)>,
-    versions: HashSet<String>,
-    sessions: HashSet<String>,
+    versions: Seen,
+    sessions: Seen,
+}
+
+/// Values of one string field seen so far; the last one is checked first,
+/// since consecutive records nearly always repeat it.
+#[derive(Debug, Default)]
+struct Seen {
+    last: String,
+    all: HashSet<String>,
+}
+
+impl Seen {
+    /// Adds a new value to `list`, in order of first appearance.
+    fn note(&mut self, value: Option<&Value>, list: &mut Vec<String>) {
+        let Some(value) = value.and_then(Value::as_str) else {
+            return;
+        };
+        if value == self.last {
+            return;
+        }
+        value.clone_into(&mut self.last);
+        if self.all.insert(value.to_owned()) {
+            list.push(value.to_owned());
+        }
+    }
 }
 
 impl Importer {
@@ -47,7 +73,7 @@ impl Importer {
         self.bytes = self.bytes.saturating_add(chunk.len() as u64);
         let mut rest = chunk;
         if !self.carry.is_empty() {
-            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+            let Some(end) = find_newline(rest) else {
                 self.carry.extend_from_slice(rest);
                 return;
             };
@@ -58,7 +84,7 @@ impl Importer {
             self.carry.clear();
             rest = &rest[end + 1..];
         }
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(end) = find_newline(rest) {
             self.line(&rest[..end], true);
             rest = &rest[end + 1..];
         }
@@ -75,13 +101,12 @@ impl Importer {
         let mut t = self.transcript;
         let Transcript {
             messages,
-            message_at,
             boundaries,
             problems,
             graph,
             ..
         } = &mut t;
-        graph.resolve(messages, message_at, boundaries, problems);
+        graph.resolve(messages, boundaries, problems);
         orphan_problems(messages, problems);
         problems.sort_by_key(|p| p.line);
         t
@@ -104,14 +129,16 @@ impl Importer {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let value: Value = match serde_json::from_slice(raw) {
-            Ok(value) => value,
+        let map = match serde_json::from_slice::<LineMap>(raw) {
+            Ok(LineMap(map)) => map,
             Err(err) => {
                 let (kind, what) = if !terminated {
                     (
                         ProblemKind::TruncatedLine,
                         "the last line has no newline and does not parse",
                     )
+                } else if err.is_data() {
+                    (ProblemKind::MalformedJson, "a record must be a json object")
                 } else if std::str::from_utf8(raw).is_err() {
                     (ProblemKind::InvalidUtf8, "the line is not utf-8")
                 } else {
@@ -121,32 +148,23 @@ impl Importer {
                 return;
             }
         };
-        let Value::Object(map) = value else {
-            self.problem(
-                line,
-                ProblemKind::MalformedJson,
-                format!("a record must be a json object, got {}", short(&value)),
-            );
-            return;
-        };
-        self.record(line, map);
+        self.record(line, map, raw);
     }
 
-    fn record(&mut self, line: u32, map: Map<String, Value>) {
+    /// One record; `raw` is its line, read again only to keep an invalid
+    /// record verbatim.
+    fn record(&mut self, line: u32, map: Map<String, Value>, raw: &[u8]) {
         let counts = &mut self.transcript.counts;
         counts.records = counts.records.saturating_add(1);
         let first = counts.records == 1;
-        *counts.record_types.entry(type_label(&map)).or_default() += 1;
+        count_type(&mut counts.record_types, &map);
         if map.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             counts.sidechain_records = counts.sidechain_records.saturating_add(1);
         }
-        note(&map, "version", &mut self.versions, &mut self.transcript.versions);
-        note(
-            &map,
-            "sessionId",
-            &mut self.sessions,
-            &mut self.transcript.sessions,
-        );
+        self.versions
+            .note(map.get("version"), &mut self.transcript.versions);
+        self.sessions
+            .note(map.get("sessionId"), &mut self.transcript.sessions);
         match classify(map, first) {
             Ok(Record::Message(m)) if m.envelope.sidechain => self.sidechain(line, m.envelope),
             Ok(Record::Message(m)) => self.message(line, m),
@@ -176,8 +194,10 @@ impl Importer {
                 }
                 self.transcript.unknown_records.push((line, value));
             }
-            Err((why, value)) => {
+            Err((why, taken)) => {
                 self.problem(line, ProblemKind::InvalidRecord, format!("{why}; kept verbatim"));
+                // Fields were taken out while reading it: read it again whole.
+                let value = serde_json::from_slice(raw).unwrap_or(taken);
                 if let Some(n) = node_of(&value) {
                     let sidechain = n.envelope.sidechain;
                     self.node(line, n.envelope, NodeKind::Other, sidechain);
@@ -189,16 +209,16 @@ impl Importer {
 
     /// Adds a graph node; reports and refuses a uuid seen before.
     fn node(&mut self, line: u32, envelope: Envelope, kind: NodeKind, sidechain: bool) -> bool {
-        let graph = &mut self.transcript.graph;
-        if let Some(first) = graph.line_of(&envelope.uuid) {
-            let detail = format!(
-                "`uuid` = {} was first seen on line {first}; this copy is not kept",
-                envelope.uuid
-            );
+        let uuid = envelope.uuid.clone();
+        let added = self
+            .transcript
+            .graph
+            .add(envelope.uuid, envelope.parent, line, kind, sidechain);
+        if let Err(first) = added {
+            let detail = format!("`uuid` = {uuid} was first seen on line {first}; this copy is not kept");
             self.problem(line, ProblemKind::DuplicateUuid, detail);
-            return false;
         }
-        graph.add(envelope.uuid, envelope.parent, line, kind, sidechain)
+        added.is_ok()
     }
 
     fn sidechain(&mut self, line: u32, envelope: Envelope) {
@@ -238,7 +258,7 @@ impl Importer {
         }
         let timestamp = self.timestamp(line, timestamp.as_deref());
         let t = &mut self.transcript;
-        t.message_at.insert(uuid.clone(), at);
+
         if m.role == Role::Assistant && m.message_id.is_none() {
             self.last_without_id = Some((at, uuid.clone()));
         }
@@ -302,14 +322,42 @@ impl Importer {
     }
 }
 
-/// Records a string field's value once, in order of first appearance.
-fn note(map: &Map<String, Value>, key: &str, seen: &mut HashSet<String>, list: &mut Vec<String>) {
-    if let Some(value) = map.get(key).and_then(Value::as_str) {
-        if !seen.contains(value) {
-            seen.insert(value.to_owned());
-            list.push(value.to_owned());
-        }
+/// Counts a record under its `type` (`system/<subtype>` for system
+/// records), allocating only for a type not seen before.
+fn count_type(counts: &mut BTreeMap<String, u32>, map: &Map<String, Value>) {
+    let kind = match map.get("type").and_then(Value::as_str) {
+        Some("system") | None => None,
+        Some(kind) => Some(kind),
+    };
+    match kind.and_then(|k| counts.get_mut(k)) {
+        Some(n) => *n = n.saturating_add(1),
+        None => *counts.entry(type_label(map)).or_default() += 1,
     }
+}
+
+/// The first `\n` in `bytes`, eight bytes at a time.
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ NEWLINES;
+        // The lowest set high bit marks the first zero byte of `x`.
+        let found = x.wrapping_sub(ONES) & !x & HIGHS;
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| at + p)
 }
 
 /// The prompt-plus-output total ccusage compares snapshots by.
@@ -385,6 +433,33 @@ fn orphan_problems(messages: &[ImportedMessage], problems: &mut Vec<Problem>) {
                     m.message.uuid
                 ),
             ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::find_newline;
+
+    #[test]
+    fn find_newline_agrees_with_a_byte_scan() {
+        // Bytes next to `\n` in value (0x09, 0x0b, 0x8a) and high bytes
+        // that a carry could confuse.
+        let fillers = [b'a', 0x09, 0x0b, 0x8a, 0xff, 0x00, 0x80];
+        for len in 0..40 {
+            for filler in fillers {
+                for at in (0..len).map(Some).chain([None]) {
+                    let mut bytes = vec![filler; len];
+                    if let Some(at) = at {
+                        bytes[at] = b'\n';
+                        if at + 1 < len {
+                            bytes[at + 1] = b'\n';
+                        }
+                    }
+                    let expected = bytes.iter().position(|&b| b == b'\n');
+                    assert_eq!(find_newline(&bytes), expected, "{bytes:?}");
+                }
+            }
         }
     }
 }

@@ -46,6 +46,18 @@
 //! - **Sidechains** (v1.0 inline subagent records, `isSidechain: true`) are
 //!   counted and kept as graph nodes, but their content is not kept: they
 //!   never reach the main model context.
+//! - **What is kept**: every field of a message line except `toolUseResult`
+//!   (the UI's structured copy of a tool's output — for Edit the whole
+//!   original file — which never reaches the model and is often the largest
+//!   part of a file); records of unknown type whole. Of `progress`,
+//!   `attachment` and uuid-less metadata (`file-history-snapshot`,
+//!   `queue-operation`, titles…) only the envelope is read and the type
+//!   counted: their payload is skipped while parsing, never built.
+//!   Non-boundary `system` records are kept as graph nodes only.
+//! - **Synthetic messages** (`model: "<synthetic>"`, `isApiErrorMessage`)
+//!   are kept in the view, flagged, without usage: no request produced them.
+//! - **Blank lines** carry nothing and are skipped without a problem; a last
+//!   line without a newline is read normally when it parses.
 
 mod chain;
 mod import;

@@ -258,8 +258,6 @@ pub struct Transcript {
     pub sessions: Vec<String>,
     pub(crate) counts: Counts,
     pub(crate) graph: Graph,
-    /// Message index by any of its line uuids.
-    pub(crate) message_at: HashMap<Uuid, usize>,
 }
 
 /// Plain counters gathered while reading.
@@ -274,7 +272,7 @@ pub(crate) struct Counts {
 impl Transcript {
     /// The message with this uuid (its own or a merged line's).
     pub fn message(&self, uuid: &Uuid) -> Option<&ImportedMessage> {
-        self.message_at.get(uuid).and_then(|&i| self.messages.get(i))
+        self.graph.message_index(uuid).and_then(|i| self.messages.get(i))
     }
 
     /// The uuid of the record the chain is walked from (see the module

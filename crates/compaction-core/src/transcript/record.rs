@@ -2,6 +2,9 @@
 //! boundary, another chain record, uuid-less metadata, or something unknown
 //! (kept verbatim). Pure functions of one JSON object.
 
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::model::{CompactMetadata, PreservedMessages, PreservedSegment};
@@ -26,6 +29,65 @@ const METADATA_TYPES: &[&str] = &[
 /// Chain record types (they have a uuid) that are not messages, besides
 /// `system`.
 const NODE_TYPES: &[&str] = &["progress", "attachment"];
+
+/// Top-level keys read even from a record whose payload is only counted.
+const ENVELOPE_KEYS: &[&str] = &[
+    "type",
+    "_type",
+    "subtype",
+    "uuid",
+    "parentUuid",
+    "isSidechain",
+    "version",
+    "sessionId",
+];
+
+/// Record types whose payload the importer does not keep: only their
+/// envelope is read (their `data`, `snapshot`… are skipped, not built).
+const COUNT_ONLY_TYPES: &[&str] = &["progress", "attachment", "summary"];
+
+/// One line's top-level object, read in one pass without building what the
+/// importer would throw away: `toolUseResult` (the UI's structured copy of
+/// a tool's output, never sent to the model) and the payload of count-only
+/// records (`progress` data, file-history snapshots…, once their `type` is
+/// known) are skipped. Everything else is kept as JSON.
+pub(crate) struct LineMap(pub Map<String, Value>);
+
+impl<'de> Deserialize<'de> for LineMap {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(LineVisitor)
+    }
+}
+
+struct LineVisitor;
+
+impl<'de> Visitor<'de> for LineVisitor {
+    type Value = LineMap;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a json object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<LineMap, A::Error> {
+        let mut map = Map::new();
+        let mut count_only = false;
+        while let Some(key) = access.next_key::<String>()? {
+            let skip = key == "toolUseResult" || (count_only && !ENVELOPE_KEYS.contains(&key.as_str()));
+            if skip {
+                access.next_value::<IgnoredAny>()?;
+                continue;
+            }
+            let value: Value = access.next_value()?;
+            if key == "type" {
+                count_only = value
+                    .as_str()
+                    .is_some_and(|t| COUNT_ONLY_TYPES.contains(&t) || METADATA_TYPES.contains(&t));
+            }
+            map.insert(key, value);
+        }
+        Ok(LineMap(map))
+    }
+}
 
 /// What one parsed line is.
 pub(crate) enum Record {
@@ -219,41 +281,36 @@ fn message(mut map: Map<String, Value>, kind: &str) -> Result<Record, (Invalid, 
     } else {
         Role::Assistant
     };
-    // Validate before taking anything out, so an invalid record is kept whole.
-    let Some(Value::Object(payload)) = map.get("message") else {
-        let why = match map.get("message") {
-            None => "missing `message`".to_owned(),
-            Some(other) => format!("`message` must be an object, got {}", short(other)),
-        };
-        return Err((why, map));
+    // Fields are taken out as they are read; on an error the caller keeps
+    // the line verbatim by reading it again.
+    let mut message_extra = match map.remove("message") {
+        Some(Value::Object(payload)) => payload,
+        Some(other) => {
+            let why = format!("`message` must be an object, got {}", short(&other));
+            return Err((why, map));
+        }
+        None => return Err(("missing `message`".to_owned(), map)),
     };
-    if !matches!(payload.get("content"), Some(Value::String(_) | Value::Array(_))) {
-        let why = match payload.get("content") {
-            None => "`message` has no `content`".to_owned(),
-            Some(other) => format!(
+    let content = match message_extra.remove("content") {
+        Some(content @ (Value::String(_) | Value::Array(_))) => {
+            match serde_json::from_value::<Content>(content) {
+                Ok(content) => content,
+                Err(err) => return Err((format!("`message.content`: {err}"), map)),
+            }
+        }
+        Some(other) => {
+            let why = format!(
                 "`message.content` must be a string or a list, got {}",
-                short(other)
-            ),
-        };
-        return Err((why, map));
-    }
-    let content = match payload
-        .get("content")
-        .map(|c| serde_json::from_value::<Content>(c.clone()))
-    {
-        Some(Ok(content)) => content,
-        Some(Err(err)) => return Err((format!("`message.content`: {err}"), map)),
+                short(&other)
+            );
+            return Err((why, map));
+        }
         None => return Err(("`message` has no `content`".to_owned(), map)),
     };
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
         Err(why) => return Err((why, map)),
     };
-    let mut message_extra = match map.remove("message") {
-        Some(Value::Object(payload)) => payload,
-        _ => Map::new(),
-    };
-    message_extra.remove("content");
     message_extra.remove("role");
     let message_id = message_extra.get("id").and_then(Value::as_str).map(str::to_owned);
     let synthetic = message_extra.get("model").and_then(Value::as_str) == Some("<synthetic>");
@@ -270,7 +327,14 @@ fn message(mut map: Map<String, Value>, kind: &str) -> Result<Record, (Invalid, 
         content,
         usage,
         message_id,
-        request_id: map.get("requestId").and_then(Value::as_str).map(str::to_owned),
+        request_id: match map.remove("requestId") {
+            Some(Value::String(id)) => Some(id),
+            Some(other) => {
+                map.insert("requestId".to_owned(), other);
+                None
+            }
+            None => None,
+        },
         is_meta: flag(&mut map, "isMeta"),
         is_compact_summary: flag(&mut map, "isCompactSummary"),
         is_api_error_message,
