@@ -1,6 +1,7 @@
 //! `compaction`: the engine on the command line. JSON on stdout, errors on
 //! stderr, a non-zero exit status on failure.
 
+mod session;
 mod transcript;
 
 use std::process::ExitCode;
@@ -28,6 +29,19 @@ enum Command {
     /// Print the active view a resumed session would see (SPEC R11.2): the
     /// last boundary's summary, the preserved messages, then what followed.
     Resume(transcript::SessionArgs),
+    /// Plan the cascade before the next call on an API-shaped history
+    /// `{system, messages}`, changing nothing: `{steps, view, requests, breakdown}`.
+    Plan(session::PlanArgs),
+    /// Run a manual /compact on an API-shaped history with the offline
+    /// summariser: `{steps, view, boundary}`.
+    Compact(session::CompactArgs),
+    /// What SPEC R7.4 makes of a model's summary reply: `{text}`.
+    ParseSummary {
+        /// A file holding the model's reply.
+        file: std::path::PathBuf,
+    },
+    /// List the presets and their settings.
+    Presets,
 }
 
 /// Flags of `compaction thresholds`; numbers are checked by the engine, so
@@ -81,7 +95,15 @@ fn run(cli: &Cli) -> Result<String, String> {
         }
         Command::Inspect(args) => transcript::inspect(args),
         Command::Resume(args) => transcript::resume(args),
+        Command::Plan(args) => pretty(&session::plan(args)?),
+        Command::Compact(args) => pretty(&session::compact(args)?),
+        Command::ParseSummary { file } => pretty(&session::parse(file)?),
+        Command::Presets => pretty(&session::presets()),
     }
+}
+
+fn pretty(value: &serde_json::Value) -> Result<String, String> {
+    serde_json::to_string_pretty(value).map_err(|err| err.to_string())
 }
 
 fn main() -> ExitCode {

@@ -1,0 +1,207 @@
+//! `compaction plan`, `compact`, `parse-summary` and `presets`: the engine
+//! over an API-shaped history, `{system, messages}` as the Messages API
+//! takes them, where each message may also carry `uuid`, `timestamp` and
+//! `usage` (uuids are derived deterministically when absent).
+
+use std::path::{Path, PathBuf};
+
+use compaction_core::compact::boundary::derived_uuid;
+use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
+use compaction_core::engine::{Decision, Engine};
+use compaction_core::message::Message;
+use compaction_core::settings::{EngineSettings, Preset};
+use compaction_core::summary::parse_summary;
+use compaction_core::thresholds::whole_tokens;
+use compaction_core::time::Timestamp;
+use compaction_core::Setting;
+use serde_json::{json, Value};
+
+/// Settings flags shared by `plan` and `compact`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SessionArgs {
+    /// The history: a JSON file `{system?, messages}`.
+    #[arg(long, value_name = "FILE.json")]
+    pub messages: PathBuf,
+    /// The model's context window, in tokens.
+    #[arg(long, value_name = "TOKENS", default_value_t = 200_000.0)]
+    pub window: f64,
+    /// The model's maximum output tokens.
+    #[arg(long, value_name = "TOKENS")]
+    pub max_output: Option<f64>,
+    /// A named preset (`compaction presets` lists them).
+    #[arg(long, value_name = "NAME", default_value = "seed")]
+    pub preset: String,
+}
+
+/// Flags of `compaction plan`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// "Now", for the idle-time rules (RFC 3339); without it no idle gap is seen.
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+}
+
+/// Flags of `compaction compact`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CompactArgs {
+    #[command(flatten)]
+    pub session: SessionArgs,
+    /// `/compact` instructions for the summary.
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+}
+
+/// The engine's settings from the flags.
+pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
+    let preset = Preset::from_name(&args.preset).ok_or_else(|| {
+        let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+        format!(
+            "unknown --preset `{}`; presets: {}",
+            args.preset,
+            names.join(", ")
+        )
+    })?;
+    let window = whole_tokens(Setting::Window, args.window).map_err(|e| e.message_naming(crate::flag))?;
+    let mut settings = preset.settings(window);
+    if let Some(max_output) = args.max_output {
+        settings.thresholds.max_output_tokens = Some(
+            whole_tokens(Setting::MaxOutputTokens, max_output).map_err(|e| e.message_naming(crate::flag))?,
+        );
+    }
+    Ok(settings)
+}
+
+/// Reads `{system?, messages}` into a fresh engine.
+pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let input: Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
+    match input.get("system") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => engine.set_system(s),
+        Some(Value::Array(blocks)) => {
+            let text: Vec<&str> = blocks
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            engine.set_system(&text.join("\n"));
+        }
+        Some(other) => {
+            return Err(format!(
+                "`system` must be a string or a list of text blocks, got {other}"
+            ))
+        }
+    }
+    let Some(Value::Array(messages)) = input.get("messages") else {
+        return Err(format!("{}: `messages` must be a list", path.display()));
+    };
+    for (i, raw) in messages.iter().enumerate() {
+        let mut raw = raw.clone();
+        if let Value::Object(map) = &mut raw {
+            map.entry("uuid")
+                .or_insert_with(|| Value::String(derived_uuid(&format!("message {i}")).0));
+        }
+        let message: Message = serde_json::from_value(raw).map_err(|e| format!("messages[{i}]: {e}"))?;
+        engine
+            .append(message)
+            .map_err(|e| format!("messages[{i}]: {e}"))?;
+    }
+    Ok(engine)
+}
+
+/// `compaction plan`: what the cascade would do before the next call,
+/// changing nothing, up to the first step that needs a model answer.
+pub fn plan(args: &PlanArgs) -> Result<Value, String> {
+    let engine = load(&args.session.messages, settings(&args.session)?)?;
+    let now = match &args.now {
+        Some(text) => {
+            Some(Timestamp::parse(text).ok_or_else(|| format!("invalid --now `{text}`: not RFC 3339"))?)
+        }
+        None => None,
+    };
+    let mut probe = engine.clone();
+    let decision = probe.before_call(now.as_ref());
+    Ok(json!({
+        "steps": decision.steps,
+        "view": probe.view().sent_messages().collect::<Vec<_>>(),
+        "requests": requests(&decision),
+        "status": decision.status,
+        "count": decision.count,
+        "lines": decision.lines,
+        "contextManagement": decision.context_management,
+        "breakdown": probe.breakdown(),
+    }))
+}
+
+fn requests(d: &Decision) -> Vec<&SummaryRequest> {
+    let compaction = match &d.compaction {
+        Some(Progress::NeedsSummary { request }) => Some(request),
+        _ => None,
+    };
+    compaction
+        .into_iter()
+        .chain(&d.collapse)
+        .chain(&d.precompute)
+        .collect()
+}
+
+/// `compaction compact`: a manual compaction, summarised offline; the files
+/// it restores are read from disk relative to the working directory.
+pub fn compact(args: &CompactArgs) -> Result<Value, String> {
+    let mut engine = load(&args.session.messages, settings(&args.session)?)?;
+    let (mut steps, mut progress) = engine.compact(CompactOptions {
+        instructions: args.instructions.clone(),
+        ..CompactOptions::default()
+    });
+    loop {
+        let (more, next) = match progress {
+            Progress::NeedsSummary { request } => engine.answer_offline(request.id),
+            Progress::NeedsFiles { request } => {
+                let answers: Vec<FileAnswer> = request
+                    .paths
+                    .iter()
+                    .map(|path| FileAnswer {
+                        path: path.clone(),
+                        content: std::fs::read_to_string(path).map_err(|e| e.to_string()),
+                    })
+                    .collect();
+                engine.answer_files(request.id, &answers)
+            }
+            Progress::Compacted { result } => {
+                return Ok(json!({
+                    "steps": steps,
+                    "view": engine.view().sent_messages().collect::<Vec<_>>(),
+                    "boundary": result.boundary,
+                    "summary": result.summary,
+                    "attachments": result.attachments,
+                    "retention": result.retention,
+                }));
+            }
+            Progress::Failed { reason } => return Err(format!("compaction failed: {reason}")),
+        }
+        .map_err(|e| e.to_string())?;
+        steps.extend(more);
+        progress = next;
+    }
+}
+
+/// `compaction parse-summary FILE`: what R7.4 makes of a model reply.
+pub fn parse(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let summary = parse_summary(&text).map_err(|e| e.to_string())?;
+    Ok(json!({ "text": summary }))
+}
+
+/// `compaction presets`: every preset and its settings (for a 200,000-token
+/// window).
+pub fn presets() -> Value {
+    Value::Array(
+        Preset::ALL
+            .iter()
+            .map(|p| json!({ "name": p.name(), "settings": p.settings(200_000) }))
+            .collect(),
+    )
+}
