@@ -110,8 +110,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
         Ok(json) => {
-            println!("{json}");
-            ExitCode::SUCCESS
+            use std::io::Write;
+            // A reader that stops early (`| head`) is not an error.
+            match writeln!(std::io::stdout().lock(), "{json}") {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) if err.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("error: cannot write the output: {err}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Err(message) => {
             eprintln!("error: {message}");

@@ -200,3 +200,25 @@ fn presets_lists_names_and_settings() {
     );
     assert_eq!(v[0]["settings"]["thresholds"]["window"], 200_000);
 }
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Output far bigger than a pipe's buffer: the write must hit the
+    // closed pipe.
+    let path = generated("pipe", 30, 12_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_compaction"))
+        .args(["plan", "--messages", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the pipe without reading: the write fails with EPIPE.
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(status.success(), "{stderr}");
+}
