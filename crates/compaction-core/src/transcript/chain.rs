@@ -69,7 +69,7 @@ pub(crate) struct Graph {
 
 impl Graph {
     /// Adds a node; if the uuid is taken, nothing is added and the line of
-    /// the first record with it is returned.
+    /// the first record with it is returned, with the uuid.
     pub fn add(
         &mut self,
         uuid: Uuid,
@@ -77,7 +77,7 @@ impl Graph {
         line: u32,
         kind: NodeKind,
         sidechain: bool,
-    ) -> Result<(), u32> {
+    ) -> Result<(), (u32, Uuid)> {
         let link = match parent {
             None => Link::Root,
             Some(p) => match self.index.get(&p) {
@@ -87,7 +87,10 @@ impl Graph {
         };
         let at = self.nodes.len();
         match self.index.entry(uuid) {
-            Entry::Occupied(first) => Err(self.nodes.get(*first.get()).map_or(0, |n| n.line)),
+            Entry::Occupied(first) => {
+                let line = self.nodes.get(*first.get()).map_or(0, |n| n.line);
+                Err((line, first.key().clone()))
+            }
             Entry::Vacant(slot) => {
                 let uuid = slot.key().clone();
                 slot.insert(at);
@@ -323,8 +326,8 @@ impl Graph {
                 }
             }
             if &node.uuid == head
-                || messages
-                    .get(message_of(node))
+                || message_of(node)
+                    .and_then(|m| messages.get(m))
                     .is_some_and(|m| &m.message.uuid == head)
             {
                 reached = true;
@@ -414,10 +417,11 @@ impl Graph {
             .and_then(|b| self.preserved.get(b))
             .map(|list| list.iter().copied().filter(|&m| Some(m) != summary).collect())
             .unwrap_or_default();
+        let kept: HashSet<usize> = summary.iter().chain(&preserved).copied().collect();
         let mut body: Vec<usize> = walked
             .iter()
-            .filter_map(|&n| self.nodes.get(n).map(message_of))
-            .filter(|&m| m != usize::MAX && Some(m) != summary && !preserved.contains(&m))
+            .filter_map(|&n| self.nodes.get(n).and_then(message_of))
+            .filter(|m| !kept.contains(m))
             .collect();
         body.sort_unstable();
         body.dedup();
@@ -439,11 +443,11 @@ impl Graph {
     }
 }
 
-/// The message a node is a line of, or `usize::MAX`.
-fn message_of(node: &Node) -> usize {
+/// The message a node is a line of.
+fn message_of(node: &Node) -> Option<usize> {
     match node.kind {
-        NodeKind::Message(m) => m,
-        _ => usize::MAX,
+        NodeKind::Message(m) => Some(m),
+        _ => None,
     }
 }
 

@@ -166,9 +166,7 @@ impl Importer {
         self.sessions
             .note(map.get("sessionId"), &mut self.transcript.sessions);
         match classify(map, first) {
-            Ok(Record::Message(m)) if m.envelope.sidechain => self.sidechain(line, m.envelope),
             Ok(Record::Message(m)) => self.message(line, m),
-            Ok(Record::Boundary(b)) if b.envelope.sidechain => self.sidechain(line, b.envelope),
             Ok(Record::Boundary(b)) => self.boundary(line, b),
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
@@ -209,20 +207,15 @@ impl Importer {
 
     /// Adds a graph node; reports and refuses a uuid seen before.
     fn node(&mut self, line: u32, envelope: Envelope, kind: NodeKind, sidechain: bool) -> bool {
-        let uuid = envelope.uuid.clone();
-        let added = self
-            .transcript
-            .graph
-            .add(envelope.uuid, envelope.parent, line, kind, sidechain);
-        if let Err(first) = added {
-            let detail = format!("`uuid` = {uuid} was first seen on line {first}; this copy is not kept");
-            self.problem(line, ProblemKind::DuplicateUuid, detail);
+        let graph = &mut self.transcript.graph;
+        match graph.add(envelope.uuid, envelope.parent, line, kind, sidechain) {
+            Ok(()) => true,
+            Err((first, uuid)) => {
+                let detail = format!("`uuid` = {uuid} was first seen on line {first}; this copy is not kept");
+                self.problem(line, ProblemKind::DuplicateUuid, detail);
+                false
+            }
         }
-        added.is_ok()
-    }
-
-    fn sidechain(&mut self, line: u32, envelope: Envelope) {
-        self.node(line, envelope, NodeKind::Other, true);
     }
 
     fn timestamp(&mut self, line: u32, text: Option<&str>) -> Option<Timestamp> {
@@ -258,7 +251,6 @@ impl Importer {
         }
         let timestamp = self.timestamp(line, timestamp.as_deref());
         let t = &mut self.transcript;
-
         if m.role == Role::Assistant && m.message_id.is_none() {
             self.last_without_id = Some((at, uuid.clone()));
         }

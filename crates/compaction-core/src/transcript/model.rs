@@ -50,7 +50,8 @@ pub struct ImportedMessage {
     #[serde(skip_serializing_if = "is_false")]
     pub preserved: bool,
     /// The first line's other top-level fields (`cwd`, `sessionId`,
-    /// `version`, `toolUseResult`…), verbatim, for export. Not serialized.
+    /// `version`, `gitBranch`…; not `toolUseResult`), verbatim, for export. Not
+    /// serialized.
     #[serde(skip)]
     pub extra: Extra,
     /// The first line's other `message` fields (`model`, `stop_reason`, the

@@ -27,7 +27,7 @@ const METADATA_TYPES: &[&str] = &[
 ];
 
 /// Chain record types (they have a uuid) that are not messages, besides
-/// `system`.
+/// `system` and sidechain records.
 const NODE_TYPES: &[&str] = &["progress", "attachment"];
 
 /// Top-level keys read even from a record whose payload is only counted.
@@ -61,6 +61,20 @@ impl<'de> Deserialize<'de> for LineMap {
 
 struct LineVisitor;
 
+/// Whether only the envelope of this record is kept: count-only types, and
+/// sidechain conversation records (v1.0 inline subagents).
+fn is_count_only(map: &Map<String, Value>) -> bool {
+    match map.get("type").and_then(Value::as_str) {
+        Some("user" | "assistant" | "system") => is_sidechain(map),
+        Some(kind) => COUNT_ONLY_TYPES.contains(&kind) || METADATA_TYPES.contains(&kind),
+        None => false,
+    }
+}
+
+fn is_sidechain(map: &Map<String, Value>) -> bool {
+    map.get("isSidechain").and_then(Value::as_bool) == Some(true)
+}
+
 impl<'de> Visitor<'de> for LineVisitor {
     type Value = LineMap;
 
@@ -78,12 +92,11 @@ impl<'de> Visitor<'de> for LineVisitor {
                 continue;
             }
             let value: Value = access.next_value()?;
-            if key == "type" {
-                count_only = value
-                    .as_str()
-                    .is_some_and(|t| COUNT_ONLY_TYPES.contains(&t) || METADATA_TYPES.contains(&t));
-            }
+            let decisive = key == "type" || key == "isSidechain";
             map.insert(key, value);
+            if decisive {
+                count_only = is_count_only(&map);
+            }
         }
         Ok(LineMap(map))
     }
@@ -132,7 +145,7 @@ pub(crate) struct MessageLine {
     pub is_meta: bool,
     pub is_compact_summary: bool,
     pub is_api_error_message: bool,
-    /// Top-level fields not interpreted (`cwd`, `toolUseResult`…).
+    /// Top-level fields not interpreted (`cwd`, `gitBranch`, `todos`…).
     pub extra: Extra,
     /// `message` fields not interpreted (`model`, `stop_reason`, raw usage…).
     pub message_extra: Extra,
@@ -188,6 +201,11 @@ pub(crate) fn classify(
         }
     };
     match kind.as_str() {
+        // Sidechain conversation records are counted and linked, not kept.
+        "user" | "assistant" | "system" if is_sidechain(&map) => match envelope(&mut map) {
+            Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
+            Err(why) => Err((why, map)),
+        },
         "user" | "assistant" => message(map, &kind),
         "system" if map.get("subtype").and_then(Value::as_str) == Some("compact_boundary") => boundary(map),
         "summary" => Ok(Record::Title),
