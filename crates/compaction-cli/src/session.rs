@@ -18,10 +18,14 @@ use serde_json::{json, Value};
 
 /// Settings flags shared by `plan` and `compact`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["messages", "session"])))]
 pub struct SessionArgs {
     /// The history: a JSON file `{system?, messages}`.
     #[arg(long, value_name = "FILE.json")]
-    pub messages: PathBuf,
+    pub messages: Option<PathBuf>,
+    /// Or a Claude Code session file: its resumed view (SPEC R11.2) is the history.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub session: Option<PathBuf>,
     /// The model's context window, in tokens.
     #[arg(long, value_name = "TOKENS", default_value_t = 200_000.0)]
     pub window: f64,
@@ -73,6 +77,28 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
     Ok(settings)
 }
 
+/// The engine for `--messages` or `--session`.
+pub fn engine(args: &SessionArgs) -> Result<Engine, String> {
+    let settings = settings(args)?;
+    match (&args.messages, &args.session) {
+        (Some(path), _) => load(path, settings),
+        (None, Some(path)) => {
+            let resumed = crate::transcript::resumed(path)?;
+            let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
+            for (i, m) in resumed.messages.into_iter().enumerate() {
+                let appended = if m.is_compact_summary {
+                    engine.append_summary(m.message)
+                } else {
+                    engine.append(m.message)
+                };
+                appended.map_err(|e| format!("{}: resumed message {i}: {e}", path.display()))?;
+            }
+            Ok(engine)
+        }
+        (None, None) => Err("give --messages FILE.json or --session FILE.jsonl".to_owned()),
+    }
+}
+
 /// Reads `{system?, messages}` into a fresh engine.
 pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
@@ -115,7 +141,7 @@ pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
 /// `compaction plan`: what the cascade would do before the next call,
 /// changing nothing, up to the first step that needs a model answer.
 pub fn plan(args: &PlanArgs) -> Result<Value, String> {
-    let engine = load(&args.session.messages, settings(&args.session)?)?;
+    let engine = engine(&args.session)?;
     let now = match &args.now {
         Some(text) => {
             Some(Timestamp::parse(text).ok_or_else(|| format!("invalid --now `{text}`: not RFC 3339"))?)
@@ -151,7 +177,7 @@ fn requests(d: &Decision) -> Vec<&SummaryRequest> {
 /// `compaction compact`: a manual compaction, summarised offline; the files
 /// it restores are read from disk relative to the working directory.
 pub fn compact(args: &CompactArgs) -> Result<Value, String> {
-    let mut engine = load(&args.session.messages, settings(&args.session)?)?;
+    let mut engine = engine(&args.session)?;
     let (mut steps, mut progress) = engine.compact(CompactOptions {
         instructions: args.instructions.clone(),
         ..CompactOptions::default()

@@ -142,3 +142,12 @@ impl Progress {
         }
     }
 }
+
+/// The resumed view of a session file, for `compaction plan --session`.
+pub(crate) fn resumed(path: &std::path::Path) -> Result<compaction_core::transcript::Resume, String> {
+    read(&SessionArgs {
+        file: path.to_path_buf(),
+        progress: false,
+    })
+    .map(|t| t.resume())
+}

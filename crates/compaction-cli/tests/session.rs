@@ -222,3 +222,34 @@ fn a_reader_that_stops_early_is_not_an_error() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(status.success(), "{stderr}");
 }
+
+#[test]
+fn plan_on_a_real_session_file() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../compaction-core/tests/fixtures/transcripts/wpfleger96__claude-code-status-line__session_with_compact.jsonl"
+    );
+    let v = ok(&compaction(&["plan", "--session", file, "--window", "200000"]));
+    let view = v["view"].as_array().unwrap();
+    assert_eq!(view.len(), 95, "the resumed view");
+    assert!(view[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("This session is being continued"));
+    assert_eq!(
+        v["count"]["basis"], "reportedPlusEstimate",
+        "the file's own usage is counted"
+    );
+    // Small window: the same session is over the line; snip deletes old
+    // turns but never the summary the file was resumed from.
+    let v = ok(&compaction(&["plan", "--session", file, "--window", "60000"]));
+    let rules: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"R5.1"), "{rules:?}");
+    assert_eq!(v["view"][0]["uuid"], view[0]["uuid"]);
+    assert!(err(&compaction(&["plan"])).contains("--messages"));
+}

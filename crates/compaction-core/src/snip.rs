@@ -7,10 +7,11 @@ use std::collections::HashSet;
 
 use crate::message::Uuid;
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
-use crate::view::View;
+use crate::view::{Source, View};
 
 /// Snips until `view.count(system_tokens)` is at most `line`, or until
-/// only the turn in progress and turns holding a pinned message (extension)
+/// only the turn in progress, turns holding a pinned message (extension)
+/// and turns holding a summary or collapse (they stand for older history)
 /// are left. `None` when nothing was snipped.
 pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<Uuid>) -> Option<Step> {
     let before = view.count(system_tokens);
@@ -89,7 +90,12 @@ fn oldest_snippable_turns(view: &View, pinned: &HashSet<Uuid>, excess: u64) -> V
             break;
         }
         let entries = &view.entries()[start..end];
-        if seg.is_legal_cut(start) && !entries.iter().any(|e| pinned.contains(&e.message.uuid)) {
+        // A summary, collapse or attachment stands for older history:
+        // snip deletes turns of messages, never those.
+        let keeps = entries
+            .iter()
+            .any(|e| pinned.contains(&e.message.uuid) || e.source != Source::Stored);
+        if seg.is_legal_cut(start) && !keeps {
             gained += entries.iter().map(|e| e.tokens).sum::<u64>();
             out.push(start..end);
         }

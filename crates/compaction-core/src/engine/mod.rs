@@ -203,6 +203,18 @@ impl Engine {
         self.view.count(self.system_tokens)
     }
 
+    /// Appends a summary written before this engine existed (a resumed
+    /// session's `isCompactSummary` record): it enters the store, and the
+    /// view knows it for a summary, so no tier treats it as an ordinary turn.
+    pub fn append_summary(&mut self, message: Message) -> Result<(), Error> {
+        let stored = self.store.append(message)?;
+        self.turn_of.insert(stored.uuid.clone(), self.prompts);
+        self.microcompact.observe(&stored, &self.settings.microcompact);
+        self.view
+            .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
+        Ok(())
+    }
+
     /// Appends a message to the store and the view. Oversized tool results
     /// are reduced in the view (R2); the store keeps the original. O(size of
     /// the message).
