@@ -328,7 +328,7 @@ impl Transcript {
             versions: self.versions.clone(),
             sessions: self.sessions.clone(),
             leaf: self.leaf().cloned(),
-            active_messages: count(self.resume().messages.len()),
+            active_messages: count(self.active_len()),
             problems: self.problems.clone(),
         }
     }

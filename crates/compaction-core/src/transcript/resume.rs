@@ -29,20 +29,19 @@ pub struct Resume {
 impl Transcript {
     /// The active view a resumed session would see (SPEC R11.2).
     ///
-    /// Tool pairs are made legal ([`crate::groups::pairing_is_legal`]) this way: a
-    /// `tool_result` block whose `tool_use` is not earlier in the view, or
-    /// whose `tool_use` was already answered, is left out of the view and
-    /// reported; a message with nothing else in it is left out too. A
-    /// `tool_use` without an answer is legal and stays.
+    /// Tool pairs are made legal ([`crate::groups::pairing_is_legal`]) this
+    /// way: a `tool_result` block whose `tool_use` is not earlier in the
+    /// view, or whose `tool_use` was already answered, is left out of the
+    /// view and reported; a message with nothing else in it is left out
+    /// too. A `tool_use` without an answer is legal and stays.
     pub fn resume(&self) -> Resume {
-        let Some(start) = self.graph.view_start() else {
+        let Some((era, repairs, problems)) = self.active_view() else {
             return Resume {
                 boundary: None,
                 messages: Vec::new(),
                 problems: Vec::new(),
             };
         };
-        let (era, _) = self.graph.era(start, &self.messages, &mut HashSet::new());
         let mut messages: Vec<ImportedMessage> = era
             .messages
             .iter()
@@ -56,12 +55,48 @@ impl Transcript {
                 m.message.usage = Some(Usage::zeroed());
             }
         }
-        let problems = make_pairs_legal(&mut messages);
+        // Backwards, so earlier positions stay valid.
+        for repair in repairs.iter().rev() {
+            if repair.whole {
+                if repair.at < messages.len() {
+                    messages.remove(repair.at);
+                }
+            } else if let Some(Content::Blocks(blocks)) =
+                messages.get_mut(repair.at).map(|m| &mut m.message.content)
+            {
+                for &b in repair.blocks.iter().rev() {
+                    if b < blocks.len() {
+                        blocks.remove(b);
+                    }
+                }
+            }
+        }
         Resume {
             boundary: era.boundary.and_then(|b| self.boundaries.get(b)).cloned(),
             messages,
             problems,
         }
+    }
+
+    /// How many messages [`Transcript::resume`] returns, without copying
+    /// them.
+    pub fn active_len(&self) -> usize {
+        self.active_view().map_or(0, |(era, repairs, _)| {
+            era.messages.len() - repairs.iter().filter(|r| r.whole).count()
+        })
+    }
+
+    /// The newest era and the repairs that make its tool pairs legal.
+    fn active_view(&self) -> Option<(Era, Vec<Repair>, Vec<Problem>)> {
+        let start = self.graph.view_start()?;
+        let (era, _) = self.graph.era(start, &self.messages, &mut HashSet::new());
+        let view: Vec<&ImportedMessage> = era
+            .messages
+            .iter()
+            .filter_map(|&m| self.messages.get(m))
+            .collect();
+        let (repairs, problems) = plan_repairs(&view);
+        Some((era, repairs, problems))
     }
 
     /// The full logical history, oldest era first: the chain walked from
@@ -83,61 +118,67 @@ impl Transcript {
     }
 }
 
-/// Leaves out the `tool_result` blocks that would make the view illegal,
-/// and the messages that held nothing else; reports each.
-fn make_pairs_legal(messages: &mut Vec<ImportedMessage>) -> Vec<Problem> {
+/// A change that keeps tool pairs legal: in the view's message at `at`,
+/// the blocks at `blocks` are left out; `whole` when that was all of them.
+struct Repair {
+    at: usize,
+    blocks: Vec<usize>,
+    whole: bool,
+}
+
+/// Finds the `tool_result` blocks that would make the view illegal (an
+/// answer to nothing earlier, a second answer), and reports each.
+fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
+    let mut repairs = Vec::new();
     let mut problems = Vec::new();
-    let mut open: HashSet<String> = HashSet::new();
-    let mut answered: HashSet<String> = HashSet::new();
-    let mut emptied: HashSet<usize> = HashSet::new();
-    for (at, m) in messages.iter_mut().enumerate() {
-        let line = m.line;
-        let uuid = m.message.uuid.clone();
-        if let Content::Blocks(blocks) = &mut m.message.content {
-            let before = blocks.len();
-            blocks.retain(|block| {
-                let Block::ToolResult { tool_use_id, .. } = block else {
-                    return true;
-                };
-                let (kind, why) = if !open.contains(tool_use_id) {
-                    (
-                        ProblemKind::OrphanToolResult,
-                        "its `tool_use` is not earlier in the view",
-                    )
-                } else if answered.contains(tool_use_id) {
-                    (
-                        ProblemKind::DuplicateToolResult,
-                        "its `tool_use` is already answered",
-                    )
-                } else {
-                    answered.insert(tool_use_id.clone());
-                    return true;
-                };
+    let mut open: HashSet<&str> = HashSet::new();
+    let mut answered: HashSet<&str> = HashSet::new();
+    for (at, m) in view.iter().enumerate() {
+        let uuid = &m.message.uuid;
+        let blocks = m.message.content.blocks();
+        let mut left_out = Vec::new();
+        for (b, block) in blocks.iter().enumerate() {
+            let Block::ToolResult { tool_use_id, .. } = block else {
+                continue;
+            };
+            let id = tool_use_id.as_str();
+            let (kind, why) = if !open.contains(id) {
+                (
+                    ProblemKind::OrphanToolResult,
+                    "its `tool_use` is not earlier in the view",
+                )
+            } else if answered.contains(id) {
+                (
+                    ProblemKind::DuplicateToolResult,
+                    "its `tool_use` is already answered",
+                )
+            } else {
+                answered.insert(id);
+                continue;
+            };
+            problems.push(Problem::new(
+                m.line,
+                kind,
+                format!("`tool_result` for `{id}` in message `{uuid}` left out of the view: {why}"),
+            ));
+            left_out.push(b);
+        }
+        if !left_out.is_empty() {
+            let whole = left_out.len() == blocks.len();
+            if whole {
                 problems.push(Problem::new(
-                    line,
-                    kind,
-                    format!(
-                        "`tool_result` for `{tool_use_id}` in message `{uuid}` left out of the view: {why}"
-                    ),
-                ));
-                false
-            });
-            if blocks.is_empty() && before > 0 {
-                emptied.insert(at);
-                problems.push(Problem::new(
-                    line,
+                    m.line,
                     ProblemKind::OrphanToolResult,
                     format!("message `{uuid}` left out of the view: it held only those tool results"),
                 ));
             }
+            repairs.push(Repair {
+                at,
+                blocks: left_out,
+                whole,
+            });
         }
-        open.extend(m.message.tool_use_ids().map(str::to_owned));
+        open.extend(m.message.tool_use_ids());
     }
-    let mut at = 0;
-    messages.retain(|_| {
-        let keep = !emptied.contains(&at);
-        at += 1;
-        keep
-    });
-    problems
+    (repairs, problems)
 }

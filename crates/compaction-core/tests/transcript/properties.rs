@@ -113,6 +113,7 @@ proptest! {
         let lines: Vec<Value> = records.into_iter().enumerate().map(|(i, r)| record(i, r)).collect();
         let t = import(&jsonl(&lines));
         let view = t.resume();
+        prop_assert_eq!(t.active_len(), view.messages.len());
         let messages: Vec<Message> = view.messages.iter().map(|m| m.message.clone()).collect();
         prop_assert!(pairing_is_legal(&messages).is_ok(), "{:?}", pairing_is_legal(&messages));
         if let Some(first) = view.messages.first() {
