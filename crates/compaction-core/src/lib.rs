@@ -5,13 +5,28 @@
 //! it takes comes out as data. Rule ids (`R1.3`, …) refer to the project's
 //! specification, `SPEC.md` in this crate.
 //!
-//! Today the crate holds the threshold math ([`thresholds`], SPEC R1.1–R1.5).
+//! An agent loop with the engine (the host answers what the engine asks):
 //!
 //! ```
-//! use compaction_core::thresholds::{ThresholdSettings, Thresholds};
+//! use compaction_core::compact::Progress;
+//! use compaction_core::engine::Engine;
+//! use compaction_core::message::Message;
+//! use compaction_core::settings::Preset;
 //!
-//! let settings = ThresholdSettings::for_window(200_000).with_max_output_tokens(20_000);
-//! let lines = Thresholds::compute(&settings)?;
+//! let mut engine = Engine::new(Preset::Seed.settings(200_000))?;
+//! engine.append(Message::user("u1", "Refactor utils.py"))?;
+//! let decision = engine.before_call(None); // steps, count, status, requests
+//! if let Some(Progress::NeedsSummary { request }) = decision.compaction {
+//!     // Send request.messages + request.prompt to request.model, then
+//!     // answer_summary(request.id, SummaryAnswer::Text(reply)); offline:
+//!     engine.answer_offline(request.id)?;
+//! }
+//! let to_send: Vec<&Message> = engine.view().sent_messages().collect();
+//! assert_eq!(to_send.len(), 1);
+//!
+//! // The threshold lines on their own (SPEC R1.3):
+//! use compaction_core::thresholds::{ThresholdSettings, Thresholds};
+//! let lines = Thresholds::compute(&ThresholdSettings::for_window(200_000).with_max_output_tokens(20_000))?;
 //! assert_eq!(lines.compact, 167_000);
 //! # Ok::<(), compaction_core::Error>(())
 //! ```
