@@ -220,6 +220,53 @@ fn resume_of_compacted_fixtures_starts_with_the_summary() {
     }
 }
 
+/// Golden outputs: the whole inspection, and the resumed view as one line
+/// per message (`line role uuid flags`), per fixture, under
+/// `tests/snapshots/transcript__*.snap`.
+#[test]
+fn golden_inspection_and_resumed_view_of_each_fixture() {
+    for (slug, name) in [
+        ("spotter", SPOTTER),
+        ("status_line", STATUS_LINE),
+        ("fasthooks", FASTHOOKS),
+        ("yepanywhere", YEPANYWHERE),
+        ("to_html", TO_HTML),
+    ] {
+        let t = import(&fixture(name));
+        insta::assert_json_snapshot!(format!("inspect_{slug}"), t.inspection());
+        let view = t.resume();
+        let lines: Vec<String> = view
+            .messages
+            .iter()
+            .map(|m| {
+                let role = if m.message.role == Role::User {
+                    "user"
+                } else {
+                    "assistant"
+                };
+                let mut flags = String::new();
+                for (on, flag) in [
+                    (m.is_compact_summary, " summary"),
+                    (m.preserved, " preserved"),
+                    (m.is_meta, " meta"),
+                    (m.is_api_error_message, " api-error"),
+                    (!m.merged_uuids.is_empty(), " merged"),
+                ] {
+                    if on {
+                        flags.push_str(flag);
+                    }
+                }
+                format!("{} {role} {}{flags}", m.line, m.message.uuid)
+            })
+            .collect();
+        let boundary = view.boundary.as_ref().map(|b| b.uuid.to_string());
+        insta::assert_json_snapshot!(
+            format!("resume_{slug}"),
+            json!({"boundary": boundary, "messages": lines})
+        );
+    }
+}
+
 #[test]
 fn spotter_merges_split_responses_and_recovers_a_parallel_result() {
     let t = import(&fixture(SPOTTER));
