@@ -264,7 +264,9 @@ impl Engine {
         if sidecar.model != self.settings.compact.model {
             return reject(format!("another model ({})", sidecar.model));
         }
-        let age = now.unix_ms() - sidecar.created_at.unix_ms();
+        // Saturating: timestamps are input and may be any i64 (a past too
+        // far to subtract is still too old).
+        let age = now.unix_ms().saturating_sub(sidecar.created_at.unix_ms());
         if age > MAX_AGE_MS {
             return reject(format!("{} days old, more than 7", age / 86_400_000));
         }
