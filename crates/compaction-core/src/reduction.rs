@@ -51,7 +51,8 @@ pub fn reduce_message(message: &Message, settings: &ReductionSettings) -> Option
         return None;
     };
     let mut reduced = Vec::new();
-    let mut out = blocks.clone();
+    // Copied only once something is reduced: most messages are not.
+    let mut out: Option<Vec<Block>> = None;
     for (i, block) in blocks.iter().enumerate() {
         let Block::ToolResult {
             tool_use_id,
@@ -63,7 +64,7 @@ pub fn reduce_message(message: &Message, settings: &ReductionSettings) -> Option
             continue;
         };
         if let Some((content, removed_chars)) = reduce_content(content, settings) {
-            out[i] = Block::ToolResult {
+            out.get_or_insert_with(|| blocks.clone())[i] = Block::ToolResult {
                 tool_use_id: tool_use_id.clone(),
                 content,
                 is_error: *is_error,
@@ -76,11 +77,13 @@ pub fn reduce_message(message: &Message, settings: &ReductionSettings) -> Option
             });
         }
     }
-    if reduced.is_empty() {
-        return None;
-    }
-    let mut message = message.clone();
-    message.content = Content::Blocks(out);
+    let message = Message {
+        uuid: message.uuid.clone(),
+        role: message.role,
+        content: Content::Blocks(out?),
+        timestamp: message.timestamp.clone(),
+        usage: message.usage.clone(),
+    };
     Some((message, reduced))
 }
 
@@ -111,7 +114,7 @@ fn split<'a>(text: &'a str, chars: usize, s: &ReductionSettings) -> Option<(&'a 
         return None;
     }
     let head_end = byte_offset(text, s.head_chars);
-    let tail_start = byte_offset(text, chars - s.tail_chars);
+    let tail_start = tail_offset(text, s.tail_chars);
     Some((
         &text[..head_end],
         &text[tail_start..],
@@ -130,7 +133,19 @@ fn worth_reducing(chars: usize, s: &ReductionSettings) -> bool {
 
 /// The byte offset of the `n`th character (a character boundary).
 fn byte_offset(text: &str, n: usize) -> usize {
+    if text.is_ascii() {
+        return n.min(text.len());
+    }
     text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
+/// The byte offset where the last `n` characters start, walking back from
+/// the end (a tail is short; the text may be long).
+fn tail_offset(text: &str, n: usize) -> usize {
+    if n == 0 {
+        return text.len();
+    }
+    text.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
 }
 
 fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultContent, usize)> {
@@ -166,7 +181,7 @@ fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultC
             kept.push_str(&marker(removed));
             marker_placed = true;
         }
-        kept.push_str(&text[byte_offset(text, keep_tail_from)..]);
+        kept.push_str(&text[tail_offset(text, len - keep_tail_from)..]);
         if !kept.is_empty() {
             out.push(Block::Text {
                 text: kept,
