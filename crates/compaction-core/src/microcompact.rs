@@ -323,10 +323,8 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
     let mut touched = Vec::new();
     for index in 0..view.len() {
         let entry = &view.entries()[index];
-        let base = match sentinel {
-            Some(_) => entry.sent.as_deref().unwrap_or(&entry.message),
-            None => &entry.message,
-        };
+        // What the model sees: results the server clears stay cleared.
+        let base = &entry.message;
         let Content::Blocks(blocks) = &base.content else {
             continue;
         };
@@ -375,11 +373,27 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
         if changed.is_empty() {
             continue;
         }
-        let mut message = base.clone();
+        // The client's own copy, when the server clears other results of
+        // this message: the same blocks change there too.
+        let sent = match (sentinel, &entry.sent) {
+            (Some(_), Some(sent)) => {
+                let mut copy = (**sent).clone();
+                if let Content::Blocks(sent_blocks) = &mut copy.content {
+                    for &i in &changed {
+                        if let (Some(slot), Some(new)) = (sent_blocks.get_mut(i), new_blocks.get(i)) {
+                            *slot = new.clone();
+                        }
+                    }
+                }
+                Some(Arc::new(copy))
+            }
+            _ => None,
+        };
+        let mut message: Message = (**base).clone();
         message.content = Content::Blocks(new_blocks);
         let uuid = message.uuid.clone();
         match sentinel {
-            Some(_) => view.replace_sent(index, Arc::new(message), &changed),
+            Some(_) => view.replace_sent(index, Arc::new(message), sent, &changed),
             None => view.predict_server_edit(index, Arc::new(message), &changed),
         }
         touched.extend(changed.into_iter().map(|block| BlockRef {

@@ -179,9 +179,17 @@ impl View {
 
     /// Replaces what both the client sends and the model sees at `index`
     /// (the client changed its copy: time-based clearing).
-    pub fn replace_sent(&mut self, index: usize, message: Arc<Message>, blocks: &[usize]) {
+    /// `sent` is the client's new copy when it still differs from what the
+    /// model sees (other results of the message are cleared by the server).
+    pub fn replace_sent(
+        &mut self,
+        index: usize,
+        message: Arc<Message>,
+        sent: Option<Arc<Message>>,
+        blocks: &[usize],
+    ) {
         if let Some(entry) = self.entries.get_mut(index) {
-            entry.sent = None;
+            entry.sent = sent;
         }
         self.patch(index, message, blocks);
     }
