@@ -6,7 +6,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use compaction_core::compact::{Progress, SummaryAnswer};
 use compaction_core::engine::{Engine, Sidecar, SidecarCheck};
+use compaction_core::groups::pairing_is_legal;
+use compaction_core::message::{Block, Content, Message, Role, Usage};
 use compaction_core::settings::Preset;
 use compaction_core::time::Timestamp;
 
@@ -33,4 +36,49 @@ fn load_sidecar_with_extreme_created_at_is_rejected_not_a_panic() {
         SidecarCheck::Rejected { reason } => assert!(reason.contains("days old"), "{reason}"),
         other => panic!("expected a rejection for age, got {other:?}"),
     }
+}
+
+/// `engine_ops` crash-76f8ee79 (minimised to 161 bytes): a reactive
+/// compaction (`prompt_too_long`) waits for its summary; the next
+/// `before_call` snips (Tier 2) turns out of the view that the pending
+/// run's prefix indexes into, and building the run's request sliced past
+/// the end of the view (`range end index 2 out of range for slice of length
+/// 1`, compact/mod.rs `prefix_messages`). Snip must leave a view that a
+/// pending compaction is cutting alone; the run then finishes normally.
+#[test]
+fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
+    let mut e = Engine::new(Preset::NewerClient.settings(100_000)).unwrap();
+    let mut answer = Message::new(
+        "a",
+        Role::Assistant,
+        Content::Blocks(vec![
+            Block::Thinking { thinking: "hmm".into(), extra: Default::default() },
+            Block::text("x".repeat(13_110)),
+        ]),
+    );
+    answer.usage = Some(Usage {
+        input_tokens: 858_993_459,
+        output_tokens: 10,
+        cache_creation_input_tokens: 858_993_459,
+        cache_read_input_tokens: 3_486_921_267,
+    });
+    e.append(answer).unwrap();
+    e.append(Message::new("p", Role::User, Content::Blocks(vec![Block::text("next")])))
+        .unwrap();
+    let mut extra = serde_json::Map::new();
+    extra.insert("source".into(), serde_json::json!({"type": "base64", "data": "AAAA"}));
+    e.append(Message::new("img", Role::User, Content::Blocks(vec![Block::Image { extra }])))
+        .unwrap();
+    let (_, progress) = e.prompt_too_long();
+    let Progress::NeedsSummary { request } = progress else {
+        panic!("expected a summary request, got {progress:?}");
+    };
+    let decision = e.before_call(Some(&Timestamp::from_unix_ms(0)));
+    let sent: Vec<Message> = e.view().sent_messages().cloned().collect();
+    assert!(pairing_is_legal(&sent).is_ok());
+    // The run is still the one waiting, and its answer is taken.
+    assert!(matches!(decision.compaction, Some(Progress::NeedsSummary { request: ref r }) if r.id == request.id));
+    let (_, done) = e.answer_summary(request.id, SummaryAnswer::Text("<summary>done</summary>".into())).unwrap();
+    assert!(matches!(done, Progress::Compacted { .. } | Progress::NeedsFiles { .. }), "{done:?}");
+    assert_eq!(e.store().len(), 3);
 }

@@ -280,7 +280,9 @@ impl Engine {
             &protected,
         );
         steps.extend(tier1.step);
-        if self.settings.snip && self.count().tokens > self.lines.compact {
+        // Not under a pending compaction: its prefix is view positions, and
+        // it is about to replace those messages anyway.
+        if self.settings.snip && self.run.is_none() && self.count().tokens > self.lines.compact {
             if let Some(step) = snip(
                 &mut self.view,
                 self.lines.compact,
