@@ -152,7 +152,8 @@ impl Microcompact {
         protected: &HashSet<String>,
     ) -> Outcome {
         let idle_ms = match (now, &self.last_assistant) {
-            (Some(now), Some(last)) => Some(now.unix_ms() - last.unix_ms()),
+            // Saturating: timestamps are input and may be any i64.
+            (Some(now), Some(last)) => Some(now.unix_ms().saturating_sub(last.unix_ms())),
             _ => None,
         };
         let warm = idle_ms.is_none_or(|ms| ms <= settings.cache_ttl_ms);

@@ -82,3 +82,25 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
     assert!(matches!(done, Progress::Compacted { .. } | Progress::NeedsFiles { .. }), "{done:?}");
     assert_eq!(e.store().len(), 3);
 }
+
+/// `engine_ops` crash-ca5a4d20 (minimised to 120 bytes): an assistant
+/// message stamped far in the future, then a call whose "now" is far in the
+/// past: Tier 1's idle gap (`now − last assistant`) overflowed
+/// (`attempt to subtract with overflow`, microcompact.rs). Timestamps are
+/// input; both directions must give a decision.
+#[test]
+fn idle_gap_between_extreme_timestamps_is_not_a_panic() {
+    for (stamped, now) in [
+        (3_165_749_798_232_089_443, -8_825_501_086_245_354_107),
+        (-8_825_501_086_245_354_107, 3_165_749_798_232_089_443),
+    ] {
+        let mut e = Engine::new(Preset::Seed.settings(131_082)).unwrap();
+        let mut m = Message::new("a", Role::Assistant, Content::Blocks(Vec::new()));
+        m.timestamp = Some(Timestamp::from_unix_ms(stamped));
+        e.append(m).unwrap();
+        let now = Timestamp::from_unix_ms(now);
+        let planned = e.plan(Some(&now));
+        let decided = e.before_call(Some(&now));
+        assert_eq!(planned, decided);
+    }
+}
