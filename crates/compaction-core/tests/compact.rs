@@ -500,3 +500,47 @@ fn r7_7_newer_client_preset_restores_paths_only() {
     };
     assert!(result.attachments.iter().all(|c| c.status == Status::PathOnly));
 }
+
+#[test]
+fn r7_10_a_view_changed_under_a_waiting_compaction_abandons_it() {
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e);
+    let (_, p) = e.compact(CompactOptions::default());
+    let Progress::NeedsSummary { request } = p else {
+        panic!()
+    };
+    // A pinned message is unpinned, an expand of an unknown summary fails:
+    // neither moves the view. Appending does not move it either.
+    e.append(Message::user("more", "one more thing")).unwrap();
+    let (_, p) = e.answer_offline(request.id).unwrap();
+    assert!(
+        matches!(p, Progress::NeedsFiles { .. }),
+        "appends do not abandon the run: {p:?}"
+    );
+
+    // A compaction waiting while an earlier compaction is expanded: the
+    // positions it cut are gone, so it is abandoned and the view stays.
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e);
+    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = e.answer_offline(needs_summary(&p)).unwrap();
+    let Progress::NeedsFiles { request } = p else {
+        panic!()
+    };
+    let (_, p) = e.answer_files(request.id, &[]).unwrap();
+    let Progress::Compacted { result } = p else {
+        panic!()
+    };
+    e.append(Message::user("next", "and now?")).unwrap();
+    e.append(Message::assistant("reply", "working")).unwrap();
+    let (_, p) = e.compact(CompactOptions::default());
+    let id = needs_summary(&p);
+    e.expand(&result.summary.uuid).unwrap();
+    let before = view(&e);
+    let (steps, p) = e.answer_offline(id).unwrap();
+    assert!(
+        matches!(p, Progress::Failed { reason } if reason.contains("view changed")),
+        "{steps:?}"
+    );
+    assert_eq!(view(&e), before);
+}

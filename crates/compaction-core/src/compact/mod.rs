@@ -43,6 +43,9 @@ pub(crate) struct Run {
     pending: Pending,
     summary: Option<(String, RetentionReport)>,
     candidates: Vec<String>,
+    /// The view's uuids when the run was parked to wait for an answer: its
+    /// prefix and preserved tail are positions in that view.
+    parked: Vec<Uuid>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -166,6 +169,7 @@ impl Engine {
                 pending: Pending::Summary(0),
                 summary: None,
                 candidates: Vec::new(),
+                parked: Vec::new(),
             };
             return self.with_reply(run, steps, &reply);
         }
@@ -200,6 +204,7 @@ impl Engine {
             pending: Pending::Summary(id),
             summary: None,
             candidates: Vec::new(),
+            parked: Vec::new(),
         };
         // Shorten before asking when the request is already over the window.
         while self.request_tokens(&run) > self.settings.thresholds.window {
@@ -245,12 +250,16 @@ impl Engine {
                 request.model, request.estimated_tokens
             ),
         ));
-        self.run = Some(run);
+        self.park(run);
         (steps, Progress::NeedsSummary { request })
     }
 
     fn summary_answered(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
         let mut run = self.take_run(Pending::Summary(id))?;
+        if self.moved_under(&run) {
+            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
+            return Ok((Vec::new(), self.fail(&run, reason)));
+        }
         let mut steps = Vec::new();
         let text = match answer {
             SummaryAnswer::Text(text) => text,
@@ -310,6 +319,10 @@ impl Engine {
 
     fn offline_answered(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
         let run = self.take_run(Pending::Summary(id))?;
+        if self.moved_under(&run) {
+            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
+            return Ok((Vec::new(), self.fail(&run, reason)));
+        }
         let text = offline_summary(&self.prefix_messages(&run), &run.options);
         let step = self.step(
             Tier::Compact,
@@ -326,6 +339,10 @@ impl Engine {
 
     fn files_answered(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
         let run = self.take_run(Pending::Files(id))?;
+        if self.moved_under(&run) {
+            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
+            return Ok((Vec::new(), self.fail(&run, reason)));
+        }
         Ok(self.finish(run, Vec::new(), answers))
     }
 
@@ -355,7 +372,7 @@ impl Engine {
         }
         let id = self.next_request();
         run.pending = Pending::Files(id);
-        self.run = Some(run);
+        self.park(run);
         (
             steps,
             Progress::NeedsFiles {
@@ -537,7 +554,7 @@ impl Engine {
         let id = self.next_request();
         run.pending = Pending::Summary(id);
         let request = self.summary_request(&run);
-        self.run = Some(run);
+        self.park(run);
         (steps, Progress::NeedsSummary { request })
     }
 
@@ -568,6 +585,24 @@ impl Engine {
         Progress::Failed {
             reason: reason.to_owned(),
         }
+    }
+
+    /// Parks a run until the host answers, remembering the view it cut.
+    fn park(&mut self, mut run: Run) {
+        run.parked = self
+            .view
+            .entries()
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect();
+        self.run = Some(run);
+    }
+
+    /// Whether the view changed under a parked run other than by appends
+    /// (a collapse answer or an expand moved its positions).
+    fn moved_under(&self, run: &Run) -> bool {
+        let view = self.view.entries();
+        view.len() < run.parked.len() || view.iter().zip(&run.parked).any(|(e, u)| &e.message.uuid != u)
     }
 
     fn take_run(&mut self, pending: Pending) -> Result<Run, Error> {
