@@ -121,3 +121,31 @@ pub struct Step {
     /// One line saying why.
     pub reason: String,
 }
+
+impl Step {
+    /// A step that changes nothing in the view: a status, a decision, a
+    /// request. Touches no message, keeps the cache, needs no model call;
+    /// set the fields that differ.
+    pub fn note(
+        tier: Tier,
+        rule: &'static str,
+        owner: Owner,
+        evidence: Evidence,
+        count: TokenFigure,
+        reason: String,
+    ) -> Step {
+        Step {
+            tier,
+            rule,
+            owner,
+            evidence,
+            count_before: count,
+            count_after: count,
+            messages: Vec::new(),
+            blocks: Vec::new(),
+            cache: CacheEffect::Intact,
+            model_calls: 0,
+            reason,
+        }
+    }
+}

@@ -318,23 +318,16 @@ impl Engine {
                     "the context refilled right after compacting, three times in a row",
                 ),
             };
-            steps.push(Step {
-                tier: Tier::Compact,
+            steps.push(Step::note(
+                Tier::Compact,
                 rule,
-                owner: Owner::Client,
-                evidence: Evidence::SourceLocation {
+                Owner::Client,
+                Evidence::SourceLocation {
                     location: "cli.readable.js 232845-232876",
                 },
-                count_before: count,
-                count_after: count,
-                messages: Vec::new(),
-                blocks: Vec::new(),
-                cache: CacheEffect::Intact,
-                model_calls: 0,
-                reason: format!(
-                    "automatic compaction is off for this session ({why}): /compact still works (R10.3)"
-                ),
-            });
+                count,
+                format!("automatic compaction is off for this session ({why}): /compact still works (R10.3)"),
+            ));
         }
         let count = self.count();
         let mut status = self.status(count);
@@ -460,6 +453,46 @@ impl Engine {
         })
     }
 
+    /// A summary request for the view messages named by `uuids` (in order),
+    /// asked of model `model` in the chain; `None` when one of them has left
+    /// the view.
+    pub(crate) fn request_for(
+        &self,
+        id: u64,
+        purpose: crate::compact::Purpose,
+        uuids: &[Uuid],
+        prompt: String,
+        model: usize,
+    ) -> Option<crate::compact::SummaryRequest> {
+        let messages: Vec<Message> = uuids
+            .iter()
+            .map(|u| {
+                self.view
+                    .position(u)
+                    .map(|i| (*self.view.entries()[i].message).clone())
+            })
+            .collect::<Option<_>>()?;
+        let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
+            .chain(self.settings.compact.fallback_models.iter().cloned())
+            .collect();
+        let estimated_tokens = self.system_tokens
+            + messages
+                .iter()
+                .map(|m| self.settings.estimator.message(m))
+                .sum::<u64>()
+            + self.settings.estimator.text(&prompt);
+        Some(crate::compact::SummaryRequest {
+            id,
+            purpose,
+            model: chain[model.min(chain.len() - 1)].clone(),
+            fallback_models: chain.iter().skip(model + 1).cloned().collect(),
+            messages,
+            prompt,
+            estimated_tokens,
+            attempt: 1,
+        })
+    }
+
     /// `tool_use_id`s used or answered by pinned messages.
     fn protected_tool_ids(&self) -> HashSet<String> {
         self.pinned
@@ -516,20 +549,15 @@ impl Engine {
                 count.tokens, self.lines.blocked
             ),
         };
-        Some(Step {
-            tier: Tier::Lines,
-            rule: "R1.7",
-            owner: Owner::Client,
-            evidence: Evidence::SourceLocation {
+        Some(Step::note(
+            Tier::Lines,
+            "R1.7",
+            Owner::Client,
+            Evidence::SourceLocation {
                 location: "cli.readable.js 216095-216245",
             },
-            count_before: count,
-            count_after: count,
-            messages: Vec::new(),
-            blocks: Vec::new(),
-            cache: CacheEffect::Intact,
-            model_calls: 0,
+            count,
             reason,
-        })
+        ))
     }
 }

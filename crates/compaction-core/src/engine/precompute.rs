@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use super::Engine;
 use crate::compact::{CompactOptions, Purpose, SummaryAnswer, SummaryRequest};
 use crate::error::Error;
-use crate::message::{Message, Uuid};
-use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
+use crate::message::Uuid;
+use crate::step::{Evidence, Owner, Step, Tier};
 use crate::summary::{offline_summary, parse_summary, summary_prompt, PromptOptions};
 use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
@@ -113,32 +113,13 @@ impl Engine {
     /// The precompute request waiting for an answer, if any.
     pub fn precompute_request(&self) -> Option<SummaryRequest> {
         let p = self.precompute.as_ref().filter(|p| p.reply.is_none())?;
-        let messages: Vec<Message> = p
-            .uuids
-            .iter()
-            .map(|u| {
-                self.view
-                    .position(u)
-                    .map(|i| (*self.view.entries()[i].message).clone())
-            })
-            .collect::<Option<_>>()?;
-        let prompt = summary_prompt(&PromptOptions::default());
-        let estimated_tokens = self.system_tokens
-            + messages
-                .iter()
-                .map(|m| self.settings.estimator.message(m))
-                .sum::<u64>()
-            + self.settings.estimator.text(&prompt);
-        Some(SummaryRequest {
-            id: p.id,
-            purpose: Purpose::Precompute,
-            model: self.settings.compact.model.clone(),
-            fallback_models: self.settings.compact.fallback_models.clone(),
-            messages,
-            prompt,
-            estimated_tokens,
-            attempt: 1,
-        })
+        self.request_for(
+            p.id,
+            Purpose::Precompute,
+            &p.uuids,
+            summary_prompt(&PromptOptions::default()),
+            0,
+        )
     }
 
     /// Answers the precompute request. A reply that does not parse, or any
@@ -300,16 +281,7 @@ impl Engine {
 
 fn step(count: TokenFigure, owner: Owner, model_calls: u32, reason: String) -> Step {
     Step {
-        tier: Tier::Compact,
-        rule: "R9",
-        owner,
-        evidence: EVIDENCE,
-        count_before: count,
-        count_after: count,
-        messages: Vec::new(),
-        blocks: Vec::new(),
-        cache: CacheEffect::Intact,
         model_calls,
-        reason,
+        ..Step::note(Tier::Compact, "R9", owner, EVIDENCE, count, reason)
     }
 }

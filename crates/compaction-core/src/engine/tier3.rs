@@ -91,38 +91,17 @@ impl Engine {
     }
 
     fn segment_request(&self, p: &PendingSegment) -> Option<SummaryRequest> {
-        let messages: Vec<Message> = p
-            .uuids
-            .iter()
-            .map(|u| {
-                self.view
-                    .position(u)
-                    .map(|i| (*self.view.entries()[i].message).clone())
-            })
-            .collect::<Option<_>>()?;
-        let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
-            .chain(self.settings.compact.fallback_models.iter().cloned())
-            .collect();
-        let prompt = segment_prompt(p.turns.0, p.turns.1);
-        let estimated_tokens = self.system_tokens
-            + messages
-                .iter()
-                .map(|m| self.settings.estimator.message(m))
-                .sum::<u64>()
-            + self.settings.estimator.text(&prompt);
-        Some(SummaryRequest {
-            id: p.id,
-            purpose: Purpose::CollapseSegment {
-                first_turn: p.turns.0,
-                last_turn: p.turns.1,
-            },
-            model: chain[p.model.min(chain.len() - 1)].clone(),
-            fallback_models: chain.iter().skip(p.model + 1).cloned().collect(),
-            messages,
-            prompt,
-            estimated_tokens,
-            attempt: 1,
-        })
+        let purpose = Purpose::CollapseSegment {
+            first_turn: p.turns.0,
+            last_turn: p.turns.1,
+        };
+        self.request_for(
+            p.id,
+            purpose,
+            &p.uuids,
+            segment_prompt(p.turns.0, p.turns.1),
+            p.model,
+        )
     }
 
     /// Answers one segment summary (R6.1): the segment is replaced in the
