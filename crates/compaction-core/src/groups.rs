@@ -23,8 +23,9 @@ pub struct Segmentation {
     /// Index of the first message of each turn, ascending. The messages
     /// before the first user prompt, if any, form turn 0 starting at 0.
     turn_starts: Vec<usize>,
-    /// Where each `tool_use` id was seen.
-    tool_use_at: HashMap<String, usize>,
+    /// Where each `tool_use` id was seen (shared until the next change, so
+    /// copying a view is cheap).
+    tool_use_at: std::sync::Arc<HashMap<String, usize>>,
     /// Number of messages seen.
     len: usize,
 }
@@ -66,7 +67,9 @@ impl Segmentation {
             _ => self.group_starts.push(at),
         }
         for id in message.tool_use_ids() {
-            self.tool_use_at.entry(id.to_owned()).or_insert(at);
+            std::sync::Arc::make_mut(&mut self.tool_use_at)
+                .entry(id.to_owned())
+                .or_insert(at);
         }
 
         if message.is_user_prompt() || at == 0 {

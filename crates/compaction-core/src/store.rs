@@ -7,11 +7,13 @@ use std::sync::Arc;
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 
-/// Append-only message store, indexed by uuid.
+/// Append-only message store, indexed by uuid. Cloning it is cheap (the
+/// contents are shared until the next append), so a dry-run plan on a copy
+/// of the engine costs nothing here.
 #[derive(Debug, Clone, Default)]
 pub struct Store {
-    messages: Vec<Arc<Message>>,
-    by_uuid: HashMap<Uuid, usize>,
+    messages: Arc<Vec<Arc<Message>>>,
+    by_uuid: Arc<HashMap<Uuid, usize>>,
 }
 
 impl Store {
@@ -27,8 +29,9 @@ impl Store {
             return Err(Error::DuplicateUuid { uuid: message.uuid.0 });
         }
         let message = Arc::new(message);
-        self.by_uuid.insert(message.uuid.clone(), self.messages.len());
-        self.messages.push(Arc::clone(&message));
+        let at = self.messages.len();
+        Arc::make_mut(&mut self.by_uuid).insert(message.uuid.clone(), at);
+        Arc::make_mut(&mut self.messages).push(Arc::clone(&message));
         Ok(message)
     }
 

@@ -121,7 +121,7 @@ pub struct Engine {
     /// `expand` (extension; R6.2's collapse store).
     pub(crate) lineage: HashMap<Uuid, Replaced>,
     /// Each message's turn number (1-based; 0 before the first prompt).
-    turn_of: HashMap<Uuid, usize>,
+    turn_of: Arc<HashMap<Uuid, usize>>,
     /// Tier 3's segment summaries waiting for answers.
     pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
     /// The precomputed summary, pending or ready (R9).
@@ -161,7 +161,7 @@ impl Engine {
             reactive_turn: None,
             pinned: HashSet::new(),
             lineage: HashMap::new(),
-            turn_of: HashMap::new(),
+            turn_of: Arc::default(),
             collapse_pending: Vec::new(),
             precompute: None,
         })
@@ -208,7 +208,7 @@ impl Engine {
     /// view knows it for a summary, so no tier treats it as an ordinary turn.
     pub fn append_summary(&mut self, message: Message) -> Result<(), Error> {
         let stored = self.store.append(message)?;
-        self.turn_of.insert(stored.uuid.clone(), self.prompts);
+        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
         self.microcompact.observe(&stored, &self.settings.microcompact);
         self.view
             .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
@@ -223,7 +223,7 @@ impl Engine {
         if stored.is_user_prompt() {
             self.prompts += 1;
         }
-        self.turn_of.insert(stored.uuid.clone(), self.prompts);
+        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
         let before = {
             // The count as if the message entered unreduced.
             let now = self.count();
