@@ -52,7 +52,10 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
         "a",
         Role::Assistant,
         Content::Blocks(vec![
-            Block::Thinking { thinking: "hmm".into(), extra: Default::default() },
+            Block::Thinking {
+                thinking: "hmm".into(),
+                extra: Default::default(),
+            },
             Block::text("x".repeat(13_110)),
         ]),
     );
@@ -63,12 +66,23 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
         cache_read_input_tokens: 3_486_921_267,
     });
     e.append(answer).unwrap();
-    e.append(Message::new("p", Role::User, Content::Blocks(vec![Block::text("next")])))
-        .unwrap();
+    e.append(Message::new(
+        "p",
+        Role::User,
+        Content::Blocks(vec![Block::text("next")]),
+    ))
+    .unwrap();
     let mut extra = serde_json::Map::new();
-    extra.insert("source".into(), serde_json::json!({"type": "base64", "data": "AAAA"}));
-    e.append(Message::new("img", Role::User, Content::Blocks(vec![Block::Image { extra }])))
-        .unwrap();
+    extra.insert(
+        "source".into(),
+        serde_json::json!({"type": "base64", "data": "AAAA"}),
+    );
+    e.append(Message::new(
+        "img",
+        Role::User,
+        Content::Blocks(vec![Block::Image { extra }]),
+    ))
+    .unwrap();
     let (_, progress) = e.prompt_too_long();
     let Progress::NeedsSummary { request } = progress else {
         panic!("expected a summary request, got {progress:?}");
@@ -77,9 +91,16 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
     let sent: Vec<Message> = e.view().sent_messages().cloned().collect();
     assert!(pairing_is_legal(&sent).is_ok());
     // The run is still the one waiting, and its answer is taken.
-    assert!(matches!(decision.compaction, Some(Progress::NeedsSummary { request: ref r }) if r.id == request.id));
-    let (_, done) = e.answer_summary(request.id, SummaryAnswer::Text("<summary>done</summary>".into())).unwrap();
-    assert!(matches!(done, Progress::Compacted { .. } | Progress::NeedsFiles { .. }), "{done:?}");
+    assert!(
+        matches!(decision.compaction, Some(Progress::NeedsSummary { request: ref r }) if r.id == request.id)
+    );
+    let (_, done) = e
+        .answer_summary(request.id, SummaryAnswer::Text("<summary>done</summary>".into()))
+        .unwrap();
+    assert!(
+        matches!(done, Progress::Compacted { .. } | Progress::NeedsFiles { .. }),
+        "{done:?}"
+    );
     assert_eq!(e.store().len(), 3);
 }
 
