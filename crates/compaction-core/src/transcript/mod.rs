@@ -60,6 +60,7 @@
 //!   line without a newline is read normally when it parses.
 
 mod chain;
+pub mod export;
 mod import;
 mod model;
 mod record;

@@ -1,0 +1,124 @@
+//! Export (SPEC R7.9, R11.2): a compaction by the engine on an imported
+//! session, appended to the file in Claude Code's shape, resumes to the
+//! view the live session had.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use compaction_core::compact::{CompactOptions, FileAnswer, Progress};
+use compaction_core::engine::Engine;
+use compaction_core::message::Message;
+use compaction_core::settings::Preset;
+use compaction_core::time::Timestamp;
+use compaction_core::transcript::export::{compaction_records, RecordContext};
+use compaction_core::transcript::{import, Resume};
+use compaction_core::view::Source;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(path).unwrap()
+}
+
+/// An engine holding a resumed view, as a resumed session would have it.
+fn engine_from(resume: Resume) -> Engine {
+    let mut engine = Engine::new(Preset::Seed.settings(200_000)).unwrap();
+    for m in resume.messages {
+        if m.is_compact_summary {
+            engine.append_summary(m.message).unwrap();
+        } else {
+            engine.append(m.message).unwrap();
+        }
+    }
+    engine
+}
+
+fn sent(engine: &Engine) -> Vec<Message> {
+    engine.view().sent_messages().cloned().collect()
+}
+
+fn round_trip(name: &str) {
+    let file = fixture(name);
+    let mut live = engine_from(import(&file).resume());
+    let (_, mut progress) = live.compact(CompactOptions::default());
+    let compacted = loop {
+        progress = match progress {
+            Progress::NeedsSummary { request } => live.answer_offline(request.id).unwrap().1,
+            Progress::NeedsFiles { request } => {
+                let answers: Vec<FileAnswer> = request
+                    .paths
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| FileAnswer {
+                        path: p.clone(),
+                        content: if i % 2 == 0 {
+                            Ok(format!("contents of {p}"))
+                        } else {
+                            Err("gone".into())
+                        },
+                    })
+                    .collect();
+                live.answer_files(request.id, &answers).unwrap().1
+            }
+            Progress::Compacted { result } => break result,
+            Progress::Failed { reason } => panic!("{name}: {reason}"),
+        };
+    };
+    let attachments: Vec<Message> = live
+        .view()
+        .entries()
+        .iter()
+        .filter(|e| e.source == Source::Attachment)
+        .map(|e| (*e.message).clone())
+        .collect();
+    let ctx = RecordContext {
+        session_id: "exported-session".into(),
+        version: "compaction-engine".into(),
+        timestamp: Timestamp::parse("2026-11-29T12:00:00Z").unwrap(),
+    };
+    let mut extended = file.clone();
+    if !extended.ends_with(b"\n") {
+        extended.push(b'\n');
+    }
+    for line in compaction_records(&compacted, &attachments, &ctx) {
+        extended.extend_from_slice(line.as_bytes());
+        extended.push(b'\n');
+    }
+    let transcript = import(&extended);
+    let resumed = transcript.resume();
+    assert_eq!(
+        resumed.boundary.as_ref().map(|b| &b.uuid),
+        Some(&compacted.boundary.uuid),
+        "{name}"
+    );
+    let resumed_engine = engine_from(resumed);
+    let (got, want) = (sent(&resumed_engine), sent(&live));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.uuid, w.uuid, "{name}: message {i}");
+        assert_eq!(g.role, w.role, "{name}: message {i} ({})", w.uuid);
+        assert_eq!(g.content, w.content, "{name}: message {i} ({})", w.uuid);
+        assert_eq!(g.usage, w.usage, "{name}: message {i} ({})", w.uuid);
+        // The engine has no clock: the summary and attachments it wrote get
+        // their time when the records are written.
+        if live.view().entries()[i].source == Source::Stored {
+            assert_eq!(g.timestamp, w.timestamp, "{name}: message {i} ({})", w.uuid);
+        } else {
+            assert_eq!(g.timestamp.as_ref(), Some(&ctx.timestamp), "{name}: message {i}");
+        }
+    }
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "{name}: resume(export(x)) has another length than the live view"
+    );
+}
+
+#[test]
+fn r11_2_resume_of_an_export_is_the_live_view_on_a_session_without_boundaries() {
+    round_trip("kzahel__yepanywhere__index.jsonl");
+    round_trip("ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl");
+}
+
+#[test]
+fn r11_2_resume_of_an_export_is_the_live_view_on_an_already_compacted_session() {
+    round_trip("wpfleger96__claude-code-status-line__session_with_compact.jsonl");
+    round_trip("marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
+}
