@@ -122,3 +122,139 @@ fn r11_2_resume_of_an_export_is_the_live_view_on_an_already_compacted_session() 
     round_trip("wpfleger96__claude-code-status-line__session_with_compact.jsonl");
     round_trip("marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
 }
+
+mod generated {
+    //! The same round trip over generated sessions written as Claude Code
+    //! files (property test; `PROPTEST_CASES` sets the count).
+
+    use super::*;
+    use compaction_core::message::{Block, Content, Role, ToolResultContent, Usage};
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    /// A session as JSONL records, chained by `parentUuid`.
+    fn write(messages: &[Message]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut parent = serde_json::Value::Null;
+        for (i, m) in messages.iter().enumerate() {
+            let mut payload = json!({ "role": m.role, "content": m.content });
+            if m.role == Role::Assistant {
+                payload["id"] = json!(format!("msg_{i}"));
+                payload["type"] = json!("message");
+                if let Some(u) = &m.usage {
+                    payload["usage"] = json!(u);
+                }
+            }
+            let record = json!({
+                "type": if m.role == Role::User { "user" } else { "assistant" },
+                "uuid": m.uuid,
+                "parentUuid": parent,
+                "isSidechain": false,
+                "sessionId": "generated",
+                "timestamp": m.timestamp.as_ref().map(|t| t.as_str().to_owned()),
+                "message": payload,
+            });
+            out.extend_from_slice(record.to_string().as_bytes());
+            out.push(b'\n');
+            parent = json!(m.uuid);
+        }
+        out
+    }
+
+    fn session() -> impl Strategy<Value = Vec<Message>> {
+        prop::collection::vec((0u8..3, 1usize..3_000, prop::option::of(1_000u64..50_000)), 2..30).prop_map(
+            |turns| {
+                let mut out = Vec::new();
+                for (i, (kind, chars, usage)) in turns.into_iter().enumerate() {
+                    let ts = Some(Timestamp::from_unix_ms(1_796_000_000_000 + i as i64 * 60_000));
+                    let mut prompt = Message::user(format!("u{i}"), format!("step {i}"));
+                    prompt.timestamp = ts.clone();
+                    out.push(prompt);
+                    if kind == 0 {
+                        let mut a = Message::assistant(format!("a{i}"), "w".repeat(chars));
+                        a.timestamp = ts;
+                        a.usage = usage.map(|u| Usage {
+                            input_tokens: u,
+                            ..Usage::default()
+                        });
+                        out.push(a);
+                    } else {
+                        let id = format!("toolu_{i}");
+                        let name = if kind == 1 { "Read" } else { "Edit" };
+                        let mut call = Message::new(
+                            format!("c{i}"),
+                            Role::Assistant,
+                            Content::Blocks(vec![Block::ToolUse {
+                                id: id.clone(),
+                                name: name.into(),
+                                input: json!({"file_path": format!("src/f{}.rs", i % 4)}),
+                                extra: Default::default(),
+                            }]),
+                        );
+                        call.timestamp = ts.clone();
+                        call.usage = usage.map(|u| Usage {
+                            input_tokens: u,
+                            ..Usage::default()
+                        });
+                        let mut result = Message::new(
+                            format!("r{i}"),
+                            Role::User,
+                            Content::Blocks(vec![Block::ToolResult {
+                                tool_use_id: id,
+                                content: ToolResultContent::Text("x".repeat(chars * 3)),
+                                is_error: None,
+                                extra: Default::default(),
+                            }]),
+                        );
+                        result.timestamp = ts;
+                        out.push(call);
+                        out.push(result);
+                    }
+                }
+                out
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1_000),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn resume_of_an_export_is_the_live_view(messages in session()) {
+            let file = write(&messages);
+            let mut live = engine_from(import(&file).resume());
+            let (_, mut progress) = live.compact(CompactOptions::default());
+            let compacted = loop {
+                progress = match progress {
+                    Progress::NeedsSummary { request } => live.answer_offline(request.id).unwrap().1,
+                    Progress::NeedsFiles { request } => {
+                        let answers: Vec<FileAnswer> = request.paths.iter()
+                            .map(|p| FileAnswer { path: p.clone(), content: Ok(format!("// {p}")) }).collect();
+                        live.answer_files(request.id, &answers).unwrap().1
+                    }
+                    Progress::Compacted { result } => break Some(result),
+                    Progress::Failed { .. } => break None,
+                };
+            };
+            let Some(compacted) = compacted else { return Ok(()) };
+            let attachments: Vec<Message> = live.view().entries().iter()
+                .filter(|e| e.source == Source::Attachment).map(|e| (*e.message).clone()).collect();
+            let ctx = RecordContext {
+                session_id: "generated".into(),
+                version: "test".into(),
+                timestamp: Timestamp::parse("2026-11-29T12:00:00Z").unwrap(),
+            };
+            let mut extended = file;
+            for line in compaction_records(&compacted, &attachments, &ctx) {
+                extended.extend_from_slice(line.as_bytes());
+                extended.push(b'\n');
+            }
+            let resumed = engine_from(import(&extended).resume());
+            let strip = |ms: Vec<Message>| ms.into_iter().map(|mut m| { m.timestamp = None; m }).collect::<Vec<_>>();
+            prop_assert_eq!(strip(sent(&resumed)), strip(sent(&live)));
+        }
+    }
+}
