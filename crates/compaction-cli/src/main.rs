@@ -42,6 +42,10 @@ enum Command {
     },
     /// List the presets and their settings.
     Presets,
+    /// What-if: where automatic compaction would fire in a session file
+    /// under these settings, beside its real boundaries:
+    /// `{preset, lines, predicted, actual}`.
+    Replay(session::ReplayArgs),
 }
 
 /// Flags of `compaction thresholds`; numbers are checked by the engine, so
@@ -99,6 +103,7 @@ fn run(cli: &Cli) -> Result<String, String> {
         Command::Compact(args) => pretty(&session::compact(args)?),
         Command::ParseSummary { file } => pretty(&session::parse(file)?),
         Command::Presets => pretty(&session::presets()),
+        Command::Replay(args) => pretty(&session::replay(args)?),
     }
 }
 

@@ -231,3 +231,47 @@ pub fn presets() -> Value {
             .collect(),
     )
 }
+
+/// Flags of `compaction replay`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReplayArgs {
+    /// The Claude Code session file.
+    #[arg(value_name = "FILE.jsonl")]
+    pub file: PathBuf,
+    /// A named preset [default: the one for the file's client version].
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// The model's context window, in tokens.
+    #[arg(long, value_name = "TOKENS", default_value_t = 200_000.0)]
+    pub window: f64,
+    /// The model's maximum output tokens.
+    #[arg(long, value_name = "TOKENS")]
+    pub max_output: Option<f64>,
+}
+
+/// `compaction replay`: where automatic compaction would fire under these
+/// settings, beside the session's real boundaries.
+pub fn replay(args: &ReplayArgs) -> Result<Value, String> {
+    let transcript = crate::transcript::transcript_of(&args.file)?;
+    let preset = match &args.preset {
+        Some(name) => name.clone(),
+        None => compaction_core::transcript::replay::preset_for_version(
+            transcript.versions.last().map(String::as_str),
+        )
+        .name()
+        .to_owned(),
+    };
+    let flags = SessionArgs {
+        messages: None,
+        session: Some(args.file.clone()),
+        window: args.window,
+        max_output: args.max_output,
+        preset: preset.clone(),
+    };
+    let settings = settings(&flags)?;
+    let chosen = Preset::from_name(&preset).unwrap_or(Preset::Seed);
+    let result = transcript
+        .replay(chosen, settings)
+        .map_err(|e| e.message_naming(crate::flag))?;
+    serde_json::to_value(result).map_err(|e| e.to_string())
+}

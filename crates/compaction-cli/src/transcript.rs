@@ -151,3 +151,11 @@ pub(crate) fn resumed(path: &std::path::Path) -> Result<compaction_core::transcr
     })
     .map(|t| t.resume())
 }
+
+/// A whole session file, imported, for `compaction replay`.
+pub(crate) fn transcript_of(path: &std::path::Path) -> Result<Transcript, String> {
+    read(&SessionArgs {
+        file: path.to_path_buf(),
+        progress: false,
+    })
+}

@@ -253,3 +253,30 @@ fn plan_on_a_real_session_file() {
     assert_eq!(v["view"][0]["uuid"], view[0]["uuid"]);
     assert!(err(&compaction(&["plan"])).contains("--messages"));
 }
+
+#[test]
+fn replay_on_a_real_session_file() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../compaction-core/tests/fixtures/transcripts/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    );
+    let v = ok(&compaction(&["replay", file, "--window", "200000"]));
+    assert_eq!(v["preset"], "seed");
+    assert_eq!(v["lines"]["compact"], 167_000);
+    assert_eq!(
+        v["actual"],
+        json!([{"uuid": "dd3cc2e6-a191-4331-a0f0-2473e6d7692d", "trigger": "auto", "preTokens": 170251}])
+    );
+    assert!(v["predicted"][0]["atUuid"].is_string());
+    assert!(v["predicted"][0]["tokens"].as_u64().unwrap() > 167_000);
+    let v = ok(&compaction(&[
+        "replay",
+        file,
+        "--preset",
+        "newer-client",
+        "--window",
+        "120000",
+    ]));
+    assert_eq!(v["preset"], "newer-client");
+    assert!(err(&compaction(&["replay", file, "--preset", "nope"])).contains("--preset"));
+}

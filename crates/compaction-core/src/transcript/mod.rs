@@ -64,6 +64,7 @@ pub mod export;
 mod import;
 mod model;
 mod record;
+pub mod replay;
 mod resume;
 
 use serde::Serialize;

@@ -1,0 +1,199 @@
+//! Replay (what-if): a session's real timeline run through the engine with
+//! other settings, reporting where automatic compaction would fire and
+//! where the session's real boundaries are (issue "Real Claude Code
+//! sessions", SPEC R1.6, R3).
+//!
+//! The timeline is the logical history across boundaries: every era's own
+//! messages, without the summaries and the preserved copies a compaction
+//! wrote. Before each assistant message (each request) the engine takes its
+//! before-call decision with the message's timestamp as "now"; the count is
+//! R1.6's (the real last usage plus an estimate of what followed). Once the
+//! what-if snips, collapses or compacts, or the timeline crosses one of the
+//! session's real boundaries, the real usage no longer describes the
+//! what-if's view, so later messages are counted by estimate.
+
+use serde::Serialize;
+
+use super::Transcript;
+use crate::compact::{FileAnswer, Progress};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::message::{Role, Uuid};
+use crate::settings::{EngineSettings, Preset};
+use crate::thresholds::Thresholds;
+
+/// Where the what-if would compact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Predicted {
+    /// The last record before the predicted compaction.
+    pub at_uuid: Uuid,
+    /// The count that crossed the line.
+    pub tokens: u64,
+}
+
+/// A step of tiers 1–3 the what-if took on the way (microcompact, snip,
+/// collapse): they can keep the count under the compact line so that no
+/// compaction is needed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TierEvent {
+    /// The last record before the step.
+    pub at_uuid: Uuid,
+    /// The tier.
+    pub tier: crate::step::Tier,
+    /// The rule id.
+    pub rule: &'static str,
+    /// The count before the step.
+    pub tokens_before: u64,
+    /// The count after it.
+    pub tokens_after: u64,
+}
+
+/// A real boundary of the session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Actual {
+    /// The boundary's uuid.
+    pub uuid: Uuid,
+    /// `manual` or `auto`, as written.
+    pub trigger: Option<String>,
+    /// `preTokens`, as written.
+    pub pre_tokens: Option<u64>,
+}
+
+/// A replay's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Replay {
+    /// The preset used.
+    pub preset: &'static str,
+    /// The lines used.
+    pub lines: Thresholds,
+    /// Where the what-if compacts, in order.
+    pub predicted: Vec<Predicted>,
+    /// What tiers 1–3 did on the way, in order.
+    pub tiers: Vec<TierEvent>,
+    /// The session's real boundaries, in file order.
+    pub actual: Vec<Actual>,
+}
+
+/// The preset for a client version. The public evidence (seed 002) is for
+/// client 2.1.235 and matches the `seed` preset; no public source gives
+/// other numbers for the 1.0, 2.0 and 2.1 families seen in session files,
+/// so every version maps to `seed`. `newer-client` (public ports of later
+/// clients) is chosen by flag.
+pub fn preset_for_version(_version: Option<&str>) -> Preset {
+    Preset::Seed
+}
+
+impl Transcript {
+    /// Replays the session's timeline through an engine with `settings`.
+    pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
+        let mut engine = Engine::new(settings)?;
+        let lines = engine.lines().clone();
+        let mut predicted = Vec::new();
+        let mut tiers = Vec::new();
+        let mut diverged = false;
+        let mut last: Option<Uuid> = None;
+        for era in self.eras() {
+            // After a real boundary the real usage describes the real
+            // client's compacted view, not the what-if's.
+            diverged |= era.boundary.is_some();
+            let skip = if era.boundary.is_some() {
+                1 + era.preserved
+            } else {
+                0
+            };
+            for &index in era.messages.iter().skip(skip) {
+                let imported = &self.messages[index];
+                if imported.is_compact_summary {
+                    continue;
+                }
+                let mut message = imported.message.clone();
+                if message.role == Role::Assistant {
+                    let decision = engine.before_call(message.timestamp.as_ref());
+                    if let Some(at) = &last {
+                        for step in &decision.steps {
+                            use crate::step::Tier::{Collapse, Microcompact, Snip};
+                            if matches!(step.tier, Snip | Collapse) {
+                                // The what-if's view is no longer the real one.
+                                diverged = true;
+                            }
+                            if matches!(step.tier, Microcompact | Snip | Collapse)
+                                && step.count_before != step.count_after
+                            {
+                                tiers.push(TierEvent {
+                                    at_uuid: at.clone(),
+                                    tier: step.tier,
+                                    rule: step.rule,
+                                    tokens_before: step.count_before.tokens,
+                                    tokens_after: step.count_after.tokens,
+                                });
+                            }
+                        }
+                    }
+                    for r in &decision.collapse {
+                        engine.answer_collapse_offline(r.id)?;
+                    }
+                    if let Some(r) = &decision.precompute {
+                        engine.answer_precompute_offline(r.id)?;
+                    }
+                    let mut progress = decision.compaction;
+                    if let (Some(Progress::NeedsSummary { .. }), Some(at)) = (&progress, &last) {
+                        predicted.push(Predicted {
+                            at_uuid: at.clone(),
+                            tokens: decision.count.tokens,
+                        });
+                    }
+                    while let Some(p) = progress.take() {
+                        progress = match p {
+                            Progress::NeedsSummary { request } => Some(engine.answer_offline(request.id)?.1),
+                            Progress::NeedsFiles { request } => {
+                                let answers: Vec<FileAnswer> = request
+                                    .paths
+                                    .iter()
+                                    .map(|p| FileAnswer {
+                                        path: p.clone(),
+                                        content: Err("a replay reads no files".into()),
+                                    })
+                                    .collect();
+                                Some(engine.answer_files(request.id, &answers)?.1)
+                            }
+                            Progress::Compacted { .. } => {
+                                diverged = true;
+                                None
+                            }
+                            Progress::Failed { .. } => None,
+                        };
+                    }
+                }
+                if diverged {
+                    message.usage = None;
+                }
+                last = Some(message.uuid.clone());
+                // A uuid seen twice (a resumed file) is the same message.
+                match engine.append(message) {
+                    Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
+                    Err(other) => return Err(other),
+                }
+            }
+        }
+        let actual = self
+            .boundaries
+            .iter()
+            .map(|b| Actual {
+                uuid: b.uuid.clone(),
+                trigger: b.trigger().map(str::to_owned),
+                pre_tokens: b.pre_tokens(),
+            })
+            .collect();
+        Ok(Replay {
+            preset: preset.name(),
+            lines,
+            predicted,
+            tiers,
+            actual,
+        })
+    }
+}
