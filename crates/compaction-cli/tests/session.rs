@@ -192,10 +192,12 @@ fn presets_lists_names_and_settings() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["seed", "newer-client"]);
+    assert_eq!(names, ["seed", "client-2.1", "newer-client"]);
     assert_eq!(v[0]["settings"]["microcompact"]["idleGapMs"], 5_400_000);
+    assert_eq!(v[1]["settings"]["snip"], false);
+    assert_eq!(v[1]["settings"]["collapse"]["enabled"], false);
     assert_eq!(
-        v[1]["settings"]["microcompact"]["sentinel"],
+        v[2]["settings"]["microcompact"]["sentinel"],
         "[Old tool result content cleared]"
     );
     assert_eq!(v[0]["settings"]["thresholds"]["window"], 200_000);
@@ -261,7 +263,7 @@ fn replay_on_a_real_session_file() {
         "/../compaction-core/tests/fixtures/transcripts/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
     );
     let v = ok(&compaction(&["replay", file, "--window", "200000"]));
-    assert_eq!(v["preset"], "seed");
+    assert_eq!(v["preset"], "client-2.1", "a 2.1.39 file gets the 2.1 preset");
     assert_eq!(v["lines"]["compact"], 167_000);
     assert_eq!(
         v["actual"],

@@ -94,6 +94,13 @@ pub struct EngineSettings {
 pub enum Preset {
     /// The sources' numbers (seed 000, seed 002 for client 2.1.235).
     Seed,
+    /// Client 2.1 as the public evidence shows it: seed 002's table for
+    /// client 2.1.235 lists thresholds, summary, groups, precompute,
+    /// attachments and boundary but no snip and no collapse, and a real
+    /// 2.1.39 session (fixture `marot__spotter…`) auto-compacted at 170,251
+    /// tokens, just over the 167,000 line, with no snip before it. So: the
+    /// seed's numbers with tiers 2 and 3 off.
+    Client21,
     /// Newer clients per public ports: time-based microcompact after 60
     /// minutes, keeping 5, with the sentinel `[Old tool result content
     /// cleared]` (R4.4); attachments restore only a file's path (R7.7).
@@ -102,12 +109,13 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 2] = [Preset::Seed, Preset::NewerClient];
+    pub const ALL: [Preset; 3] = [Preset::Seed, Preset::Client21, Preset::NewerClient];
 
     /// The preset's name, as the CLI and the JS package spell it.
     pub fn name(self) -> &'static str {
         match self {
             Preset::Seed => "seed",
+            Preset::Client21 => "client-2.1",
             Preset::NewerClient => "newer-client",
         }
     }
@@ -129,6 +137,10 @@ impl Preset {
             breakers: BreakerSettings::default(),
             estimator: Estimator::default(),
         };
+        if self == Preset::Client21 {
+            settings.snip = false;
+            settings.collapse.enabled = false;
+        }
         if self == Preset::NewerClient {
             settings.microcompact.idle_gap_ms = 60 * 60 * 1_000;
             settings.microcompact.time_keep_recent = 5;

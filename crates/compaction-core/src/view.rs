@@ -57,6 +57,10 @@ struct Anchor {
     position: usize,
     /// input + cache-creation + cache-read tokens of that request.
     reported: u64,
+    /// How much the reply's reported output exceeds its estimate: thinking
+    /// the transcript does not show, for one (R1.6: tokens are estimated
+    /// unless known, and the reply's are known).
+    reply_extra: u64,
     /// Estimated tokens of the entries before `position`.
     prefix_estimate: u64,
     /// Change since the request in the estimate of entries before
@@ -124,9 +128,11 @@ impl View {
         let position = self.entries.len();
         let reported = message.usage.as_ref().map_or(0, |u| u.prompt_tokens());
         if reported > 0 {
+            let output = message.usage.as_ref().map_or(0, |u| u.output_tokens);
             self.anchor = Some(Anchor {
                 position,
                 reported,
+                reply_extra: output.saturating_sub(tokens),
                 prefix_estimate: self.estimate,
                 prefix_delta: 0,
             });
@@ -274,7 +280,7 @@ impl View {
     pub fn count(&self, system_tokens: u64) -> TokenFigure {
         match self.anchor {
             Some(a) => {
-                let since = self.estimate.saturating_sub(a.prefix_estimate);
+                let since = self.estimate.saturating_sub(a.prefix_estimate) + a.reply_extra;
                 let reported = a.reported.saturating_add_signed(a.prefix_delta);
                 // Freeing that happened before the usage was reported (a
                 // replayed history whose server had already cleared) must
@@ -342,6 +348,19 @@ mod tests {
                 basis: Basis::ReportedPlusEstimate
             }
         );
+    }
+
+    #[test]
+    fn r1_6_the_replys_reported_output_counts_when_bigger_than_its_estimate() {
+        let mut v = View::new(Estimator::default());
+        let mut reply = Message::assistant("b", "y".repeat(40)); // 10 estimated
+        reply.usage = Some(Usage {
+            input_tokens: 5_000,
+            output_tokens: 900,
+            ..Usage::default()
+        });
+        v.push(Arc::new(reply), Source::Stored, vec![]);
+        assert_eq!(v.count(0).tokens, 5_000 + 900);
     }
 
     #[test]

@@ -14,22 +14,42 @@ fn transcript(name: &str) -> compaction_core::transcript::Transcript {
 
 const SPOTTER: &str = "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
 
+/// The 1-based line of a record in the fixture.
+fn line_of(name: &str, uuid: &str) -> usize {
+    let path = format!("{}/tests/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).unwrap();
+    1 + text
+        .lines()
+        .position(|l| l.contains(&format!("\"uuid\":\"{uuid}\"")))
+        .unwrap()
+}
+
 #[test]
-fn the_what_if_fires_near_the_real_auto_compaction() {
+fn the_what_if_predicts_the_real_auto_compaction_within_one_request() {
     let t = transcript(SPOTTER);
-    let r = t.replay(Preset::Seed, Preset::Seed.settings(200_000)).unwrap();
+    assert_eq!(t.versions.last().map(String::as_str), Some("2.1.39"));
+    let preset = preset_for_version(Some("2.1.39"));
+    assert_eq!(preset, Preset::Client21);
+    let r = t.replay(preset, preset.settings(200_000)).unwrap();
     assert_eq!(r.actual.len(), 1);
     assert_eq!(r.actual[0].trigger.as_deref(), Some("auto"));
     assert_eq!(r.actual[0].pre_tokens, Some(170_251));
-    // The seed's lines for a 200k window: compact at 167,000. The real
-    // client compacted at 170,251; the what-if snips first, then compacts
-    // just over its line.
+    // The real boundary is on line 754, after the record on line 753: the
+    // what-if compacts at the same request.
     let first = r.predicted.first().expect("a predicted compaction");
+    assert_eq!(line_of(SPOTTER, first.at_uuid.as_str()), 753, "{first:?}");
     assert!(
         first.tokens > r.lines.compact && first.tokens < r.lines.blocked,
         "{first:?}"
     );
-    assert!(r.tiers.iter().any(|e| e.rule == "R5.1"), "{:?}", r.tiers);
+}
+
+#[test]
+fn with_the_seeds_snip_the_same_request_snips_instead() {
+    let t = transcript(SPOTTER);
+    let r = t.replay(Preset::Seed, Preset::Seed.settings(200_000)).unwrap();
+    let snip = r.tiers.iter().find(|e| e.rule == "R5.1").expect("a snip");
+    assert_eq!(line_of(SPOTTER, snip.at_uuid.as_str()), 753);
 }
 
 #[test]
@@ -56,14 +76,11 @@ fn sessions_that_stay_small_predict_nothing() {
 }
 
 #[test]
-fn every_version_family_maps_to_the_seed_preset() {
-    for v in [
-        None,
-        Some("1.0.98"),
-        Some("2.0.76"),
-        Some("2.1.39"),
-        Some("2.1.235"),
-    ] {
+fn version_families_map_to_presets_where_evidence_allows() {
+    for v in [None, Some("1.0.98"), Some("2.0.76")] {
         assert_eq!(preset_for_version(v), Preset::Seed);
+    }
+    for v in [Some("2.1.39"), Some("2.1.235")] {
+        assert_eq!(preset_for_version(v), Preset::Client21);
     }
 }

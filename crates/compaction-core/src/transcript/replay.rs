@@ -78,13 +78,15 @@ pub struct Replay {
     pub actual: Vec<Actual>,
 }
 
-/// The preset for a client version. The public evidence (seed 002) is for
-/// client 2.1.235 and matches the `seed` preset; no public source gives
-/// other numbers for the 1.0, 2.0 and 2.1 families seen in session files,
-/// so every version maps to `seed`. `newer-client` (public ports of later
-/// clients) is chosen by flag.
-pub fn preset_for_version(_version: Option<&str>) -> Preset {
-    Preset::Seed
+/// The preset for a client version, where public evidence allows: 2.1.x →
+/// `client-2.1` (see [`Preset::Client21`] for the evidence); 1.0 and 2.0 →
+/// `seed` (no public source gives their numbers, and the seed's are the
+/// documented ones). `newer-client` is chosen by flag.
+pub fn preset_for_version(version: Option<&str>) -> Preset {
+    match version {
+        Some(v) if v.starts_with("2.1.") => Preset::Client21,
+        _ => Preset::Seed,
+    }
 }
 
 impl Transcript {
@@ -140,7 +142,17 @@ impl Transcript {
                         engine.answer_precompute_offline(r.id)?;
                     }
                     let mut progress = decision.compaction;
-                    if let (Some(Progress::NeedsSummary { .. }), Some(at)) = (&progress, &last) {
+                    // Any start of a compaction counts (a precompute hit
+                    // finishes it within the call).
+                    let started = matches!(
+                        progress,
+                        Some(
+                            Progress::NeedsSummary { .. }
+                                | Progress::NeedsFiles { .. }
+                                | Progress::Compacted { .. }
+                        )
+                    );
+                    if let (true, Some(at)) = (started, &last) {
                         predicted.push(Predicted {
                             at_uuid: at.clone(),
                             tokens: decision.count.tokens,
