@@ -105,6 +105,9 @@ impl Engine {
     pub fn pending_request(&self) -> Option<Progress> {
         let run = self.run.as_ref()?;
         Some(match run.pending {
+            // A run whose view moved has no valid request left (its answer
+            // reports it abandoned); its prefix positions are stale.
+            Pending::Summary(_) if self.moved_under(run) => return None,
             Pending::Summary(_) => Progress::NeedsSummary {
                 request: self.summary_request(run),
             },
