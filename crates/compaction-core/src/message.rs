@@ -462,6 +462,18 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_unknown_fields_survive_a_round_trip() {
+        // Found by the message_json fuzz target: without serde_json's
+        // float_roundtrip the last digit moved.
+        let text = r#"{"uuid":"u","role":"assistant","content":[{"type":"x","n":9644444444444444444444,"f":0.30000000000000004}]}"#;
+        let once: Message = serde_json::from_str(text).unwrap();
+        let printed = serde_json::to_string(&once).unwrap();
+        let twice: Message = serde_json::from_str(&printed).unwrap();
+        assert_eq!(once, twice);
+        assert_eq!(printed, serde_json::to_string(&twice).unwrap());
+    }
+
+    #[test]
     fn bad_blocks_are_errors_naming_the_field() {
         let err = serde_json::from_value::<Message>(json!({
             "uuid": "u", "role": "user", "content": [{"type": "tool_result", "tool_use_id": 5}]
