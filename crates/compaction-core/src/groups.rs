@@ -26,6 +26,12 @@ pub struct Segmentation {
     /// Where each `tool_use` id was seen (shared until the next change, so
     /// copying a view is cheap).
     tool_use_at: std::sync::Arc<HashMap<String, usize>>,
+    /// `tool_use`s still waiting for their result, by index: no cut may
+    /// fall after the first of them, or a result arriving later would be
+    /// separated from its call.
+    open: std::collections::BTreeMap<usize, usize>,
+    /// The index of each waiting `tool_use` id.
+    open_ids: HashMap<String, usize>,
     /// Number of messages seen.
     len: usize,
 }
@@ -49,6 +55,14 @@ impl Segmentation {
         // counts as answering the message just before it.
         let mut answers: Option<usize> = None;
         for id in message.tool_result_ids() {
+            if let Some(index) = self.open_ids.remove(id) {
+                if let Some(count) = self.open.get_mut(&index) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.open.remove(&index);
+                    }
+                }
+            }
             let use_at = self.tool_use_at.get(id).copied().filter(|&a| a < at);
             let a = use_at.unwrap_or(at.saturating_sub(1));
             answers = Some(answers.map_or(a, |b| b.min(a)));
@@ -70,6 +84,10 @@ impl Segmentation {
             std::sync::Arc::make_mut(&mut self.tool_use_at)
                 .entry(id.to_owned())
                 .or_insert(at);
+            if !self.open_ids.contains_key(id) {
+                self.open_ids.insert(id.to_owned(), at);
+                *self.open.entry(at).or_insert(0) += 1;
+            }
         }
 
         if message.is_user_prompt() || at == 0 {
@@ -100,7 +118,26 @@ impl Segmentation {
     /// Whether a cut just before index `at` keeps every tool pair whole
     /// (`0` and `len` are always legal).
     pub fn is_legal_cut(&self, at: usize) -> bool {
-        at == 0 || at >= self.len || self.group_starts.binary_search(&at).is_ok()
+        if at == 0 || at >= self.len {
+            return true;
+        }
+        self.group_starts.binary_search(&at).is_ok() && self.first_open().is_none_or(|open| at <= open)
+    }
+
+    /// The index of the first `tool_use` still waiting for its result.
+    pub fn first_open(&self) -> Option<usize> {
+        self.open.keys().next().copied()
+    }
+
+    /// Group starts that are legal cuts: none after a `tool_use` still
+    /// waiting for its result.
+    pub fn cut_points(&self) -> Vec<usize> {
+        let limit = self.first_open().unwrap_or(usize::MAX);
+        self.group_starts
+            .iter()
+            .copied()
+            .filter(|&g| g <= limit)
+            .collect()
     }
 
     /// The index ranges of the legal groups.

@@ -171,3 +171,49 @@ fn pending_request_after_a_collapse_moved_the_view_is_not_a_panic() {
     }
     assert_eq!(e.store().len(), 8);
 }
+
+/// Found by `engine_ops` (crash-6c17dd83): a `tool_use` still waiting for
+/// its result was summarised away by a reactive compaction, and the result
+/// that arrived afterwards had no call before it in the view. No cut may
+/// fall after a waiting `tool_use`.
+#[test]
+fn a_waiting_tool_use_is_never_cut_from_its_future_result() {
+    use compaction_core::groups::pairing_is_legal;
+    use compaction_core::message::{Block, Content, Message, Role, ToolResultContent};
+    let mut e =
+        compaction_core::engine::Engine::new(compaction_core::settings::Preset::Seed.settings(200_000))
+            .unwrap();
+    e.append(Message::new(
+        "call",
+        Role::Assistant,
+        Content::Blocks(vec![Block::ToolUse {
+            id: "toolu_1".into(),
+            name: "Read".into(),
+            input: serde_json::json!({}),
+            extra: Default::default(),
+        }]),
+    ))
+    .unwrap();
+    e.append(Message::user("text", "x".repeat(12_343))).unwrap();
+    let (_, p) = e.prompt_too_long();
+    if let compaction_core::compact::Progress::NeedsSummary { request } = p {
+        e.answer_summary(
+            request.id,
+            compaction_core::compact::SummaryAnswer::Text("done".into()),
+        )
+        .unwrap();
+    }
+    e.append(Message::new(
+        "result",
+        Role::User,
+        Content::Blocks(vec![Block::ToolResult {
+            tool_use_id: "toolu_1".into(),
+            content: ToolResultContent::Text(String::new()),
+            is_error: None,
+            extra: Default::default(),
+        }]),
+    ))
+    .unwrap();
+    let sent: Vec<Message> = e.view().sent_messages().cloned().collect();
+    pairing_is_legal(&sent).unwrap();
+}

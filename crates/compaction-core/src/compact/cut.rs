@@ -14,7 +14,7 @@ pub type Prefix = Range<usize>;
 /// Manual and reactive regime: preserve the last `groups` legal groups.
 /// `None` when that leaves nothing to summarise.
 pub fn preserve_groups(view: &View, groups: usize) -> Option<Prefix> {
-    let starts = view.segmentation().group_starts();
+    let starts = view.segmentation().cut_points();
     let keep = groups.max(1);
     if starts.len() <= keep {
         return None;
@@ -38,10 +38,9 @@ pub fn preserve_turns(view: &View, turns: usize) -> Option<Prefix> {
     // A turn start that is not a legal cut moves back to one that is.
     let seg = view.segmentation();
     let end = seg
-        .group_starts()
-        .iter()
+        .cut_points()
+        .into_iter()
         .rev()
-        .copied()
         .find(|&g| g <= end)
         .unwrap_or(0);
     if end > 0 {
@@ -54,7 +53,7 @@ pub fn preserve_turns(view: &View, turns: usize) -> Option<Prefix> {
 /// by at least `gap` tokens (one group at least). `None` when nothing is
 /// left to shorten.
 pub fn shorten(view: &View, prefix: &Prefix, gap: u64) -> Option<Prefix> {
-    let starts = view.segmentation().group_starts();
+    let starts = view.segmentation().cut_points();
     let mut end = prefix.end;
     let mut freed = 0;
     loop {
@@ -70,7 +69,7 @@ pub fn shorten(view: &View, prefix: &Prefix, gap: u64) -> Option<Prefix> {
 /// Auto regime retry: drop the oldest groups of the prefix until it
 /// shrinks by at least `gap` tokens. `None` when nothing is left.
 pub fn truncate(view: &View, prefix: &Prefix, gap: u64) -> Option<Prefix> {
-    let starts = view.segmentation().group_starts();
+    let starts = view.segmentation().cut_points();
     let mut start = prefix.start;
     let mut freed = 0;
     loop {
