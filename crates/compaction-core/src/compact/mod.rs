@@ -14,7 +14,7 @@ pub mod protocol;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::message::{Message, Uuid};
-use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
+use crate::step::{Evidence, Owner, Step, Tier};
 use crate::summary::{
     check_retention, offline_summary, parse_summary, summary_prompt, PromptOptions, RetentionReport,
 };
@@ -511,17 +511,10 @@ impl Engine {
         reason: String,
     ) -> Step {
         Step {
-            tier,
-            rule,
-            owner,
-            evidence,
-            count_before: before,
             count_after: self.count(),
             messages,
-            blocks: Vec::new(),
-            cache: CacheEffect::Intact,
             model_calls,
-            reason,
+            ..Step::note(tier, rule, owner, evidence, before, reason)
         }
     }
 }
@@ -534,21 +527,14 @@ pub(crate) fn relabel((mut steps, progress): (Vec<Step>, Progress), tier: Tier) 
             .last()
             .map(|s| s.count_after)
             .unwrap_or(crate::tokens::TokenFigure::estimated(0));
-        steps.push(Step {
+        steps.push(Step::note(
             tier,
-            rule: "R7.10",
-            owner: Owner::Client,
-            evidence: EVIDENCE_FINALIZE,
-            count_before: count,
-            count_after: count,
-            messages: Vec::new(),
-            blocks: Vec::new(),
-            cache: CacheEffect::Intact,
-            model_calls: 0,
-            reason: format!(
-                "compaction failed ({reason}): the old view stays in force, no boundary is written"
-            ),
-        });
+            "R7.10",
+            Owner::Client,
+            EVIDENCE_FINALIZE,
+            count,
+            format!("compaction failed ({reason}): the old view stays in force, no boundary is written"),
+        ));
     }
     for step in &mut steps {
         if step.tier == Tier::Compact {
