@@ -207,6 +207,9 @@ pub fn compact(args: &CompactArgs) -> Result<Value, String> {
                 }));
             }
             Progress::Failed { reason } => return Err(format!("compaction failed: {reason}")),
+            Progress::NeedsCollapse { .. } => {
+                return Err("a manual compaction asked for segment summaries (an engine bug)".to_owned())
+            }
         }
         .map_err(|e| e.to_string())?;
         steps.extend(more);

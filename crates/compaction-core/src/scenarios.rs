@@ -151,6 +151,16 @@ pub fn play(scenario: &Scenario, policy: &HostPolicy) -> Result<(Vec<Frame>, Eng
                         .collect();
                     engine.answer_files(request.id, &answers)?
                 }
+                Progress::NeedsCollapse { requests } => {
+                    for r in requests {
+                        steps.extend(if policy.all_models_down {
+                            engine.answer_collapse(r.id, SummaryAnswer::ModelUnavailable)?
+                        } else {
+                            engine.answer_collapse_offline(r.id)?
+                        });
+                    }
+                    break;
+                }
                 Progress::Compacted { .. } | Progress::Failed { .. } => break,
             };
             steps.extend(more);
@@ -441,15 +451,17 @@ pub fn chained() -> Scenario {
 /// A request the API refuses as too long: Tier 5, once per turn (R8).
 pub fn overflow() -> Scenario {
     let mut b = Builder::new();
-    for t in 0..6 {
+    for t in 0..23 {
         b.prompt(&format!("Load dataset part {t}."));
         b.tool("Read", &format!("data/part_{t}.csv"), 3_800);
         b.say("Loaded.");
     }
-    b.event(Event::PromptTooLong).event(Event::PromptTooLong);
+    b.event(Event::PromptTooLong).call();
+    b.event(Event::PromptTooLong).call();
+    b.event(Event::PromptTooLong);
     Scenario {
         name: "overflow",
-        title: "A 413: emergency compaction, then a second 413 in the same turn ends the session (R8)",
+        title: "A 413: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),

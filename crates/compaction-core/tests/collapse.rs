@@ -25,6 +25,16 @@ fn session(e: &mut Engine, turns: usize, tokens: usize) {
     }
 }
 
+fn segments(turns: &[(usize, usize)]) -> Vec<Purpose> {
+    turns
+        .iter()
+        .map(|&(first_turn, last_turn)| Purpose::CollapseSegment {
+            first_turn,
+            last_turn,
+        })
+        .collect()
+}
+
 #[test]
 fn r6_1_non_blocking_from_90_percent_one_request_per_segment() {
     let mut e = Engine::new(settings()).unwrap();
@@ -40,19 +50,7 @@ fn r6_1_non_blocking_from_90_percent_one_request_per_segment() {
     // 30 turns, the 10 most recent kept: 20 eligible, two segments of 8;
     // the last 4 are too few for a segment.
     let purposes: Vec<_> = d.collapse.iter().map(|r| r.purpose).collect();
-    assert_eq!(
-        purposes,
-        [
-            Purpose::CollapseSegment {
-                first_turn: 1,
-                last_turn: 8
-            },
-            Purpose::CollapseSegment {
-                first_turn: 9,
-                last_turn: 16
-            }
-        ]
-    );
+    assert_eq!(purposes, segments(&[(1, 8), (9, 16)]));
     assert_eq!(d.collapse[0].messages.len(), 16);
     assert!(d.compaction.is_none(), "Tier 4 waits while Tier 3 can still help");
 
@@ -133,4 +131,78 @@ fn r6_1_unusable_answers_drop_the_request_and_change_nothing() {
     assert!(e
         .answer_collapse(d.collapse[1].id, SummaryAnswer::ModelUnavailable)
         .is_err());
+}
+
+#[test]
+fn r8_1_a_413_first_collapses_every_segment_whatever_the_line_then_compacts_then_ends() {
+    use compaction_core::compact::Progress;
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 1_000); // 30,000 tokens: far under every line
+    let d = e.before_call(None);
+    assert!(d.collapse.is_empty(), "under 90%: Tier 3 is idle");
+
+    // 1st 413: collapse overflow recovery, regardless of the line.
+    let (steps, p) = e.prompt_too_long();
+    assert_eq!((steps[0].tier, steps[0].rule), (Tier::Reactive, "R8.1"));
+    let Progress::NeedsCollapse { requests } = p else {
+        panic!("expected collapse recovery, got {p:?}")
+    };
+    let turns: Vec<_> = requests.iter().map(|r| r.purpose).collect();
+    assert_eq!(turns, segments(&[(1, 8), (9, 16)]));
+    let before = e.count().tokens;
+    for r in &requests {
+        e.answer_collapse_offline(r.id).unwrap();
+    }
+    assert!(e.count().tokens < before, "the collapses shrank the view");
+    pairing_is_legal(&e.view().sent_messages().cloned().collect::<Vec<_>>()).unwrap();
+
+    // 2nd 413 in the same turn: the emergency compaction.
+    let (steps, p) = e.prompt_too_long();
+    assert!(steps.iter().all(|s| s.tier == Tier::Reactive));
+    let Progress::NeedsSummary { request } = p else {
+        panic!("expected the emergency compaction, got {p:?}")
+    };
+    let (_, p) = e.answer_offline(request.id).unwrap();
+    assert!(
+        matches!(p, Progress::Compacted { .. } | Progress::NeedsFiles { .. }),
+        "{p:?}"
+    );
+
+    // 3rd: the session cannot continue.
+    let (_, p) = e.prompt_too_long();
+    assert!(matches!(p, Progress::Failed { reason } if reason.contains("cannot continue")));
+
+    // A new turn starts over with recovery when there is something to collapse.
+    e.append(Message::user("next", "go on")).unwrap();
+    let (_, p) = e.prompt_too_long();
+    assert!(!matches!(p, Progress::Failed { .. }), "{p:?}");
+}
+
+#[test]
+fn r8_1_with_nothing_to_collapse_or_tier_3_off_the_413_compacts_at_once() {
+    use compaction_core::compact::Progress;
+    for off in [false, true] {
+        let mut s = settings();
+        s.collapse.enabled = !off;
+        let mut e = Engine::new(s).unwrap();
+        // 30 turns with Tier 3 off; 6 turns (all recent) with it on.
+        session(&mut e, if off { 30 } else { 6 }, 1_000);
+        let (_, p) = e.prompt_too_long();
+        assert!(matches!(p, Progress::NeedsSummary { .. }), "off={off}: {p:?}");
+    }
+}
+
+#[test]
+fn r8_1_a_413_while_segments_are_pending_asks_for_those_again() {
+    use compaction_core::compact::Progress;
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 5_500); // over 90%: two segments pending
+    let d = e.before_call(None);
+    assert_eq!(d.collapse.len(), 2);
+    let (_, p) = e.prompt_too_long();
+    let Progress::NeedsCollapse { requests } = p else {
+        panic!("{p:?}")
+    };
+    let ids: Vec<u64> = requests.iter().map(|r| r.id).collect();
+    assert_eq!(ids, d.collapse.iter().map(|r| r.id).collect::<Vec<_>>());
 }

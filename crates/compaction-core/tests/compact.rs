@@ -481,7 +481,7 @@ fn r8_reactive_compacts_once_per_turn() {
     };
     e.answer_files(request.id, &[]).unwrap();
     let (_, p) = e.prompt_too_long();
-    assert!(matches!(p, Progress::Failed { reason } if reason.contains("second")));
+    assert!(matches!(p, Progress::Failed { reason } if reason.contains("cannot continue")));
     // A new turn allows it again.
     e.append(Message::user("again", "continue")).unwrap();
     e.append(Message::assistant("ok", "sure")).unwrap();

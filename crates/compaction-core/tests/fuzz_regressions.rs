@@ -152,6 +152,10 @@ fn pending_request_after_a_collapse_moved_the_view_is_not_a_panic() {
     }
     let decision = e.before_call(None);
     assert!(!decision.collapse.is_empty(), "Tier 3 asks for segment summaries");
+    // R8.1: the first 413 asks for the pending segments again (collapse
+    // overflow recovery); left unanswered, the second compacts.
+    let (_, progress) = e.prompt_too_long();
+    assert!(matches!(progress, Progress::NeedsCollapse { .. }), "{progress:?}");
     let (_, progress) = e.prompt_too_long();
     let Progress::NeedsSummary { request } = progress else {
         panic!("expected a summary request, got {progress:?}");

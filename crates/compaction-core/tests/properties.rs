@@ -13,6 +13,7 @@ use compaction_core::settings::Preset;
 use compaction_core::step::Tier;
 use compaction_core::time::Timestamp;
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use serde_json::json;
 
 /// One event of a generated session.
@@ -282,6 +283,9 @@ proptest! {
                     break true;
                 }
                 Progress::Failed { .. } => break false,
+                Progress::NeedsCollapse { .. } => {
+                    return Err(TestCaseError::fail("a manual compaction asks for no segment"))
+                }
             };
         };
         let after: Vec<Message> = engine.view().sent_messages().cloned().collect();

@@ -60,6 +60,7 @@ fn round_trip(name: &str) {
             }
             Progress::Compacted { result } => break result,
             Progress::Failed { reason } => panic!("{name}: {reason}"),
+            Progress::NeedsCollapse { .. } => panic!("{name}: a manual compaction asks for no segment"),
         };
     };
     let attachments: Vec<Message> = live
@@ -237,6 +238,7 @@ mod generated {
                     }
                     Progress::Compacted { result } => break Some(result),
                     Progress::Failed { .. } => break None,
+                    Progress::NeedsCollapse { .. } => panic!("a manual compaction asks for no segment"),
                 };
             };
             let Some(compacted) = compacted else { return Ok(()) };

@@ -163,6 +163,13 @@ pub enum Progress {
         /// The request.
         request: FileRequest,
     },
+    /// Waiting for segment summaries: R8.1's collapse overflow recovery
+    /// after a 413. Answer each with [`Engine::answer_collapse`], then retry
+    /// the call; a second 413 in the same turn compacts.
+    NeedsCollapse {
+        /// One request per segment.
+        requests: Vec<SummaryRequest>,
+    },
     /// Done: the view is the new one.
     Compacted {
         /// What was written.

@@ -112,8 +112,8 @@ pub struct Engine {
     pub(crate) breakers: Breakers,
     /// Real user prompts appended so far: the turn number.
     prompts: usize,
-    /// The turn of the last reactive compaction (R8.1: once per turn).
-    reactive_turn: Option<usize>,
+    /// How far Tier 5 went in which turn (R8.1: each stage once per turn).
+    reactive: Option<(usize, Reactive)>,
     /// Pinned messages (extension): never snipped, cleared or summarised
     /// away.
     pub(crate) pinned: HashSet<Uuid>,
@@ -126,6 +126,15 @@ pub struct Engine {
     pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
     /// The precomputed summary, pending or ready (R9).
     pub(crate) precompute: Option<precompute::Precompute>,
+}
+
+/// Tier 5's stages within one turn (R8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reactive {
+    /// Collapse overflow recovery asked for segment summaries.
+    Collapsed,
+    /// The emergency compaction ran.
+    Compacted,
 }
 
 /// The view entries a compaction replaced, and the uuids it put in their
@@ -158,7 +167,7 @@ impl Engine {
             cumulative_dropped: 0,
             breakers: Breakers::new(settings_breakers),
             prompts: 0,
-            reactive_turn: None,
+            reactive: None,
             pinned: HashSet::new(),
             lineage: HashMap::new(),
             turn_of: Arc::default(),
@@ -359,21 +368,40 @@ impl Engine {
         self.clone().before_call(now)
     }
 
-    /// The API refused the call as too long (413): Tier 5 (R8.1), an
-    /// emergency compaction through the manual/reactive compactor, at most
-    /// once per turn. A second one in the same turn fails: the host must end
+    /// The API refused the call as too long (413): Tier 5 (R8.1). First
+    /// collapse overflow recovery: every segment Tier 3 could collapse is
+    /// asked for whatever the line ([`Progress::NeedsCollapse`]; answer, then
+    /// retry the call). When there is none, or on the next 413 of the same
+    /// turn, an emergency compaction through the manual/reactive compactor
+    /// (R7.5). A 413 after that in the same turn fails: the host must end
     /// the session with a clear error.
     pub fn prompt_too_long(&mut self) -> (Vec<Step>, Progress) {
-        if self.reactive_turn == Some(self.prompts) {
+        let turn = self.prompts;
+        let stage = self.reactive.filter(|(t, _)| *t == turn).map(|(_, s)| s);
+        if stage == Some(Reactive::Compacted) {
+            let reason = "another prompt-too-long in the same turn after the emergency compaction: the session cannot continue";
+            let step = Step::note(
+                Tier::Reactive,
+                "R8.1",
+                Owner::Client,
+                Evidence::ThirdParty,
+                self.count(),
+                format!("{reason}; the host ends it with a clear error"),
+            );
             return (
-                Vec::new(),
+                vec![step],
                 Progress::Failed {
-                    reason: "a second prompt-too-long in the same turn: the session cannot continue"
-                        .to_owned(),
+                    reason: reason.to_owned(),
                 },
             );
         }
-        self.reactive_turn = Some(self.prompts);
+        if stage.is_none() && self.run.is_none() {
+            if let Some(recovery) = self.collapse_recovery() {
+                self.reactive = Some((turn, Reactive::Collapsed));
+                return recovery;
+            }
+        }
+        self.reactive = Some((turn, Reactive::Compacted));
         self.run = None;
         let started = self.start(Trigger::Auto, true, CompactOptions::default());
         crate::compact::relabel(started, Tier::Reactive)

@@ -6,11 +6,19 @@ use std::sync::Arc;
 use super::{Engine, Replaced};
 use crate::collapse::{offline_segment, parse_segment, segment_message, segment_prompt, segments};
 use crate::compact::boundary::derived_uuid;
-use crate::compact::{Purpose, SummaryAnswer, SummaryRequest};
+use crate::compact::{Progress, Purpose, SummaryAnswer, SummaryRequest};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
 use crate::view::{Entry, Source};
+
+fn turn_list(turns: &[(usize, usize)]) -> String {
+    turns
+        .iter()
+        .map(|(a, b)| format!("{a}–{b}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// A segment whose summary the engine waits for.
 #[derive(Debug, Clone)]
@@ -38,48 +46,91 @@ impl Engine {
             return false;
         }
         if self.collapse_pending.is_empty() {
-            let found = segments(&self.view, &s, |u| self.turn_of.get(u).copied().unwrap_or(0));
-            for segment in &found {
-                let id = self.next_request();
-                let uuids = self.view.entries()[segment.range.clone()]
-                    .iter()
-                    .map(|e| e.message.uuid.clone())
-                    .collect();
-                self.collapse_pending.push(PendingSegment {
-                    id,
-                    uuids,
-                    turns: segment.turns,
-                    model: 0,
-                });
-            }
+            let found = self.queue_segments();
             if !found.is_empty() {
-                let turns: Vec<String> = found
-                    .iter()
-                    .map(|g| format!("{}–{}", g.turns.0, g.turns.1))
-                    .collect();
+                let reason = format!(
+                    "{} tokens, over {}% of the budget ({start}): {} segment summaries asked for (turns {}); {}",
+                    count.tokens,
+                    s.start_pct,
+                    found.len(),
+                    turn_list(&found),
+                    if count.tokens > blocking { "over 95%: the call waits" } else { "the call proceeds meanwhile" }
+                );
                 steps.push(Step {
-                    tier: Tier::Collapse,
-                    rule: "R6.1",
-                    owner: Owner::Model,
-                    evidence: Evidence::ThirdParty,
-                    count_before: count,
-                    count_after: count,
-                    messages: Vec::new(),
-                    blocks: Vec::new(),
-                    cache: CacheEffect::Intact,
                     model_calls: found.len() as u32,
-                    reason: format!(
-                        "{} tokens, over {}% of the budget ({start}): {} segment summaries asked for (turns {}); {}",
-                        count.tokens,
-                        s.start_pct,
-                        found.len(),
-                        turns.join(", "),
-                        if count.tokens > blocking { "over 95%: the call waits" } else { "the call proceeds meanwhile" }
-                    ),
+                    ..Step::note(
+                        Tier::Collapse,
+                        "R6.1",
+                        Owner::Model,
+                        Evidence::ThirdParty,
+                        count,
+                        reason,
+                    )
                 });
             }
         }
         !self.collapse_pending.is_empty() && count.tokens > blocking
+    }
+
+    /// Finds the segments Tier 3 can collapse now and queues a request for
+    /// each; returns their turn ranges.
+    fn queue_segments(&mut self) -> Vec<(usize, usize)> {
+        let found = segments(&self.view, &self.settings.collapse, |u| {
+            self.turn_of.get(u).copied().unwrap_or(0)
+        });
+        let mut turns = Vec::with_capacity(found.len());
+        for segment in found {
+            let id = self.next_request();
+            let uuids = self.view.entries()[segment.range]
+                .iter()
+                .map(|e| e.message.uuid.clone())
+                .collect();
+            self.collapse_pending.push(PendingSegment {
+                id,
+                uuids,
+                turns: segment.turns,
+                model: 0,
+            });
+            turns.push(segment.turns);
+        }
+        turns
+    }
+
+    /// R8.1's first stage after a 413, collapse overflow recovery: every
+    /// segment Tier 3 could collapse is asked for regardless of its line
+    /// (with those already pending). `None` when Tier 3 is off or has
+    /// nothing to collapse: the emergency compaction follows at once.
+    pub(super) fn collapse_recovery(&mut self) -> Option<(Vec<Step>, Progress)> {
+        if !self.settings.collapse.enabled {
+            return None;
+        }
+        let count = self.count();
+        let queued = if self.collapse_pending.is_empty() {
+            self.queue_segments()
+        } else {
+            self.collapse_pending.iter().map(|p| p.turns).collect()
+        };
+        if queued.is_empty() {
+            return None;
+        }
+        let requests = self.collapse_requests();
+        let reason = format!(
+            "the API answered prompt-too-long: collapse overflow recovery first, {} segment summaries (turns {}) whatever the line; answer them and retry the call, another 413 this turn compacts",
+            requests.len(),
+            turn_list(&queued)
+        );
+        let step = Step {
+            model_calls: requests.len() as u32,
+            ..Step::note(
+                Tier::Reactive,
+                "R8.1",
+                Owner::Client,
+                Evidence::ThirdParty,
+                count,
+                reason,
+            )
+        };
+        Some((vec![step], Progress::NeedsCollapse { requests }))
     }
 
     /// The segment summaries Tier 3 waits for.

@@ -176,6 +176,12 @@ impl Transcript {
                                 diverged = true;
                                 None
                             }
+                            Progress::NeedsCollapse { requests } => {
+                                for r in requests {
+                                    engine.answer_collapse_offline(r.id)?;
+                                }
+                                None
+                            }
                             Progress::Failed { .. } => None,
                         };
                     }
