@@ -90,6 +90,17 @@ pub enum Error {
     /// compaction fails and the old view stays (R7.10).
     #[error("empty summary reply: no text outside the first <analysis> block, or a blank <summary> block")]
     EmptySummary,
+    /// A registered context item has a kind that is not registered (R7.7:
+    /// files are read on request, hook output comes with the file answers).
+    #[error(
+        "context item {index}: kind `{kind}` cannot be registered (only plan, taskState, skill and mcp)"
+    )]
+    InvalidContext {
+        /// The item's position in the list given.
+        index: usize,
+        /// Its kind.
+        kind: &'static str,
+    },
 }
 
 impl Error {

@@ -2,7 +2,8 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use compaction_core::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
+use compaction_core::compact::attachments::Kind;
+use compaction_core::compact::{CompactOptions, ContextItem, FileAnswer, HookOutcome, HookOutput, Progress, SummaryAnswer};
 use compaction_core::engine::{Engine, Sidecar};
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent, Usage, Uuid};
@@ -13,7 +14,7 @@ use serde_json::json;
 
 const BASE_MS: i64 = 1_796_000_000_000;
 const ELIGIBLE: [&str; 8] = ["Read", "Bash", "Grep", "Glob", "WebSearch", "WebFetch", "Edit", "Write"];
-const INELIGIBLE: [&str; 4] = ["TodoWrite", "Task", "mcp__srv__tool", ""];
+const INELIGIBLE: [&str; 6] = ["TodoWrite", "Task", "mcp__srv__tool", "", "ExitPlanMode", "Skill"];
 
 /// Text of varied size and script.
 #[derive(Arbitrary, Debug)]
@@ -139,7 +140,8 @@ enum Op {
     Plan(Option<Time>),
     Compact { instructions: Option<String>, block: Option<String>, added: Vec<String> },
     AnswerSummary(Id, Answer),
-    AnswerFiles(Id, Vec<FileReply>),
+    AnswerFiles(Id, Vec<FileReply>, Vec<(String, Text)>),
+    SetContext(Vec<(u8, String, Text)>),
     Collapse { which: u8, id: Id, answer: Answer },
     Precompute(Id, Answer),
     Pin(u8),
@@ -205,6 +207,9 @@ struct Settings {
     per_file_tokens: u16,
     total_tokens: u32,
     path_only: bool,
+    skill_tokens: u16,
+    skills_total_tokens: u16,
+    post_compact_hooks: bool,
     max_failures: u8,
     refill_turns: u8,
     max_refills: u8,
@@ -312,6 +317,9 @@ impl Settings {
         s.compact.offline_fallback = self.offline_fallback;
         s.compact.fallback_models = (0..self.fallbacks % 4).map(|i| format!("fallback-{i}")).collect();
         s.compact.attachments.path_only = self.path_only;
+        s.compact.attachments.skill_tokens = u64::from(self.skill_tokens);
+        s.compact.attachments.skills_total_tokens = u64::from(self.skills_total_tokens);
+        s.compact.attachments.post_compact_hooks = self.post_compact_hooks;
         s
     }
 }
@@ -347,7 +355,13 @@ impl Harness {
             self.next_tool += 1;
             let id = format!("toolu_{}", self.next_tool);
             let input = match call.path {
-                Some(p) => json!({"file_path": format!("/src/f{}.rs", p % 12), "command": "x"}),
+                Some(p) => json!({
+                    "file_path": format!("/src/f{}.rs", p % 12),
+                    "command": "x",
+                    "skill": format!("s{}", p % 3),
+                    "plan": format!("plan {p}"),
+                    "todos": [{"content": format!("task {p}"), "status": "pending"}, p],
+                }),
                 None => json!({"n": self.next_tool}),
             };
             uses.push(Block::ToolUse {
@@ -542,7 +556,20 @@ impl Harness {
                     self.note(&p);
                 }
             }
-            Op::AnswerFiles(id, replies) => {
+            Op::SetContext(items) => {
+                let kinds = [Kind::File, Kind::Plan, Kind::TaskState, Kind::Skill, Kind::Mcp, Kind::HookOutput];
+                let items = items
+                    .iter()
+                    .take(8)
+                    .map(|(k, name, content)| ContextItem {
+                        kind: kinds[usize::from(*k) % kinds.len()],
+                        name: name.clone(),
+                        content: content.make(),
+                    })
+                    .collect();
+                let _ = e.set_context(items);
+            }
+            Op::AnswerFiles(id, replies, hooks) => {
                 let (pending, paths) = match e.pending_request() {
                     Some(Progress::NeedsFiles { request }) => (Some(request.id), request.paths),
                     Some(Progress::NeedsSummary { request }) => (Some(request.id), Vec::new()),
@@ -568,7 +595,15 @@ impl Harness {
                     })
                     .collect();
                 let id = self.id(id, pending);
-                if let Ok((_, p)) = self.engine.answer_files(id, &answers) {
+                let hooks: Vec<HookOutput> = hooks
+                    .iter()
+                    .take(4)
+                    .map(|(hook, output)| HookOutput {
+                        hook: hook.clone(),
+                        output: output.make(),
+                    })
+                    .collect();
+                if let Ok((_, p)) = self.engine.answer_files_and_hooks(id, &answers, &hooks) {
                     self.note(&p);
                 }
             }

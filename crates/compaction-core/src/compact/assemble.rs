@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::{
-    attachments, boundary, BoundaryRecord, Compacted, FileAnswer, Progress, Run, SummaryRecord, Trigger,
-    EVIDENCE_ATTACH, EVIDENCE_FINALIZE,
+    attachments, boundary, context, BoundaryRecord, Compacted, FileAnswer, HookOutput, Progress, Run,
+    SummaryRecord, Trigger, EVIDENCE_ATTACH, EVIDENCE_FINALIZE,
 };
 use crate::engine::Engine;
 use crate::message::{Message, Role, Uuid};
@@ -20,6 +20,7 @@ impl Engine {
         run: Run,
         mut steps: Vec<Step>,
         answers: &[FileAnswer],
+        hooks: &[HookOutput],
     ) -> (Vec<Step>, Progress) {
         let Some((summary, retention)) = run.summary.clone() else {
             return (steps, self.fail(&run, "no summary to assemble"));
@@ -30,22 +31,43 @@ impl Engine {
             last.as_ref().map_or("", |u| u.as_str()),
             self.compactions
         );
-        let (candidates, attachment_messages) = attachments::restore(
+        let settings = &self.settings.compact.attachments;
+        let (mut candidates, mut attachment_messages) = attachments::restore(
             &run.candidates,
             answers,
-            &self.settings.compact.attachments,
+            settings,
             &self.settings.estimator,
             &seed,
         );
-        let restored = candidates
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c.status,
-                    attachments::Status::Restored { .. } | attachments::Status::PathOnly
-                )
-            })
-            .count();
+        let files = candidates.len();
+        let restored = |c: &&attachments::Candidate| {
+            matches!(
+                c.status,
+                attachments::Status::Restored { .. } | attachments::Status::PathOnly
+            )
+        };
+        let restored_files = candidates.iter().filter(restored).count();
+        let (others, other_messages) = context::restore(
+            &self.context,
+            &self.view,
+            hooks,
+            settings,
+            &self.settings.estimator,
+            &seed,
+        );
+        let mut reason = format!("{restored_files} of {files} candidate file(s) restored after the summary");
+        if !others.is_empty() {
+            let named: Vec<String> = others
+                .iter()
+                .map(|c| {
+                    let mark = if restored(&c) { "" } else { " (not restored)" };
+                    format!("{} {}{mark}", c.kind.as_str(), c.path)
+                })
+                .collect();
+            reason.push_str(&format!("; then {}", named.join(", ")));
+        }
+        candidates.extend(others);
+        attachment_messages.extend(other_messages);
         steps.push(self.step(
             Tier::Compact,
             "R7.7",
@@ -54,10 +76,7 @@ impl Engine {
             run.pre,
             attachment_messages.iter().map(|m| m.uuid.clone()).collect(),
             0,
-            format!(
-                "{restored} of {} candidate file(s) restored after the summary",
-                candidates.len()
-            ),
+            reason,
         ));
 
         // Assemble the new view (R7.8): summary, preserved (usage zeroed,

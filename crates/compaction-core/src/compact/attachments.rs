@@ -26,6 +26,13 @@ pub struct AttachmentSettings {
     pub total_tokens: u64,
     /// Restore only the path, not the content (a newer-client preset).
     pub path_only: bool,
+    /// Tokens per invoked skill (newer clients: 5,000).
+    pub skill_tokens: u64,
+    /// Tokens for all skills together (newer clients: 25,000).
+    pub skills_total_tokens: u64,
+    /// The host runs post-compact hooks: the engine pauses for their
+    /// output (with the file answers) even when no file is asked for.
+    pub post_compact_hooks: bool,
 }
 
 impl Default for AttachmentSettings {
@@ -35,6 +42,9 @@ impl Default for AttachmentSettings {
             per_file_tokens: 5_000,
             total_tokens: 50_000,
             path_only: false,
+            skill_tokens: 5_000,
+            skills_total_tokens: 25_000,
+            post_compact_hooks: false,
         }
     }
 }
@@ -77,11 +87,45 @@ pub enum Status {
     },
 }
 
+/// What an attachment restores (R7.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Kind {
+    /// A recently read or edited file.
+    File,
+    /// The current plan.
+    Plan,
+    /// The task list.
+    TaskState,
+    /// An invoked skill's instructions.
+    Skill,
+    /// An MCP server's instructions.
+    Mcp,
+    /// A post-compact hook's output.
+    HookOutput,
+}
+
+impl Kind {
+    /// The serialised name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::File => "file",
+            Kind::Plan => "plan",
+            Kind::TaskState => "taskState",
+            Kind::Skill => "skill",
+            Kind::Mcp => "mcp",
+            Kind::HookOutput => "hookOutput",
+        }
+    }
+}
+
 /// One candidate and how it ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
-    /// The file's path.
+    /// What it is.
+    pub kind: Kind,
+    /// The file's path, or the item's name for the other kinds.
     pub path: String,
     /// How it ended.
     #[serde(flatten)]
@@ -159,6 +203,7 @@ pub fn restore(
             }
         };
         outcomes.push(Candidate {
+            kind: Kind::File,
             path: path.clone(),
             status,
         });
@@ -166,13 +211,13 @@ pub fn restore(
     (outcomes, messages)
 }
 
-fn attachment(seed: &str, path: &str, text: &str) -> Message {
+pub(super) fn attachment(seed: &str, path: &str, text: &str) -> Message {
     Message::user(derived_uuid(&format!("{seed} attachment {path}")).0, text)
 }
 
 /// `content` cut to about `tokens` tokens, on a character boundary, with a
 /// marker saying how much was left out.
-fn cut_to(content: &str, tokens: u64, estimator: &Estimator) -> (String, bool) {
+pub(super) fn cut_to(content: &str, tokens: u64, estimator: &Estimator) -> (String, bool) {
     if estimator.text(content) <= tokens {
         return (content.to_owned(), false);
     }
@@ -181,7 +226,7 @@ fn cut_to(content: &str, tokens: u64, estimator: &Estimator) -> (String, bool) {
     let end = content.char_indices().nth(keep).map_or(content.len(), |(i, _)| i);
     (
         format!(
-            "{}\n...[file cut to {tokens} tokens: {} more chars not restored]",
+            "{}\n...[cut to {tokens} tokens: {} more chars not restored]",
             &content[..end],
             total - keep
         ),

@@ -8,6 +8,7 @@
 mod assemble;
 pub mod attachments;
 pub mod boundary;
+pub mod context;
 pub mod cut;
 pub mod protocol;
 
@@ -22,6 +23,7 @@ use crate::tokens::TokenFigure;
 
 pub use attachments::{AttachmentSettings, Candidate, FileAnswer};
 pub use boundary::{BoundaryRecord, SummaryRecord, Trigger};
+pub use context::{ContextItem, HookOutput};
 use cut::Prefix;
 pub use protocol::{
     CompactOptions, CompactSettings, Compacted, FileRequest, HookOutcome, Progress, Purpose, SummaryAnswer,
@@ -88,8 +90,20 @@ impl Engine {
 
     /// Continues the run with the host's answers to a [`FileRequest`].
     pub fn answer_files(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
+        self.answer_files_and_hooks(id, answers, &[])
+    }
+
+    /// Continues the run with the host's answers to a [`FileRequest`] and
+    /// what its post-compact hooks printed (R7.1: after the attachments,
+    /// before the new view).
+    pub fn answer_files_and_hooks(
+        &mut self,
+        id: u64,
+        answers: &[FileAnswer],
+        hooks: &[HookOutput],
+    ) -> Result<(Vec<Step>, Progress), Error> {
         let tier = self.run_tier();
-        self.files_answered(id, answers).map(|r| relabel(r, tier))
+        self.files_answered(id, answers, hooks).map(|r| relabel(r, tier))
     }
 
     /// The tier the run in progress reports its steps under.
@@ -112,10 +126,7 @@ impl Engine {
                 request: self.summary_request(run),
             },
             Pending::Files(id) => Progress::NeedsFiles {
-                request: FileRequest {
-                    id,
-                    paths: attachments::requested(&run.candidates, &self.settings.compact.attachments),
-                },
+                request: self.file_request(id, run),
             },
         })
     }
@@ -338,13 +349,27 @@ impl Engine {
         Ok(self.with_reply(run, vec![step], &text))
     }
 
-    fn files_answered(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
+    fn file_request(&self, id: u64, run: &Run) -> FileRequest {
+        let settings = &self.settings.compact.attachments;
+        FileRequest {
+            id,
+            paths: attachments::requested(&run.candidates, settings),
+            post_compact_hooks: settings.post_compact_hooks,
+        }
+    }
+
+    fn files_answered(
+        &mut self,
+        id: u64,
+        answers: &[FileAnswer],
+        hooks: &[HookOutput],
+    ) -> Result<(Vec<Step>, Progress), Error> {
         let run = self.take_run(Pending::Files(id))?;
         if self.moved_under(&run) {
             let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
             return Ok((Vec::new(), self.fail(&run, reason)));
         }
-        Ok(self.finish(run, Vec::new(), answers))
+        Ok(self.finish(run, Vec::new(), answers, hooks))
     }
 
     pub(crate) fn with_reply(
@@ -367,19 +392,15 @@ impl Engine {
             }));
         run.summary = Some((summary, retention));
         run.candidates = attachments::candidate_paths(&self.view);
-        let requested = attachments::requested(&run.candidates, &self.settings.compact.attachments);
-        if requested.is_empty() {
-            return self.finish(run, steps, &[]);
+        let settings = &self.settings.compact.attachments;
+        if !settings.post_compact_hooks && attachments::requested(&run.candidates, settings).is_empty() {
+            return self.finish(run, steps, &[], &[]);
         }
         let id = self.next_request();
         run.pending = Pending::Files(id);
+        let request = self.file_request(id, &run);
         self.park(run);
-        (
-            steps,
-            Progress::NeedsFiles {
-                request: FileRequest { id, paths: requested },
-            },
-        )
+        (steps, Progress::NeedsFiles { request })
     }
 
     fn ask_again(&mut self, mut run: Run, steps: Vec<Step>) -> (Vec<Step>, Progress) {

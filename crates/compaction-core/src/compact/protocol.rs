@@ -131,8 +131,11 @@ pub enum SummaryAnswer {
 pub struct FileRequest {
     /// Answer with this id.
     pub id: u64,
-    /// The files, most recent first.
+    /// The files, most recent first (none with the path-only preset).
     pub paths: Vec<String>,
+    /// Run the post-compact hooks too and pass their output with the
+    /// answer ([`Engine::answer_files_and_hooks`]).
+    pub post_compact_hooks: bool,
 }
 
 /// A finished compaction.

@@ -13,7 +13,8 @@ mod tier3;
 pub use precompute::{Sidecar, SidecarCheck};
 
 use crate::breakers::{Breakers, Open};
-use crate::compact::{CompactOptions, Progress, Run, Trigger};
+use crate::compact::attachments::Kind;
+use crate::compact::{CompactOptions, ContextItem, Progress, Run, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::microcompact::{ContextManagement, Microcompact};
@@ -126,6 +127,9 @@ pub struct Engine {
     pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
     /// The precomputed summary, pending or ready (R9).
     pub(crate) precompute: Option<precompute::Precompute>,
+    /// Context the host registered for restoring after a compaction
+    /// (R7.7: plan, task state, skills, MCP).
+    pub(crate) context: Vec<ContextItem>,
 }
 
 /// Tier 5's stages within one turn (R8.1).
@@ -173,6 +177,7 @@ impl Engine {
             turn_of: Arc::default(),
             collapse_pending: Vec::new(),
             precompute: None,
+            context: Vec::new(),
         })
     }
 
@@ -180,6 +185,27 @@ impl Engine {
     /// every call (estimated; they count only when no usage is reported).
     pub fn set_system(&mut self, system: &str) {
         self.system_tokens = self.settings.estimator.text(system);
+    }
+
+    /// Registers the context the host holds outside the messages, restored
+    /// after each compaction (R7.7): its plan and task list (otherwise the
+    /// last `ExitPlanMode` plan and `TodoWrite` list in the view are used),
+    /// the content of each skill by name (restored when the view invoked
+    /// it), MCP servers' instructions. Replaces what was registered before;
+    /// a `file` or `hookOutput` item is an error and changes nothing.
+    pub fn set_context(&mut self, items: Vec<ContextItem>) -> Result<(), Error> {
+        if let Some((index, item)) = items
+            .iter()
+            .enumerate()
+            .find(|(_, i)| matches!(i.kind, Kind::File | Kind::HookOutput))
+        {
+            return Err(Error::InvalidContext {
+                index,
+                kind: item.kind.as_str(),
+            });
+        }
+        self.context = items;
+        Ok(())
     }
 
     /// The settings.
