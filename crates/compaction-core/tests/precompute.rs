@@ -164,3 +164,102 @@ fn r9_3_sidecar_checks() {
         SidecarCheck::Loaded
     );
 }
+
+fn uuids(e: &Engine) -> Vec<compaction_core::message::Uuid> {
+    e.view()
+        .entries()
+        .iter()
+        .map(|en| en.message.uuid.clone())
+        .collect()
+}
+
+#[test]
+fn r9_4_a_summary_made_elsewhere_replaces_exactly_what_it_was_given() {
+    use compaction_core::view::Source;
+    let mut e = Engine::new(settings()).unwrap();
+    turns(&mut e, 0, 6, 1_000);
+    // The host sent the first 8 messages to the API's background
+    // compaction; 4 more arrived meanwhile.
+    let sent: Vec<_> = uuids(&e)[..8].to_vec();
+    let since: Vec<_> = uuids(&e)[8..].to_vec();
+    let (steps, p) = e.swap_in_summary(&sent, "<summary>turns 0 to 3</summary>");
+    assert_eq!(steps[0].rule, "R9.4");
+    assert_eq!(steps[0].messages, sent);
+    assert!(matches!(p, Progress::Compacted { .. }), "{p:?}");
+    let after = uuids(&e);
+    assert!(matches!(&e.view().entries()[0].source, Source::Summary { replaces } if replaces == &sent));
+    assert_eq!(after[1..1 + since.len()], since[..], "the rest stays, in order");
+    assert!(e.view().entries()[1 + since.len()..]
+        .iter()
+        .all(|en| en.source == Source::Attachment));
+}
+
+#[test]
+fn r9_4_a_summary_that_no_longer_fits_the_view_changes_nothing() {
+    let mut e = Engine::new(settings()).unwrap();
+    turns(&mut e, 0, 6, 1_000);
+    let all = uuids(&e);
+    let cases: Vec<(Vec<_>, &str)> = vec![
+        (all[1..4].to_vec(), "no longer open the view"),
+        (Vec::new(), "no longer open the view"),
+        (
+            [all.clone(), vec!["gone".into()]].concat(),
+            "no longer open the view",
+        ),
+    ];
+    for (summarised, why) in cases {
+        let before: Vec<Message> = e.view().sent_messages().cloned().collect();
+        let (steps, p) = e.swap_in_summary(&summarised, "<summary>x</summary>");
+        assert!(
+            matches!(&p, Progress::Failed { reason } if reason.contains(why)),
+            "{p:?}"
+        );
+        assert_eq!(steps[0].rule, "R9.4");
+        assert_eq!(e.view().sent_messages().cloned().collect::<Vec<_>>(), before);
+    }
+    // A compaction waiting for its answer refuses the swap.
+    let (_, p) = e.compact(CompactOptions::default());
+    assert!(matches!(p, Progress::NeedsSummary { .. }));
+    let (_, p) = e.swap_in_summary(&all[..2], "<summary>x</summary>");
+    assert!(
+        matches!(&p, Progress::Failed { reason } if reason.contains("already waiting")),
+        "{p:?}"
+    );
+}
+
+#[test]
+fn r9_4_the_swap_never_cuts_a_tool_pair() {
+    use compaction_core::message::{Block, Content, Role, ToolResultContent};
+    let mut e = Engine::new(settings()).unwrap();
+    e.append(Message::user("ask", "read it")).unwrap();
+    e.append(Message::new(
+        "call",
+        Role::Assistant,
+        Content::Blocks(vec![Block::ToolUse {
+            id: "toolu_1".into(),
+            name: "Read".into(),
+            input: serde_json::json!({}),
+            extra: Default::default(),
+        }]),
+    ))
+    .unwrap();
+    e.append(Message::new(
+        "result",
+        Role::User,
+        Content::Blocks(vec![Block::ToolResult {
+            tool_use_id: "toolu_1".into(),
+            content: ToolResultContent::Text("x".into()),
+            is_error: None,
+            extra: Default::default(),
+        }]),
+    ))
+    .unwrap();
+    e.append(Message::assistant("done", "ok")).unwrap();
+    let (_, p) = e.swap_in_summary(&uuids(&e)[..2], "<summary>x</summary>");
+    assert!(
+        matches!(&p, Progress::Failed { reason } if reason.contains("tool_use/tool_result")),
+        "{p:?}"
+    );
+    let (_, p) = e.swap_in_summary(&uuids(&e)[..3], "<summary>x</summary>");
+    assert!(matches!(p, Progress::Compacted { .. }), "{p:?}");
+}

@@ -142,6 +142,7 @@ enum Op {
     AnswerSummary(Id, Answer),
     AnswerFiles(Id, Vec<FileReply>, Vec<(String, Text)>),
     SetContext(Vec<(u8, String, Text)>),
+    SwapIn { skip: u8, len: u8, reply: Text },
     Collapse { which: u8, id: Id, answer: Answer },
     Precompute(Id, Answer),
     Pin(u8),
@@ -555,6 +556,18 @@ impl Harness {
                 if let Ok((_, p)) = r {
                     self.note(&p);
                 }
+            }
+            Op::SwapIn { skip, len, reply } => {
+                let summarised: Vec<Uuid> = e
+                    .view()
+                    .entries()
+                    .iter()
+                    .skip(usize::from(*skip % 4))
+                    .take(usize::from(*len))
+                    .map(|en| en.message.uuid.clone())
+                    .collect();
+                let (_, p) = e.swap_in_summary(&summarised, &reply.make());
+                self.note(&p);
             }
             Op::SetContext(items) => {
                 let kinds = [Kind::File, Kind::Plan, Kind::TaskState, Kind::Skill, Kind::Mcp, Kind::HookOutput];
