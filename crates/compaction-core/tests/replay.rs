@@ -84,3 +84,40 @@ fn version_families_map_to_presets_where_evidence_allows() {
         assert_eq!(preset_for_version(v), Preset::Client21);
     }
 }
+
+/// Golden replays: each fixture under its version's preset and under
+/// `seed`, window 200,000, with every predicted compaction and tier event
+/// given as the 1-based line of the record before it
+/// (`tests/snapshots/replay__*.snap`).
+#[test]
+fn golden_replay_of_each_fixture() {
+    for (slug, name) in [
+        ("spotter", SPOTTER),
+        (
+            "status_line",
+            "wpfleger96__claude-code-status-line__session_with_compact.jsonl",
+        ),
+        ("fasthooks", "oneryalcin__fasthooks__sample_main_transcript.jsonl"),
+        ("yepanywhere", "kzahel__yepanywhere__index.jsonl"),
+        (
+            "to_html",
+            "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl",
+        ),
+    ] {
+        let t = transcript(name);
+        let own = preset_for_version(t.versions.last().map(String::as_str));
+        for preset in [own, Preset::Seed] {
+            let r = t.replay(preset, preset.settings(200_000)).unwrap();
+            let mut value = serde_json::to_value(&r).unwrap();
+            let at_line = |v: &mut serde_json::Value, key: &str| {
+                for item in v[key].as_array_mut().unwrap() {
+                    let uuid = item["atUuid"].as_str().unwrap().to_owned();
+                    item["atLine"] = line_of(name, &uuid).into();
+                }
+            };
+            at_line(&mut value, "predicted");
+            at_line(&mut value, "tiers");
+            insta::assert_json_snapshot!(format!("replay_{slug}_{}", r.preset), value);
+        }
+    }
+}
