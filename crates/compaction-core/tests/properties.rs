@@ -23,6 +23,7 @@ enum Event {
     Answer(String, Option<u64>),
     Tools(Vec<(String, String)>), // (tool name, result text), one assistant message, one user message
     Call(i64),                    // a before_call at this minute
+    Overflow,                     // the API answers 413 (R8.1)
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -41,6 +42,7 @@ fn event() -> impl Strategy<Value = Event> {
         4 => prop::collection::vec((prop::sample::select(vec!["Read", "Bash", "Grep", "TodoWrite", "Task"]), text()), 1..4)
             .prop_map(|calls| Event::Tools(calls.into_iter().map(|(n, t)| (n.to_owned(), t)).collect())),
         1 => (0i64..400).prop_map(Event::Call),
+        1 => Just(Event::Overflow),
     ]
 }
 
@@ -88,7 +90,7 @@ fn messages(events: &[Event]) -> Vec<Message> {
                     Content::Blocks(results),
                 ));
             }
-            Event::Call(_) => {}
+            Event::Call(_) | Event::Overflow => {}
         }
     }
     out
@@ -126,6 +128,24 @@ fn run(events: &[Event], window: u64) -> (Engine, Vec<compaction_core::engine::D
                 }
             }
             decisions.push(decision);
+        }
+        if let Event::Overflow = e {
+            // Tier 5, every stage answered offline.
+            use compaction_core::compact::Progress;
+            let (_, mut progress) = engine.prompt_too_long();
+            loop {
+                progress = match progress {
+                    Progress::NeedsCollapse { requests } => {
+                        for r in requests {
+                            engine.answer_collapse_offline(r.id).unwrap();
+                        }
+                        break;
+                    }
+                    Progress::NeedsSummary { request } => engine.answer_offline(request.id).unwrap().1,
+                    Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
+                    Progress::Compacted { .. } | Progress::Failed { .. } => break,
+                };
+            }
         }
     }
     decisions.push(engine.before_call(None));
