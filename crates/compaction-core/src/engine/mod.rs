@@ -5,19 +5,22 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use serde::Serialize;
-
+mod decision;
+mod pins;
 mod precompute;
 mod tier3;
+mod tier5;
 
+pub use decision::{CallStatus, Decision};
 pub use precompute::{Sidecar, SidecarCheck};
+use tier5::Reactive;
 
 use crate::breakers::{Breakers, Open};
 use crate::compact::attachments::Kind;
-use crate::compact::{CompactOptions, ContextItem, Progress, Run, Trigger};
+use crate::compact::{CompactOptions, ContextItem, Run, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
-use crate::microcompact::{ContextManagement, Microcompact};
+use crate::microcompact::Microcompact;
 use crate::reduction::reduce_message;
 use crate::settings::EngineSettings;
 use crate::snip::snip;
@@ -27,69 +30,6 @@ use crate::thresholds::Thresholds;
 use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
 use crate::view::{Entry, Source, View};
-
-/// What the host must do with the call (R1.7).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum CallStatus {
-    /// Send it.
-    Proceed,
-    /// Send it, and show the user how much room is left before the compact
-    /// line ("N tokens left").
-    Warn {
-        /// Tokens left before the compact line.
-        tokens_left: u64,
-    },
-    /// The count is still over the compact line after tiers 1–2: tiers 3–4
-    /// (collapse, compaction) are due. Send the call if under blocked.
-    CompactionDue {
-        /// Tokens over the compact line.
-        over_by: u64,
-    },
-    /// The count is over Tier 3's blocking line (R6.1) and segment summaries
-    /// are pending: the call waits for them.
-    WaitForCollapse {
-        /// Segment summaries still pending.
-        pending: usize,
-    },
-    /// Refused: the count is at or over the blocked line; the host must
-    /// compact first.
-    Blocked {
-        /// Tokens at or over the blocked line.
-        over_by: u64,
-    },
-}
-
-/// The engine's answer before one model call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Decision {
-    /// What the engine did, in order.
-    pub steps: Vec<Step>,
-    /// The count after those steps.
-    pub count: TokenFigure,
-    /// The lines it was held against.
-    pub lines: Thresholds,
-    /// What to do with the call.
-    pub status: CallStatus,
-    /// The `context_management` parameter to send (cache-aware
-    /// microcompact), if any.
-    pub context_management: Option<ContextManagement>,
-    /// Results the client cleared in this call (a `microcompact_boundary`).
-    pub cleared_by_client: Vec<String>,
-    /// The automatic compaction this call started or is waiting on (Tier
-    /// 4): answer its request with [`Engine::answer_summary`].
-    pub compaction: Option<Progress>,
-    /// Why automatic compaction is off for the session, if it is (R10): at
-    /// the blocked line the host must compact manually (R10.3).
-    pub breaker: Option<Open>,
-    /// Segment summaries Tier 3 waits for (R6.1): answer each with
-    /// [`Engine::answer_collapse`].
-    pub collapse: Vec<crate::compact::SummaryRequest>,
-    /// The background summary asked for at the precompute line (R9.1):
-    /// answer with [`Engine::answer_precompute`] when convenient.
-    pub precompute: Option<crate::compact::SummaryRequest>,
-}
 
 /// The engine for one session.
 #[derive(Debug, Clone)]
@@ -130,15 +70,6 @@ pub struct Engine {
     /// Context the host registered for restoring after a compaction
     /// (R7.7: plan, task state, skills, MCP).
     pub(crate) context: Vec<ContextItem>,
-}
-
-/// Tier 5's stages within one turn (R8.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reactive {
-    /// Collapse overflow recovery asked for segment summaries.
-    Collapsed,
-    /// The emergency compaction ran.
-    Compacted,
 }
 
 /// The view entries a compaction replaced, and the uuids it put in their
@@ -394,119 +325,6 @@ impl Engine {
         self.clone().before_call(now)
     }
 
-    /// The API refused the call as too long (413): Tier 5 (R8.1). First
-    /// collapse overflow recovery: every segment Tier 3 could collapse is
-    /// asked for whatever the line ([`Progress::NeedsCollapse`]; answer, then
-    /// retry the call). When there is none, or on the next 413 of the same
-    /// turn, an emergency compaction through the manual/reactive compactor
-    /// (R7.5). A 413 after that in the same turn fails: the host must end
-    /// the session with a clear error.
-    pub fn prompt_too_long(&mut self) -> (Vec<Step>, Progress) {
-        let turn = self.prompts;
-        let stage = self.reactive.filter(|(t, _)| *t == turn).map(|(_, s)| s);
-        if stage == Some(Reactive::Compacted) {
-            let reason = "another prompt-too-long in the same turn after the emergency compaction: the session cannot continue";
-            let step = Step::note(
-                Tier::Reactive,
-                "R8.1",
-                Owner::Client,
-                Evidence::ThirdParty,
-                self.count(),
-                format!("{reason}; the host ends it with a clear error"),
-            );
-            return (
-                vec![step],
-                Progress::Failed {
-                    reason: reason.to_owned(),
-                },
-            );
-        }
-        if stage.is_none() && self.run.is_none() {
-            if let Some(recovery) = self.collapse_recovery() {
-                self.reactive = Some((turn, Reactive::Collapsed));
-                return recovery;
-            }
-        }
-        self.reactive = Some((turn, Reactive::Compacted));
-        self.run = None;
-        let started = self.start(Trigger::Auto, true, CompactOptions::default());
-        crate::compact::relabel(started, Tier::Reactive)
-    }
-
-    /// Pins a store message (extension): it is never snipped, its tool
-    /// results are never cleared, and after a compaction it follows the
-    /// summary verbatim with its legal group.
-    pub fn pin(&mut self, uuid: &Uuid) -> Result<(), Error> {
-        if self.store.get(uuid).is_none() {
-            return Err(Error::UnknownMessage { uuid: uuid.0.clone() });
-        }
-        self.pinned.insert(uuid.clone());
-        Ok(())
-    }
-
-    /// Unpins a message; unknown or unpinned uuids change nothing.
-    pub fn unpin(&mut self, uuid: &Uuid) {
-        self.pinned.remove(uuid);
-    }
-
-    /// Pinned uuids, sorted.
-    pub fn pinned(&self) -> Vec<Uuid> {
-        let mut pins: Vec<Uuid> = self.pinned.iter().cloned().collect();
-        pins.sort();
-        pins
-    }
-
-    /// Undoes a compaction in the view (extension): the entries it replaced
-    /// come back exactly as the view had them, in place of what it put
-    /// there; messages appended since stay after them. The store is
-    /// untouched. A summary that a later compaction summarised is no longer
-    /// in the view: expand the later one first.
-    pub fn expand(&mut self, summary: &Uuid) -> Result<Step, Error> {
-        let Some(position) = self.view.position(summary) else {
-            return Err(Error::UnknownMessage {
-                uuid: summary.0.clone(),
-            });
-        };
-        let Some(replaced) = self.lineage.get(summary).cloned() else {
-            return Err(Error::UnknownMessage {
-                uuid: summary.0.clone(),
-            });
-        };
-        let before = self.count();
-        let produced: HashSet<&Uuid> = replaced.produced.iter().collect();
-        let mut entries: Vec<Entry> = Vec::new();
-        for (i, entry) in self.view.entries().iter().enumerate() {
-            if i == position {
-                entries.extend(replaced.before.iter().cloned());
-            }
-            if !produced.contains(&entry.message.uuid) {
-                entries.push(entry.clone());
-            }
-        }
-        let restored: Vec<Uuid> = replaced.before.iter().map(|e| e.message.uuid.clone()).collect();
-        self.view.replace_entries(entries);
-        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
-        self.lineage.remove(summary);
-        Ok(Step {
-            tier: Tier::Compact,
-            rule: "R6.2",
-            owner: Owner::Client,
-            evidence: Evidence::Extension,
-            count_before: before,
-            count_after: self.count(),
-            messages: restored,
-            blocks: Vec::new(),
-            cache: CacheEffect::PrefixBroken {
-                from: summary.clone(),
-            },
-            model_calls: 0,
-            reason: format!(
-                "expanded summary {summary}: the {} view entries it replaced are back (extension: lineage)",
-                replaced.before.len()
-            ),
-        })
-    }
-
     /// A summary request for the view messages named by `uuids` (in order),
     /// asked of model `model` in the chain; `None` when one of them has left
     /// the view.
@@ -564,54 +382,5 @@ impl Engine {
     /// Real user prompts appended so far.
     pub(crate) fn turns_seen(&self) -> usize {
         self.prompts
-    }
-
-    fn status(&self, count: TokenFigure) -> CallStatus {
-        let l = &self.lines;
-        if count.tokens >= l.blocked {
-            CallStatus::Blocked {
-                over_by: count.tokens - l.blocked,
-            }
-        } else if count.tokens > l.compact {
-            CallStatus::CompactionDue {
-                over_by: count.tokens - l.compact,
-            }
-        } else if count.tokens >= l.warn {
-            CallStatus::Warn {
-                tokens_left: l.compact - count.tokens,
-            }
-        } else {
-            CallStatus::Proceed
-        }
-    }
-
-    fn status_step(&self, count: TokenFigure, status: &CallStatus) -> Option<Step> {
-        let reason = match status {
-            CallStatus::Proceed => return None,
-            CallStatus::Warn { tokens_left } => {
-                format!("{} tokens, at or over the warn line {}: {tokens_left} tokens left before compaction", count.tokens, self.lines.warn)
-            }
-            CallStatus::CompactionDue { over_by } => {
-                format!("{} tokens, {over_by} over the compact line {} after tiers 1–2", count.tokens, self.lines.compact)
-            }
-            CallStatus::WaitForCollapse { pending } => format!(
-                "{} tokens, over Tier 3's blocking line: the call waits for {pending} segment summaries",
-                count.tokens
-            ),
-            CallStatus::Blocked { over_by } => format!(
-                "{} tokens, at or over the blocked line {} by {over_by}: the call is refused until the host compacts",
-                count.tokens, self.lines.blocked
-            ),
-        };
-        Some(Step::note(
-            Tier::Lines,
-            "R1.7",
-            Owner::Client,
-            Evidence::SourceLocation {
-                location: "cli.readable.js 216095-216245",
-            },
-            count,
-            reason,
-        ))
     }
 }

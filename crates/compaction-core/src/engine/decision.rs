@@ -1,0 +1,126 @@
+//! What the engine tells the host before a call: the [`Decision`] and the
+//! call's status against the lines (SPEC R1.7).
+
+use serde::Serialize;
+
+use super::Engine;
+use crate::breakers::Open;
+use crate::compact::Progress;
+use crate::microcompact::ContextManagement;
+use crate::step::{Evidence, Owner, Step, Tier};
+use crate::thresholds::Thresholds;
+use crate::tokens::TokenFigure;
+
+/// What the host must do with the call (R1.7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum CallStatus {
+    /// Send it.
+    Proceed,
+    /// Send it, and show the user how much room is left before the compact
+    /// line ("N tokens left").
+    Warn {
+        /// Tokens left before the compact line.
+        tokens_left: u64,
+    },
+    /// The count is still over the compact line after tiers 1–2: tiers 3–4
+    /// (collapse, compaction) are due. Send the call if under blocked.
+    CompactionDue {
+        /// Tokens over the compact line.
+        over_by: u64,
+    },
+    /// The count is over Tier 3's blocking line (R6.1) and segment summaries
+    /// are pending: the call waits for them.
+    WaitForCollapse {
+        /// Segment summaries still pending.
+        pending: usize,
+    },
+    /// Refused: the count is at or over the blocked line; the host must
+    /// compact first.
+    Blocked {
+        /// Tokens at or over the blocked line.
+        over_by: u64,
+    },
+}
+
+/// The engine's answer before one model call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// What the engine did, in order.
+    pub steps: Vec<Step>,
+    /// The count after those steps.
+    pub count: TokenFigure,
+    /// The lines it was held against.
+    pub lines: Thresholds,
+    /// What to do with the call.
+    pub status: CallStatus,
+    /// The `context_management` parameter to send (cache-aware
+    /// microcompact), if any.
+    pub context_management: Option<ContextManagement>,
+    /// Results the client cleared in this call (a `microcompact_boundary`).
+    pub cleared_by_client: Vec<String>,
+    /// The automatic compaction this call started or is waiting on (Tier
+    /// 4): answer its request with [`Engine::answer_summary`].
+    pub compaction: Option<Progress>,
+    /// Why automatic compaction is off for the session, if it is (R10): at
+    /// the blocked line the host must compact manually (R10.3).
+    pub breaker: Option<Open>,
+    /// Segment summaries Tier 3 waits for (R6.1): answer each with
+    /// [`Engine::answer_collapse`].
+    pub collapse: Vec<crate::compact::SummaryRequest>,
+    /// The background summary asked for at the precompute line (R9.1):
+    /// answer with [`Engine::answer_precompute`] when convenient.
+    pub precompute: Option<crate::compact::SummaryRequest>,
+}
+
+impl Engine {
+    pub(super) fn status(&self, count: TokenFigure) -> CallStatus {
+        let l = &self.lines;
+        if count.tokens >= l.blocked {
+            CallStatus::Blocked {
+                over_by: count.tokens - l.blocked,
+            }
+        } else if count.tokens > l.compact {
+            CallStatus::CompactionDue {
+                over_by: count.tokens - l.compact,
+            }
+        } else if count.tokens >= l.warn {
+            CallStatus::Warn {
+                tokens_left: l.compact - count.tokens,
+            }
+        } else {
+            CallStatus::Proceed
+        }
+    }
+
+    pub(super) fn status_step(&self, count: TokenFigure, status: &CallStatus) -> Option<Step> {
+        let reason = match status {
+            CallStatus::Proceed => return None,
+            CallStatus::Warn { tokens_left } => {
+                format!("{} tokens, at or over the warn line {}: {tokens_left} tokens left before compaction", count.tokens, self.lines.warn)
+            }
+            CallStatus::CompactionDue { over_by } => {
+                format!("{} tokens, {over_by} over the compact line {} after tiers 1–2", count.tokens, self.lines.compact)
+            }
+            CallStatus::WaitForCollapse { pending } => format!(
+                "{} tokens, over Tier 3's blocking line: the call waits for {pending} segment summaries",
+                count.tokens
+            ),
+            CallStatus::Blocked { over_by } => format!(
+                "{} tokens, at or over the blocked line {} by {over_by}: the call is refused until the host compacts",
+                count.tokens, self.lines.blocked
+            ),
+        };
+        Some(Step::note(
+            Tier::Lines,
+            "R1.7",
+            Owner::Client,
+            Evidence::SourceLocation {
+                location: "cli.readable.js 216095-216245",
+            },
+            count,
+            reason,
+        ))
+    }
+}

@@ -1,0 +1,86 @@
+//! Extensions over Claude Code (ANCHORS.md §3): pinned messages, and
+//! expanding a compaction or collapse back to what it replaced.
+
+use std::collections::HashSet;
+
+use super::Engine;
+use crate::error::Error;
+use crate::message::Uuid;
+use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
+use crate::view::Entry;
+
+impl Engine {
+    /// Pins a store message (extension): it is never snipped, its tool
+    /// results are never cleared, and after a compaction it follows the
+    /// summary verbatim with its legal group.
+    pub fn pin(&mut self, uuid: &Uuid) -> Result<(), Error> {
+        if self.store.get(uuid).is_none() {
+            return Err(Error::UnknownMessage { uuid: uuid.0.clone() });
+        }
+        self.pinned.insert(uuid.clone());
+        Ok(())
+    }
+
+    /// Unpins a message; unknown or unpinned uuids change nothing.
+    pub fn unpin(&mut self, uuid: &Uuid) {
+        self.pinned.remove(uuid);
+    }
+
+    /// Pinned uuids, sorted.
+    pub fn pinned(&self) -> Vec<Uuid> {
+        let mut pins: Vec<Uuid> = self.pinned.iter().cloned().collect();
+        pins.sort();
+        pins
+    }
+
+    /// Undoes a compaction in the view (extension): the entries it replaced
+    /// come back exactly as the view had them, in place of what it put
+    /// there; messages appended since stay after them. The store is
+    /// untouched. A summary that a later compaction summarised is no longer
+    /// in the view: expand the later one first.
+    pub fn expand(&mut self, summary: &Uuid) -> Result<Step, Error> {
+        let Some(position) = self.view.position(summary) else {
+            return Err(Error::UnknownMessage {
+                uuid: summary.0.clone(),
+            });
+        };
+        let Some(replaced) = self.lineage.get(summary).cloned() else {
+            return Err(Error::UnknownMessage {
+                uuid: summary.0.clone(),
+            });
+        };
+        let before = self.count();
+        let produced: HashSet<&Uuid> = replaced.produced.iter().collect();
+        let mut entries: Vec<Entry> = Vec::new();
+        for (i, entry) in self.view.entries().iter().enumerate() {
+            if i == position {
+                entries.extend(replaced.before.iter().cloned());
+            }
+            if !produced.contains(&entry.message.uuid) {
+                entries.push(entry.clone());
+            }
+        }
+        let restored: Vec<Uuid> = replaced.before.iter().map(|e| e.message.uuid.clone()).collect();
+        self.view.replace_entries(entries);
+        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        self.lineage.remove(summary);
+        Ok(Step {
+            tier: Tier::Compact,
+            rule: "R6.2",
+            owner: Owner::Client,
+            evidence: Evidence::Extension,
+            count_before: before,
+            count_after: self.count(),
+            messages: restored,
+            blocks: Vec::new(),
+            cache: CacheEffect::PrefixBroken {
+                from: summary.clone(),
+            },
+            model_calls: 0,
+            reason: format!(
+                "expanded summary {summary}: the {} view entries it replaced are back (extension: lineage)",
+                replaced.before.len()
+            ),
+        })
+    }
+}

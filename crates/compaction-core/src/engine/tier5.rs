@@ -1,0 +1,56 @@
+//! Tier 5, reactive (SPEC R8): what the engine does when the API answers
+//! a call with prompt-too-long (413).
+
+use super::Engine;
+use crate::compact::{CompactOptions, Progress, Trigger};
+use crate::step::{Evidence, Owner, Step, Tier};
+
+/// Tier 5's stages within one turn (R8.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Reactive {
+    /// Collapse overflow recovery asked for segment summaries.
+    Collapsed,
+    /// The emergency compaction ran.
+    Compacted,
+}
+
+impl Engine {
+    /// The API refused the call as too long (413): Tier 5 (R8.1). First
+    /// collapse overflow recovery: every segment Tier 3 could collapse is
+    /// asked for whatever the line ([`Progress::NeedsCollapse`]; answer, then
+    /// retry the call). When there is none, or on the next 413 of the same
+    /// turn, an emergency compaction through the manual/reactive compactor
+    /// (R7.5). A 413 after that in the same turn fails: the host must end
+    /// the session with a clear error.
+    pub fn prompt_too_long(&mut self) -> (Vec<Step>, Progress) {
+        let turn = self.prompts;
+        let stage = self.reactive.filter(|(t, _)| *t == turn).map(|(_, s)| s);
+        if stage == Some(Reactive::Compacted) {
+            let reason = "another prompt-too-long in the same turn after the emergency compaction: the session cannot continue";
+            let step = Step::note(
+                Tier::Reactive,
+                "R8.1",
+                Owner::Client,
+                Evidence::ThirdParty,
+                self.count(),
+                format!("{reason}; the host ends it with a clear error"),
+            );
+            return (
+                vec![step],
+                Progress::Failed {
+                    reason: reason.to_owned(),
+                },
+            );
+        }
+        if stage.is_none() && self.run.is_none() {
+            if let Some(recovery) = self.collapse_recovery() {
+                self.reactive = Some((turn, Reactive::Collapsed));
+                return recovery;
+            }
+        }
+        self.reactive = Some((turn, Reactive::Compacted));
+        self.run = None;
+        let started = self.start(Trigger::Auto, true, CompactOptions::default());
+        crate::compact::relabel(started, Tier::Reactive)
+    }
+}
