@@ -191,3 +191,30 @@ fn r1_window_and_override_reach_the_lines() {
 fn r12_an_unknown_scenario_is_none() {
     assert!(scenario("nope", 0).is_none());
 }
+
+#[test]
+fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
+    use compaction_core::sandbox::{session_chart, Mark};
+    use compaction_core::transcript::{import, replay::preset_for_version};
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/transcripts/");
+    let bytes = std::fs::read(format!(
+        "{dir}wpfleger96__claude-code-status-line__session_with_compact.jsonl"
+    ))
+    .unwrap();
+    let t = import(&bytes);
+    let preset = preset_for_version(t.versions.first().map(String::as_str));
+    let replay = t.replay(preset, preset.settings(200_000)).unwrap();
+    let chart = session_chart(&t, &replay);
+    let real = chart
+        .marks
+        .iter()
+        .filter(|m| matches!(m, Mark::Real { .. }))
+        .count();
+    assert_eq!(real, t.boundaries.len());
+    assert!(real > 0);
+    assert!(chart.requests.iter().any(|r| r.reported.is_some()));
+    for m in &chart.marks {
+        let (Mark::Real { at, .. } | Mark::Predicted { at, .. } | Mark::Tier { at, .. }) = m;
+        assert!(*at <= chart.requests.len());
+    }
+}
