@@ -7,7 +7,8 @@ use std::rc::Rc;
 
 use compaction_core::figures::grouped;
 use compaction_core::sandbox::{
-    explore, session_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch, SessionChart,
+    explore, failure_stages, session_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
+    SessionChart,
 };
 use compaction_core::scenarios;
 use compaction_core::step::Step;
@@ -445,11 +446,11 @@ fn timeline(
             }) }
         </ol>
         <div class="stepper" role="group" aria-label="Step through">
-            { nav(Some((0, None)).filter(|_| cursor != (0, None)), "First event", "⏮ first") }
+            { nav(Some((0, None)).filter(|_| cursor != (0, None)), "First event", "« first") }
             { nav(back(counts, cursor), "Step back", "◀ back") }
-            <button type="button" aria-pressed={if **playing { "true" } else { "false" }} onclick={play}>{ if **playing { "⏸ pause" } else { "▶ play" } }</button>
+            <button type="button" aria-pressed={if **playing { "true" } else { "false" }} onclick={play}>{ if **playing { "❚❚ pause" } else { "▶ play" } }</button>
             { nav(forward(counts, cursor), "Step forward", "forward ▶") }
-            { nav(Some((counts.len().saturating_sub(1), None)).filter(|c| *c != cursor), "Last event", "last ⏭") }
+            { nav(Some((counts.len().saturating_sub(1), None)).filter(|c| *c != cursor), "Last event", "last »") }
             <span class="position" aria-live="polite">{ position }</span>
         </div>
         <p class="moment-head">
@@ -457,7 +458,7 @@ fn timeline(
             { status_text(m) }
         </p>
         <StepList moment={m.clone()} current={cursor.1} {on_pick} />
-        <Flows steps={lit} {compaction} />
+        <Flows steps={lit} {compaction} failures={failure_stages(m)} />
     </> }
 }
 

@@ -113,6 +113,12 @@ pub fn Chart(props: &ChartProps) -> Html {
         ("blocked", t.blocked, "l-blocked"),
     ];
     let ticks = [0, top / 4, top / 2, top * 3 / 4, top];
+    let xs: Vec<f64> = props
+        .marks
+        .iter()
+        .map(|m| x_of(m.at.min(n.saturating_sub(1)), n))
+        .collect();
+    let label_y = spread(&lines.iter().map(|l| y_of(l.1, top)).collect::<Vec<_>>(), 12.0);
     html! {
         <figure class="chart">
             <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-labelledby="chart-title chart-desc">
@@ -124,15 +130,17 @@ pub fn Chart(props: &ChartProps) -> Html {
                     <line x1={LEFT.to_string()} x2={(W - RIGHT).to_string()} y1={format!("{:.1}", y_of(v, top))} y2={format!("{:.1}", y_of(v, top))} />
                     <text x={(LEFT - 6.0).to_string()} y={format!("{:.1}", y_of(v, top) + 4.0)} text-anchor="end">{ short(v) }</text>
                 </g> }) }
-                { for lines.iter().map(|&(name, v, class)| html! { <g class={classes!("line", class)}>
+                { for lines.iter().zip(&label_y).map(|(&(name, v, class), ly)| html! { <g class={classes!("line", class)}>
                     <line x1={LEFT.to_string()} x2={(W - RIGHT).to_string()} y1={format!("{:.1}", y_of(v, top))} y2={format!("{:.1}", y_of(v, top))} />
-                    <text x={(W - RIGHT + 6.0).to_string()} y={format!("{:.1}", y_of(v, top) + 4.0)}>{ format!("{name} {}", short(v)) }</text>
+                    <text x={(W - RIGHT + 6.0).to_string()} y={format!("{:.1}", ly + 4.0)}>{ format!("{name} {}", short(v)) }</text>
                 </g> }) }
-                { for props.marks.iter().map(|m| {
-                    let x = x_of(m.at.min(n.saturating_sub(1)), n);
+                { for props.marks.iter().zip(labelled(&xs)).map(|(m, (x, row))| {
                     html! { <g class={classes!("mark", m.class)}>
                         <line x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={TOP.to_string()} y2={(H - BOTTOM).to_string()} />
-                        <text x={format!("{:.1}", x + 3.0)} y={(TOP + 10.0).to_string()}>{ m.label.clone() }</text>
+                        if let Some(row) = row {
+                            <text x={format!("{:.1}", x + 3.0)} y={(TOP + 10.0 + 12.0 * row as f64).to_string()}>{ m.label.clone() }</text>
+                        }
+                        <title>{ m.label.clone() }</title>
                     </g> }
                 }) }
                 if let Some(c) = props.current.filter(|&c| c < n) {
@@ -147,6 +155,36 @@ pub fn Chart(props: &ChartProps) -> Html {
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }</figcaption>
         </figure>
     }
+}
+
+/// Which marks get a text label, and on which of three rows: a label
+/// needs 90 units of room on its row; the rest keep their line and tooltip
+/// (the event list names them all).
+pub fn labelled(xs: &[f64]) -> Vec<(f64, Option<usize>)> {
+    let mut ends = [f64::NEG_INFINITY; 3];
+    xs.iter()
+        .map(|&x| {
+            let row = ends.iter().position(|&end| x >= end);
+            if let Some(r) = row {
+                ends[r] = x + 90.0;
+            }
+            (x, row)
+        })
+        .collect()
+}
+
+/// Label positions near `ys` but at least `gap` apart, keeping their order
+/// (the lines' labels never overlap).
+pub fn spread(ys: &[f64], gap: f64) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..ys.len()).collect();
+    order.sort_by(|&a, &b| ys[b].total_cmp(&ys[a]));
+    let mut out = ys.to_vec();
+    let mut floor = f64::INFINITY;
+    for &i in &order {
+        out[i] = ys[i].min(floor - gap);
+        floor = out[i];
+    }
+    out
 }
 
 /// 167000 → "167k".
@@ -170,6 +208,21 @@ mod tests {
         let d = path(&[p(0, 0), p(100, 50), None, p(80, 80)], 100);
         assert_eq!(d.matches('M').count(), 2, "{d}");
         assert!(d.contains(&format!("V{:.1}", y_of(50, 100))));
+    }
+
+    #[test]
+    fn crowded_marks_lose_their_text_not_their_line() {
+        let rows: Vec<_> = labelled(&[0.0, 10.0, 20.0, 30.0, 100.0])
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        assert_eq!(rows, [Some(0), Some(1), Some(2), None, Some(0)]);
+    }
+
+    #[test]
+    fn labels_are_spread_apart_in_order() {
+        let y = spread(&[100.0, 95.0, 50.0, 97.0], 10.0);
+        assert_eq!(y, [100.0, 80.0, 50.0, 90.0]);
     }
 
     #[test]

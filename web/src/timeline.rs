@@ -141,6 +141,8 @@ pub struct FlowsProps {
     pub steps: Vec<Step>,
     /// Whether the event is a compaction (shows seed 002's three diagrams).
     pub compaction: bool,
+    /// The failure branches the event took (stages of the `failures` flow).
+    pub failures: Vec<usize>,
 }
 
 /// The flow diagrams, each stage marked when a step happens there.
@@ -152,13 +154,19 @@ pub fn Flows(props: &FlowsProps) -> Html {
         .collect();
     html! {
         <div class="flows">
-            { for flows.into_iter().map(|f| flow(f, &props.steps)) }
+            { for flows.into_iter().map(|f| {
+                let lit: Vec<usize> = if f.id == "failures" {
+                    props.failures.clone()
+                } else {
+                    props.steps.iter().filter_map(|s| f.stage_of(s)).collect()
+                };
+                flow(f, &lit)
+            }) }
         </div>
     }
 }
 
-fn flow(f: &Flow, steps: &[Step]) -> Html {
-    let lit: Vec<usize> = steps.iter().filter_map(|s| f.stage_of(s)).collect();
+fn flow(f: &Flow, lit: &[usize]) -> Html {
     html! {
         <figure class="flow" data-flow={f.id}>
             <figcaption>{ f.title }</figcaption>

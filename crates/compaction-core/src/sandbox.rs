@@ -831,3 +831,28 @@ pub const FLOWS: [Flow; 4] = [
         ],
     },
 ];
+
+/// The stages of the `failures` diagram a compaction went through: the hook
+/// blocked (0), the summary request was retried with more tail preserved
+/// (1), a fallback model answered (2), a file was not restored (3), a
+/// breaker step (4). Read from the moment's steps and outcome.
+pub fn failure_stages(m: &Moment) -> Vec<usize> {
+    let has = |rule: &str| m.frame.steps.iter().any(|s| s.rule == rule);
+    let compacted = matches!(m.outcome, Some(Outcome::Compacted { .. }));
+    let failed = matches!(m.outcome, Some(Outcome::Failed { .. }));
+    let lost_file = matches!(&m.outcome, Some(Outcome::Compacted { attachments, .. })
+        if attachments.iter().any(|c| matches!(c.status, crate::compact::attachments::Status::Failed { .. })));
+    let retries = m.frame.steps.iter().filter(|s| s.rule == "R7.5").count() > 1;
+    let breaker = m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
+    [
+        failed && has("R7.2"),
+        retries,
+        compacted && has("R7.10"),
+        lost_file,
+        breaker,
+    ]
+    .iter()
+    .enumerate()
+    .filter_map(|(i, &on)| on.then_some(i))
+    .collect()
+}

@@ -218,3 +218,20 @@ fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
         assert!(*at <= chart.requests.len());
     }
 }
+
+#[test]
+fn r12_the_failure_diagram_lights_only_the_branch_taken() {
+    use compaction_core::sandbox::failure_stages;
+    let lit =
+        |change: fn(&mut Knobs)| failure_stages(run("compact-analysis", change).moments.last().unwrap());
+    assert_eq!(lit(|_| {}), Vec::<usize>::new());
+    assert_eq!(lit(|k| k.policy.hook.block = Some("no".into())), [0]);
+    assert_eq!(lit(|k| k.policy.first_request_too_long = true), [1]);
+    assert_eq!(lit(|k| k.policy.primary_unavailable = true), [2]);
+    assert_eq!(
+        lit(|k| k.policy.failing_files = vec!["reverse/javascript/cli.readable.js".into()]),
+        [3]
+    );
+    let breakers = run("breakers", |_| {});
+    assert!(breakers.moments.iter().any(|m| failure_stages(m).contains(&4)));
+}
