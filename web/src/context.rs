@@ -60,6 +60,9 @@ pub fn runs(items: &[Item]) -> Vec<Run> {
     out
 }
 
+/// Blocks listed before "Show all".
+pub const SHOWN: usize = 30;
+
 /// Props of [`ContextView`].
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ContextViewProps {
@@ -67,9 +70,10 @@ pub struct ContextViewProps {
     pub moment: Moment,
     /// Messages the current step touched.
     pub touched: Vec<String>,
-    /// Summaries whose lineage is open.
+    /// Summaries whose lineage is open (uuids), and lists shown whole
+    /// (`list:Before`, `list:After`).
     pub open: Vec<String>,
-    /// Called with a summary's uuid to open or close its lineage.
+    /// Called with a summary's uuid (or a list's key) to open or close it.
     pub on_lineage: Callback<String>,
 }
 
@@ -82,6 +86,10 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
     let widest = total_before.max(total_after).max(1);
     html! {
         <div class="context">
+            <p class="count-note">
+                { "The engine's count: " }<strong>{ grouped(m.tokens_before) }</strong>{ " → " }<strong>{ grouped(m.frame.count.tokens) }</strong>
+                { " tokens (R1.6: the last reported usage plus estimates for what followed). The blocks below are each message's own estimate." }
+            </p>
             <ul class="changes" aria-label="What changed">
                 <li><strong>{ m.summarised }</strong>{ " messages summarised" }</li>
                 <li><strong>{ m.dropped }</strong>{ " dropped (snipped)" }</li>
@@ -97,6 +105,13 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
 
 fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &ContextViewProps) -> Html {
     let runs = runs(items);
+    // Long views list their first blocks; the bar above always shows all.
+    let key = format!("list:{title}");
+    let open = props.open.contains(&key);
+    let toggle = {
+        let on_lineage = props.on_lineage.clone();
+        Callback::from(move |_| on_lineage.emit(key.clone()))
+    };
     let width = |t: u64| format!("width: {:.3}%", (t as f64 * 100.0 / widest as f64).max(0.4));
     html! {
         <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
@@ -108,8 +123,13 @@ fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &C
                 }) }
             </div>
             <ol class="runs">
-                { for runs.iter().map(|r| run(r, items, props)) }
+                { for runs.iter().take(if open { usize::MAX } else { SHOWN }).map(|r| run(r, items, props)) }
             </ol>
+            if runs.len() > SHOWN {
+                <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
+                    { if open { "Show fewer".to_owned() } else { format!("Show all {} blocks", runs.len()) } }
+                </button>
+            }
         </section>
     }
 }

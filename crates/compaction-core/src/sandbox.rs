@@ -451,45 +451,60 @@ pub fn items(engine: &Engine) -> Vec<Item> {
 
 const LABEL_CHARS: usize = 90;
 
-/// A short description of a message: its first text, or its tools.
+/// A short description of a message: its first text, or its tools. Reads
+/// only as much of each text as the label shows (texts can be long).
 pub fn label(m: &crate::message::Message) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for block in m.content.blocks() {
-        let part = match block {
-            Block::Text { text, .. } => text.split_whitespace().collect::<Vec<_>>().join(" "),
-            Block::ToolUse { name, input, .. } => {
-                let path = input
-                    .get("file_path")
-                    .or_else(|| input.get("path"))
-                    .or_else(|| input.get("command"))
-                    .and_then(|v| v.as_str());
-                match path {
-                    Some(p) => format!("{name} {p}"),
-                    None => name.clone(),
+    let mut out = String::new();
+    let push = |part: &str, out: &mut String| {
+        if part.is_empty() {
+            return;
+        }
+        if !out.is_empty() {
+            out.push_str(" · ");
+        }
+        for word in part.split_whitespace() {
+            if out.chars().count() > LABEL_CHARS {
+                break;
+            }
+            if !out.is_empty() && !out.ends_with(' ') {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+    };
+    let mut parts = 0;
+    match &m.content {
+        crate::message::Content::Text(text) => push(text, &mut out),
+        crate::message::Content::Blocks(blocks) => {
+            for block in blocks {
+                match block {
+                    Block::Text { text, .. } => push(text, &mut out),
+                    Block::ToolUse { name, input, .. } => {
+                        let path = input
+                            .get("file_path")
+                            .or_else(|| input.get("path"))
+                            .or_else(|| input.get("command"))
+                            .and_then(|v| v.as_str());
+                        match path {
+                            Some(p) => push(&format!("{name} {p}"), &mut out),
+                            None => push(name, &mut out),
+                        }
+                    }
+                    Block::ToolResult { .. } => push("tool result", &mut out),
+                    _ => continue,
+                }
+                parts += 1;
+                if parts == 3 || out.chars().count() > LABEL_CHARS {
+                    break;
                 }
             }
-            Block::ToolResult { .. } => "tool result".to_owned(),
-            Block::Thinking { .. } => continue,
-            _ => continue,
-        };
-        if !part.is_empty() {
-            parts.push(part);
-        }
-        if parts.len() == 3 {
-            break;
         }
     }
-    if parts.is_empty() {
-        if let crate::message::Content::Text(text) = &m.content {
-            parts.push(text.split_whitespace().collect::<Vec<_>>().join(" "));
-        }
-    }
-    let text = parts.join(" · ");
-    if text.chars().count() > LABEL_CHARS {
-        let cut: String = text.chars().take(LABEL_CHARS - 1).collect();
-        format!("{cut}…")
+    if out.chars().count() > LABEL_CHARS {
+        let cut: String = out.chars().take(LABEL_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
     } else {
-        text
+        out
     }
 }
 
@@ -740,7 +755,7 @@ pub const FLOWS: [Flow; 4] = [
             stage(
                 "Summary request",
                 "one model turn, tools denied (R7.3)",
-                &["R7.3", "R7.10"],
+                &["R7.3"],
                 &[],
             ),
             stage(

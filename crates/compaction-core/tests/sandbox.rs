@@ -235,3 +235,15 @@ fn r12_the_failure_diagram_lights_only_the_branch_taken() {
     let breakers = run("breakers", |_| {});
     assert!(breakers.moments.iter().any(|m| failure_stages(m).contains(&4)));
 }
+
+#[test]
+fn r12_labels_are_short_whatever_the_message() {
+    use compaction_core::message::Message;
+    use compaction_core::sandbox::label;
+    let long = Message::user("u", format!("Refactor  the\nmodule. {}", "word ".repeat(100_000)));
+    let l = label(&long);
+    assert!(l.starts_with("Refactor the module. word"), "{l}");
+    assert!(l.ends_with('…') && l.chars().count() <= 90, "{l}");
+    assert_eq!(label(&Message::user("v", "short")), "short");
+    assert_eq!(label(&Message::user("w", "")), "");
+}
