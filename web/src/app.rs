@@ -132,7 +132,16 @@ pub fn App() -> Html {
         .map(|e| e.moments.iter().map(|m| m.frame.steps.len()).collect())
         .unwrap_or_default();
     let last = step_counts.len().saturating_sub(1);
-    let cursor = (state.moment.min(last), state.step);
+    // Opened without an event: the last one where a tier fired.
+    let moment = match (state.moment, exploration.as_ref()) {
+        (usize::MAX, Some(e)) => e
+            .moments
+            .iter()
+            .rposition(|m| !m.tiers.is_empty() || m.outcome.is_some())
+            .unwrap_or(last),
+        (m, _) => m.min(last),
+    };
+    let cursor = (moment, state.step);
 
     // Play: one step every 900 ms until the end.
     {
