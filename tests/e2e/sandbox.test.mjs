@@ -202,6 +202,7 @@ test("step forward, back and play walk the engine's steps", async () => {
   await page.getByRole("button", { name: "Last event" }).click();
   await page.locator(".stack").nth(1).getByRole("button", { name: /Show lineage/ }).click();
   assert.ok((await page.locator(".lineage li").count()) > 0);
+  assert.match(await page.locator(".lineage").textContent(), /Find out what Claude Code 2\.1\.235 does/);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -239,9 +240,12 @@ test("importing a shared session file shows its real boundaries", async () => {
 
 test("a garbage file gives a visible error, and the page keeps working", async () => {
   const { context, page, errors } = await open();
-  await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)").setInputFiles({
-    name: "garbage.jsonl", mimeType: "application/octet-stream",
-    buffer: Buffer.from("not json\n\u0000\u00ff{\"type\":\"user\"\n[1,2\n"),
+  // Dropped on the drop zone, as a visitor would.
+  await page.locator(".dropzone").evaluate((zone) => {
+    const data = new DataTransfer();
+    data.items.add(new File(["not json\n\u0000\u00ff{\"type\":\"user\"\n[1,2\n"], "garbage.jsonl"));
+    zone.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
   });
   const alert = page.locator("#import [role=alert]");
   await alert.waitFor();

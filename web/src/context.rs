@@ -160,7 +160,10 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
             </button>
             if open {
                 <ol class="lineage" aria-label="Messages this summary replaced">
-                    { for first.replaces.iter().map(|u| html! { <li><code>{ u.0.clone() }</code></li> }) }
+                    { for first.replaces.iter().map(|u| {
+                        let label = props.moment.before.iter().find(|i| i.uuid == *u).map(|i| i.label.clone());
+                        html! { <li><code>{ u.0.clone() }</code>{ label.map(|l| format!(" {l}")).unwrap_or_default() }</li> }
+                    }) }
                 </ol>
             }
         </> }
