@@ -279,6 +279,13 @@ pub fn App() -> Html {
                     </div>
                 </div>
             </header>
+            <nav class="jump" aria-label="Panels">
+                <a href="#timeline">{ "Step timeline" }</a>
+                <a href="#context">{ "Before and after" }</a>
+                <a href="#chart">{ "Session chart" }</a>
+                <a href="#gauge">{ "Threshold lines" }</a>
+                <a href="#import">{ "Your own session" }</a>
+            </nav>
             <div class="layout">
                 <aside class="controls" aria-label="Settings">{ controls }</aside>
                 <div class="panels">
