@@ -310,7 +310,8 @@ impl Observer for Watch {
             Progress::Failed { reason } => Some(Outcome::Failed {
                 reason: reason.clone(),
             }),
-            Progress::NeedsSummary { .. } | Progress::NeedsFiles { .. } => None,
+            // Still waiting (for a summary, files, segments…): nothing ended.
+            _ => None,
         });
         if matches!(outcome, Some(Outcome::Compacted { .. }))
             && !tiers.iter().any(|t| matches!(t, Tier::Compact | Tier::Reactive))
