@@ -238,6 +238,7 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         groups_at_compact: None,
         now: None,
         moments: Vec::new(),
+        labels: Labels::default(),
     };
     let (_, engine) = scenarios::play_observed(&scenario, &knobs.policy, &mut watch)?;
     Ok(Exploration {
@@ -257,11 +258,12 @@ struct Watch {
     groups_at_compact: Option<usize>,
     now: Option<Timestamp>,
     moments: Vec<Moment>,
+    labels: Labels,
 }
 
 impl Observer for Watch {
     fn before(&mut self, engine: &mut Engine, event: &Event) -> Vec<Step> {
-        self.before = items(engine);
+        self.before = items_with(engine, &mut self.labels);
         let mut steps = Vec::new();
         match event {
             Event::Call(now) => self.now.clone_from(now),
@@ -277,7 +279,7 @@ impl Observer for Watch {
 
     fn after(&mut self, engine: &Engine, frame: &Frame, end: Option<&Progress>) {
         let before = std::mem::take(&mut self.before);
-        let after = items(engine);
+        let after = items_with(engine, &mut self.labels);
         let replaced: std::collections::HashSet<&Uuid> =
             after.iter().flat_map(|i| i.replaces.iter()).collect();
         let kept: std::collections::HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
@@ -406,8 +408,31 @@ fn load_precompute(engine: &mut Engine, switch: PrecomputeSwitch, now: Option<&T
 
 /// The view as items, the system prompt first when there is one.
 pub fn items(engine: &Engine) -> Vec<Item> {
+    items_with(engine, &mut Labels::default())
+}
+
+/// Labels already made, by uuid, with the message they describe (a view
+/// that changes a message holds a new `Arc`, and gets a new label).
+#[derive(Default)]
+struct Labels(std::collections::HashMap<Uuid, (std::sync::Arc<crate::message::Message>, String)>);
+
+impl Labels {
+    fn of(&mut self, m: &std::sync::Arc<crate::message::Message>) -> String {
+        match self.0.get(&m.uuid) {
+            Some((seen, text)) if std::sync::Arc::ptr_eq(seen, m) => text.clone(),
+            _ => {
+                let text = label(m);
+                self.0.insert(m.uuid.clone(), (m.clone(), text.clone()));
+                text
+            }
+        }
+    }
+}
+
+fn items_with(engine: &Engine, labels: &mut Labels) -> Vec<Item> {
     let mut out = Vec::with_capacity(engine.view().len() + 1);
-    let system = engine.breakdown().system;
+    // The field, not breakdown(): that re-estimates every block.
+    let system = engine.system_tokens;
     if system > 0 {
         out.push(Item {
             kind: Kind::System,
@@ -442,7 +467,7 @@ pub fn items(engine: &Engine) -> Vec<Item> {
             kind,
             uuid: m.uuid.clone(),
             tokens: entry.tokens,
-            label: label(m),
+            label: labels.of(&entry.message),
             replaces,
             reduced: !entry.settled_blocks.is_empty(),
         });
