@@ -1,51 +1,610 @@
-//! The sandbox's first screen: window and max-output controls driving the
-//! engine's threshold gauge.
+//! The page: scenario and controls on the left; the timeline, the flow
+//! diagrams, the context before/after, the session chart, the threshold
+//! gauge and "your own session" on the right. Every number comes from one
+//! engine run per change ([`explore`]); stepping only moves a cursor.
 
+use std::rc::Rc;
+
+use compaction_core::compact::attachments::Kind as AttachmentKind;
 use compaction_core::figures::grouped;
+use compaction_core::sandbox::{
+    explore, failure_stages, session_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
+    SessionChart,
+};
+use compaction_core::scenarios;
+use compaction_core::step::Step;
 use compaction_core::thresholds::Thresholds;
+use compaction_core::transcript::replay::{preset_for_version, Replay};
 use yew::prelude::*;
 
-use crate::controls::NumberField;
+use crate::chart::{Chart, Mark, Point};
+use crate::context::ContextView;
+use crate::controls::{Check, Choice, NumberField, TextArea};
 use crate::gauge::Gauge;
-use crate::state::{Action, SandboxState};
+use crate::import::{ImportPanel, Imported};
+use crate::state::{Action, Field, SandboxState, Switch};
+use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
+
+/// What the engine computed for the controls (or why it could not).
+type Run = Result<Rc<Exploration>, String>;
+
+/// The controls the engine run depends on (not the cursor).
+#[derive(Debug, Clone, PartialEq)]
+struct RunKey {
+    scenario: String,
+    fields: [String; 8],
+    switches: [bool; 4],
+    failing: Vec<String>,
+    hook: String,
+    instructions: String,
+    precompute: PrecomputeSwitch,
+}
+
+impl RunKey {
+    fn of(s: &SandboxState) -> Self {
+        RunKey {
+            scenario: s.scenario.clone(),
+            fields: s.fields.clone(),
+            switches: s.switches,
+            failing: s.failing.clone(),
+            hook: s.hook_instructions.clone(),
+            instructions: s.instructions.clone(),
+            precompute: s.precompute,
+        }
+    }
+}
+
+fn run(state: &SandboxState) -> Run {
+    let (scenario, knobs) = state.knobs()?;
+    explore(&scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
+}
+
+/// An imported session replayed under the current lines.
+type Replayed = Result<Rc<(Replay, SessionChart)>, String>;
+
+fn replay(imported: &Imported, state: &SandboxState) -> Replayed {
+    let t = &imported.transcript;
+    let preset = preset_for_version(t.versions.last().map(String::as_str));
+    let lines = state.thresholds()?;
+    let mut settings = preset.settings(lines.window);
+    settings.thresholds.max_output_tokens = lines.reserve.into();
+    settings.thresholds.override_pct = lines.override_requested_pct;
+    let replay = t.replay(preset, settings).map_err(|e| e.to_string())?;
+    let chart = session_chart(t, &replay);
+    Ok(Rc::new((replay, chart)))
+}
+
+/// The query string the page was opened with.
+fn initial_query() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+fn now_ms() -> Option<f64> {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now())
+}
 
 /// The whole page.
 #[component]
 pub fn App() -> Html {
-    let state = use_reducer(SandboxState::default);
-    let on_window = {
+    let started = now_ms();
+    let state = use_reducer(|| SandboxState::from_query(&initial_query()));
+    let imported = use_state(|| None::<Imported>);
+    let playing = use_state(|| false);
+    let copied = use_state(|| false);
+    let key = RunKey::of(&state);
+    let result = {
         let state = state.clone();
-        Callback::from(move |text| state.dispatch(Action::SetWindow(text)))
+        use_memo(key, move |_| run(&state))
     };
-    let on_max_output = {
+    let replayed = {
         let state = state.clone();
-        Callback::from(move |text| state.dispatch(Action::SetMaxOutput(text)))
+        let deps = (
+            (*imported).clone(),
+            state.fields[Field::Window as usize].clone(),
+            state.fields[Field::MaxOutput as usize].clone(),
+            state.fields[Field::OverridePct as usize].clone(),
+        );
+        use_memo(deps, move |(imported, ..)| {
+            imported.as_ref().map(|i| replay(i, &state))
+        })
     };
-    let result = state.thresholds();
+
+    // Every control lives in the URL.
+    let query = state.to_query();
+    use_effect_with(query.clone(), |query| {
+        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+            let _ =
+                history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("?{query}")));
+        }
+    });
+    // The render time, for the browser benchmark (tests/e2e).
+    use_effect(move || {
+        if let (Some(t0), Some(t1), Some(w)) = (started, now_ms(), web_sys::window()) {
+            let _ = js_sys::Reflect::set(&w, &"sandboxRenderMs".into(), &(t1 - t0).into());
+        }
+    });
+
+    // The cursor, clamped to this run.
+    let exploration = result.as_ref().as_ref().ok().cloned();
+    let step_counts: Vec<usize> = exploration
+        .as_ref()
+        .map(|e| e.moments.iter().map(|m| m.frame.steps.len()).collect())
+        .unwrap_or_default();
+    let last = step_counts.len().saturating_sub(1);
+    // Opened without an event: the last one where a tier fired.
+    let moment = match (state.moment, exploration.as_ref()) {
+        (usize::MAX, Some(e)) => e
+            .moments
+            .iter()
+            .rposition(|m| !m.tiers.is_empty() || m.outcome.is_some())
+            .unwrap_or(last),
+        (m, _) => m.min(last),
+    };
+    let cursor = (moment, state.step);
+
+    // Play: one step every 900 ms until the end.
+    {
+        let state = state.clone();
+        let playing = playing.clone();
+        let counts = step_counts.clone();
+        use_effect_with((*playing, cursor, counts), move |(on, cursor, counts)| {
+            let alive = Rc::new(std::cell::Cell::new(true));
+            if *on {
+                let alive = alive.clone();
+                let (cursor, counts) = (*cursor, counts.clone());
+                yew::platform::spawn_local(async move {
+                    yew::platform::time::sleep(std::time::Duration::from_millis(900)).await;
+                    if !alive.get() {
+                        return;
+                    }
+                    match forward(&counts, cursor) {
+                        Some((m, s)) => {
+                            state.dispatch(Action::Moment(m));
+                            state.dispatch(Action::Step(s));
+                        }
+                        None => playing.set(false),
+                    }
+                });
+            }
+            move || alive.set(false)
+        });
+    }
+
+    let go = {
+        let state = state.clone();
+        Callback::from(move |(m, s): (usize, Option<usize>)| {
+            state.dispatch(Action::Moment(m));
+            state.dispatch(Action::Step(s));
+        })
+    };
+    let dispatch = |f: fn(String) -> Action| {
+        let state = state.clone();
+        Callback::from(move |text: String| state.dispatch(f(text)))
+    };
+
+    let embed = state.embed.clone();
+    let show = |panel: &str| embed.as_deref().is_none_or(|p| p == panel);
+
+    let controls = controls(&state, exploration.as_deref());
+    let timeline = match result.as_ref() {
+        Err(message) => html! { <p class="error" role="alert">{ message.clone() }</p> },
+        Ok(e) => timeline(e, cursor, &step_counts, &go, &playing, &state),
+    };
+    let context = exploration
+        .as_ref()
+        .and_then(|e| e.moments.get(cursor.0).cloned())
+        .map(|m| {
+            let touched: Vec<String> = cursor
+                .1
+                .and_then(|s| m.frame.steps.get(s))
+                .map(|s| s.messages.iter().map(|u| u.0.clone()).collect())
+                .unwrap_or_default();
+            let on_lineage = {
+                let state = state.clone();
+                Callback::from(move |uuid| state.dispatch(Action::Lineage(uuid)))
+            };
+            html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} /> }
+        });
+    let chart = match (&*replayed, &*imported) {
+        (Some(Ok(r)), Some(i)) => imported_chart(i, &r.0, &r.1),
+        (Some(Err(e)), _) => html! { <p class="error" role="alert">{ e.clone() }</p> },
+        _ => exploration
+            .as_ref()
+            .map(|e| scenario_chart(e, cursor.0))
+            .unwrap_or_default(),
+    };
+    let gauge = match state.thresholds() {
+        Ok(t) => html! { <><Gauge thresholds={t.clone()} /><Readout thresholds={t} /></> },
+        Err(message) => html! { <p class="error" role="alert">{ message }</p> },
+    };
+    let on_loaded = {
+        let imported = imported.clone();
+        Callback::from(move |i| imported.set(Some(i)))
+    };
+    let on_clear = {
+        let imported = imported.clone();
+        Callback::from(move |()| imported.set(None))
+    };
+    let import = html! { <>
+        <ImportPanel {on_loaded} {on_clear} loaded={imported.is_some()} />
+        { match (&*replayed, &*imported) {
+            (Some(Ok(r)), Some(i)) => imported_summary(i, &r.0),
+            _ => html! {},
+        } }
+    </> };
+
+    let copy = {
+        let copied = copied.clone();
+        Callback::from(move |_| {
+            if let Some(w) = web_sys::window() {
+                if let Ok(href) = w.location().href() {
+                    let _ = w.navigator().clipboard().write_text(&href);
+                    copied.set(true);
+                }
+            }
+        })
+    };
+    let on_scenario = dispatch(Action::Scenario);
+
+    if let Some(panel) = embed.as_deref() {
+        let body = match panel {
+            "controls" => controls,
+            "context" => context.unwrap_or_default(),
+            "chart" => chart,
+            "import" => import,
+            "gauge" => gauge,
+            _ => timeline,
+        };
+        return html! {
+            <main class="embed" data-panel={panel.to_owned()}>
+                <p class="embed-title">{ exploration.as_ref().map(|e| e.title).unwrap_or("Context compaction sandbox") }</p>
+                { body }
+            </main>
+        };
+    }
+    let _ = show;
     html! {
         <main>
             <header>
                 <h1>{ "Context compaction sandbox" }</h1>
-                <p>{ "When does an agent compact its context? The lines below come from the engine's threshold math (SPEC R1): change the model's window and max output and watch them move." }</p>
+                <p class="lede">{ "Watch an agent's context being rebuilt, step by step. Every number, step and decision below comes from the engine (compaction-core, compiled to WebAssembly) running in this page; change a control and it runs again." }</p>
+                <div class="scenario-bar">
+                    <Choice id="scenario" label="Scenario" value={state.scenario.clone()} on_change={on_scenario}
+                        options={scenarios::all().iter().map(|s| (AttrValue::from(s.name), AttrValue::from(s.name))).collect::<Vec<_>>()} />
+                    <p class="scenario-title">{ exploration.as_ref().map(|e| e.title).unwrap_or("") }</p>
+                    <div class="share">
+                        <button type="button" onclick={copy}>{ "Copy link to these settings" }</button>
+                        <span role="status" class="muted">{ if *copied { "Link copied." } else { "" } }</span>
+                    </div>
+                </div>
             </header>
-            <section class="controls" aria-label="Settings">
-                <NumberField id="window" label="Context window (tokens)"
-                    hint="The model's context window, e.g. 200000 or 1000000."
-                    value={state.window.clone()} on_change={on_window} />
-                <NumberField id="max-output" label="Max output tokens"
-                    hint="The model's maximum reply; the reserve is min(this, 20,000)."
-                    value={state.max_output.clone()} on_change={on_max_output} />
-            </section>
-            { match result {
-                Ok(t) => html! { <>
-                    <Gauge thresholds={t.clone()} />
-                    <Readout thresholds={t} />
-                </> },
-                Err(message) => html! {
-                    <p class="error" role="alert">{ message }</p>
-                },
-            } }
+            <nav class="jump" aria-label="Panels">
+                <a href="#timeline">{ "Step timeline" }</a>
+                <a href="#context">{ "Before and after" }</a>
+                <a href="#chart">{ "Session chart" }</a>
+                <a href="#gauge">{ "Threshold lines" }</a>
+                <a href="#import">{ "Your own session" }</a>
+            </nav>
+            <div class="layout">
+                <aside class="controls" aria-label="Settings">{ controls }</aside>
+                <div class="panels">
+                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "Step timeline" }</h2>{ timeline }</section>
+                    <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ context.unwrap_or_default() }</section>
+                    <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</section>
+                    <section id="gauge" aria-labelledby="gauge-h"><h2 id="gauge-h">{ "Threshold lines" }</h2>{ gauge }</section>
+                    <section id="import" aria-labelledby="import-h"><h2 id="import-h">{ "Your own session" }</h2>{ import }</section>
+                </div>
+            </div>
         </main>
+    }
+}
+
+fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>) -> Html {
+    let field = |f: Field, hint: &'static str, step: &'static str| {
+        let s = state.clone();
+        let on_change = Callback::from(move |text| s.dispatch(Action::Set(f, text)));
+        html! { <NumberField id={f.key()} label={f.label()} {hint} value={state.field(f).to_owned()} {on_change} step={step} /> }
+    };
+    let check = |sw: Switch| {
+        let s = state.clone();
+        let on_change = Callback::from(move |on| s.dispatch(Action::Toggle(sw, on)));
+        html! { <Check id={sw.key()} label={sw.label()} checked={state.on(sw)} {on_change} /> }
+    };
+    // The files the engine considered at the last compaction, and any
+    // already failing.
+    let mut files: Vec<String> = e
+        .into_iter()
+        .flat_map(|e| e.moments.iter())
+        .filter_map(|m| match &m.outcome {
+            Some(Outcome::Compacted { attachments, .. }) => Some(
+                attachments
+                    .iter()
+                    .filter(|c| c.kind == AttachmentKind::File)
+                    .map(|c| c.path.clone()),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .chain(state.failing.iter().cloned())
+        .collect();
+    files.sort();
+    files.dedup();
+    let precompute = {
+        let s = state.clone();
+        Callback::from(move |v: String| {
+            if let Some(p) = PrecomputeSwitch::by_name(&v) {
+                s.dispatch(Action::Precompute(p))
+            }
+        })
+    };
+    let options = [
+        ("none", "none stored (the seed's case)"),
+        ("ready", "ready: fresh, covers the cut"),
+        ("stale", "stale: written 8 days ago"),
+        ("moved", "moved: its messages no longer open the view"),
+    ]
+    .iter()
+    .map(|(v, t)| (AttrValue::from(*v), AttrValue::from(*t)))
+    .collect::<Vec<_>>();
+    let hook = {
+        let s = state.clone();
+        Callback::from(move |t| s.dispatch(Action::HookInstructions(t)))
+    };
+    let instructions = {
+        let s = state.clone();
+        Callback::from(move |t| s.dispatch(Action::Instructions(t)))
+    };
+    html! { <>
+        <fieldset>
+            <legend>{ "Model and lines" }</legend>
+            { field(Field::Window, "e.g. 200000 or 1000000", "1000") }
+            { field(Field::MaxOutput, "the reserve is min(this, 20,000); empty: the cap", "1000") }
+            { field(Field::OverridePct, "auto-compact at this % of the window; empty: none", "1") }
+        </fieldset>
+        <fieldset>
+            <legend>{ "Cut point (manual / reactive)" }</legend>
+            { field(Field::ExtraGroups, "more tool-call groups before /compact (compact-analysis)", "1") }
+            { field(Field::PreserveGroups, "legal groups kept verbatim after the summary", "1") }
+            if let Some(g) = e.and_then(|e| e.groups_at_compact) {
+                <p class="muted">{ format!("The engine sees {g} legal groups at the first /compact.") }</p>
+            }
+        </fieldset>
+        <fieldset>
+            <legend>{ "Attachments (files restored)" }</legend>
+            { field(Field::MaxFiles, "most recent files restored", "1") }
+            { field(Field::PerFile, "longer files are cut to this", "500") }
+            { field(Field::Total, "all files together", "1000") }
+            if files.is_empty() {
+                <p class="muted">{ "No compaction restores files in this run." }</p>
+            } else {
+                <p class="sub">{ "Reading this file fails:" }</p>
+                { for files.iter().enumerate().map(|(i, path)| {
+                    let s = state.clone();
+                    let p = path.clone();
+                    let on_change = Callback::from(move |on| s.dispatch(Action::FileFails(p.clone(), on)));
+                    html! { <Check id={format!("fail-{i}")} label={path.clone()} checked={state.failing.contains(path)} {on_change} /> }
+                }) }
+            }
+        </fieldset>
+        <fieldset>
+            <legend>{ "PreCompact hook and summary" }</legend>
+            { check(Switch::HookBlocks) }
+            <TextArea id="hook-adds" label="Instructions the hook adds" hint="one per line; added to the summary prompt" value={state.hook_instructions.clone()} on_change={hook} />
+            <TextArea id="instructions" label="/compact instructions" hint="what the user typed after /compact" value={state.instructions.clone()} on_change={instructions} />
+            <Choice id="precompute" label="Stored precompute" value={state.precompute.name()} {options} on_change={precompute} />
+            { check(Switch::TooLong) }
+            { check(Switch::PrimaryDown) }
+            { check(Switch::AllDown) }
+        </fieldset>
+    </> }
+}
+
+fn timeline(
+    e: &Exploration,
+    cursor: (usize, Option<usize>),
+    counts: &[usize],
+    go: &Callback<(usize, Option<usize>)>,
+    playing: &UseStateHandle<bool>,
+    state: &UseReducerHandle<SandboxState>,
+) -> Html {
+    let Some(m) = e.moments.get(cursor.0) else {
+        return html! { <p class="muted">{ "This scenario has no model call." }</p> };
+    };
+    let nav = |to: Option<(usize, Option<usize>)>, label: &'static str, text: &'static str| {
+        let go = go.clone();
+        let playing = playing.clone();
+        html! {
+            <button type="button" aria-label={label} disabled={to.is_none()}
+                onclick={Callback::from(move |_| { playing.set(false); if let Some(c) = to { go.emit(c) } })}>{ text }</button>
+        }
+    };
+    let play = {
+        let playing = playing.clone();
+        Callback::from(move |_| playing.set(!*playing))
+    };
+    let on_pick = {
+        let state = state.clone();
+        Callback::from(move |s| state.dispatch(Action::Step(s)))
+    };
+    let lit: Vec<Step> = match cursor.1.and_then(|s| m.frame.steps.get(s)) {
+        Some(s) => vec![s.clone()],
+        None => m.frame.steps.clone(),
+    };
+    let compaction = m.outcome.is_some() || m.frame.kind != "call";
+    let position = match cursor.1 {
+        Some(s) => format!(
+            "event {} of {}, step {} of {}",
+            cursor.0 + 1,
+            e.moments.len(),
+            s + 1,
+            m.frame.steps.len()
+        ),
+        None => format!(
+            "event {} of {} (all {} steps)",
+            cursor.0 + 1,
+            e.moments.len(),
+            m.frame.steps.len()
+        ),
+    };
+    html! { <>
+        <ol class="events" aria-label="Events">
+            { for e.moments.iter().enumerate().map(|(i, mo)| {
+                let go = go.clone();
+                let current = i == cursor.0;
+                let tiers: Vec<&str> = mo.tiers.iter().map(|t| tier_name(*t)).collect();
+                html! {
+                    <li>
+                        <button type="button" class={classes!("event", current.then_some("current"), (!mo.tiers.is_empty()).then_some("fired"))}
+                            aria-current={current.then_some("step")} onclick={Callback::from(move |_| go.emit((i, None)))}
+                            title={format!("{} → {} tokens", grouped(mo.tokens_before), grouped(mo.frame.count.tokens))}>
+                            <span class="ev-kind">{ event_name(mo) }</span>
+                            <span class="ev-tok">{ crate::chart::short(mo.frame.count.tokens) }</span>
+                            if !tiers.is_empty() { <span class="ev-tier">{ tiers.join(", ") }</span> }
+                        </button>
+                    </li>
+                }
+            }) }
+        </ol>
+        <div class="stepper" role="group" aria-label="Step through">
+            { nav(Some((0, None)).filter(|_| cursor != (0, None)), "First event", "« first") }
+            { nav(back(counts, cursor), "Step back", "◀ back") }
+            <button type="button" aria-pressed={if **playing { "true" } else { "false" }} onclick={play}>{ if **playing { "❚❚ pause" } else { "▶ play" } }</button>
+            { nav(forward(counts, cursor), "Step forward", "forward ▶") }
+            { nav(Some((counts.len().saturating_sub(1), None)).filter(|c| *c != cursor), "Last event", "last »") }
+            <span class="position" aria-live="polite">{ position }</span>
+        </div>
+        <p class="moment-head">
+            <strong>{ event_name(m) }</strong>{ format!(": {} → {} tokens", grouped(m.tokens_before), grouped(m.frame.count.tokens)) }
+            { status_text(m) }
+        </p>
+        <StepList moment={m.clone()} current={cursor.1} {on_pick} />
+        <Flows steps={lit} {compaction} failures={failure_stages(m)} />
+    </> }
+}
+
+fn status_text(m: &compaction_core::sandbox::Moment) -> String {
+    use compaction_core::engine::CallStatus;
+    match &m.frame.status {
+        Some(CallStatus::Proceed) => " · call proceeds".to_owned(),
+        Some(CallStatus::Warn { tokens_left }) => format!(" · warn: {} tokens left", grouped(*tokens_left)),
+        Some(CallStatus::CompactionDue { over_by }) => {
+            format!(" · compaction due: {} over the line", grouped(*over_by))
+        }
+        Some(CallStatus::Blocked { over_by }) => format!(" · BLOCKED: {} over the line", grouped(*over_by)),
+        Some(_) => " · see the steps".to_owned(),
+        None => String::new(),
+    }
+}
+
+fn scenario_chart(e: &Exploration, current: usize) -> Html {
+    let points: Vec<Option<Point>> = e
+        .moments
+        .iter()
+        .map(|m| {
+            Some(Point {
+                before: m.tokens_before,
+                after: m.frame.count.tokens,
+            })
+        })
+        .collect();
+    let marks: Vec<Mark> = e
+        .moments
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !m.tiers.is_empty() || matches!(m.outcome, Some(Outcome::Failed { .. })))
+        .map(|(i, m)| {
+            let failed = matches!(m.outcome, Some(Outcome::Failed { .. }));
+            Mark {
+                at: i,
+                label: if failed {
+                    "✗ no boundary".to_owned()
+                } else {
+                    m.tiers
+                        .iter()
+                        .map(|t| tier_name(*t))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                },
+                class: if failed { "m-failed" } else { "m-tier" },
+            }
+        })
+        .collect();
+    html! { <Chart {points} lines={e.lines.clone()} {marks} current={Some(current)}
+    title={format!("{}: tokens per request", e.name)} /> }
+}
+
+fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
+    let points: Vec<Option<Point>> = c
+        .requests
+        .iter()
+        .map(|q| q.reported.map(|t| Point { before: t, after: t }))
+        .collect();
+    let marks: Vec<Mark> = c
+        .marks
+        .iter()
+        .map(|m| match m {
+            SessionMark::Real {
+                at,
+                trigger,
+                pre_tokens,
+            } => Mark {
+                at: *at,
+                label: format!(
+                    "real boundary ({}{})",
+                    trigger.as_deref().unwrap_or("?"),
+                    pre_tokens
+                        .map(|t| format!(", {}", crate::chart::short(t)))
+                        .unwrap_or_default()
+                ),
+                class: "m-real",
+            },
+            SessionMark::Predicted { at, .. } => Mark {
+                at: *at,
+                label: "what-if compacts".to_owned(),
+                class: "m-predicted",
+            },
+            SessionMark::Tier { at, tier, .. } => Mark {
+                at: *at,
+                label: tier_name(*tier).to_owned(),
+                class: "m-tier",
+            },
+        })
+        .collect();
+    html! { <Chart {points} lines={r.lines.clone()} {marks} current={None::<usize>}
+    title={format!("{}: reported tokens per request", i.name)} /> }
+}
+
+fn imported_summary(i: &Imported, r: &Replay) -> Html {
+    let inspection = i.transcript.inspection();
+    html! {
+        <div class="imported">
+            <p>
+                <strong>{ i.name.clone() }</strong>
+                { format!(": {} KiB, {} lines, {} messages, {} problems tolerated; client {}; replayed with the {} preset.",
+                    i.bytes / 1024, inspection.lines, inspection.messages, inspection.problems.len(),
+                    inspection.versions.last().map(String::as_str).unwrap_or("unknown"), r.preset) }
+            </p>
+            <table class="boundaries" aria-label="Real and predicted boundaries">
+                <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "where" }</th><th scope="col" class="num">{ "tokens" }</th></tr></thead>
+                <tbody>
+                    { for r.actual.iter().map(|a| html! {
+                        <tr data-boundary="real"><th scope="row">{ format!("real boundary ({})", a.trigger.as_deref().unwrap_or("?")) }</th>
+                            <td><code>{ a.uuid.0.clone() }</code></td>
+                            <td class="num">{ a.pre_tokens.map(grouped).unwrap_or_default() }</td></tr>
+                    }) }
+                    { for r.predicted.iter().map(|p| html! {
+                        <tr data-boundary="predicted"><th scope="row">{ "what-if: would compact" }</th>
+                            <td>{ "after " }<code>{ p.at_uuid.0.clone() }</code></td>
+                            <td class="num">{ grouped(p.tokens) }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            if r.actual.is_empty() && r.predicted.is_empty() {
+                <p class="muted">{ "No boundary in the file, and none under these settings." }</p>
+            }
+        </div>
     }
 }
 

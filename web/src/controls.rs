@@ -1,6 +1,6 @@
-//! The settings controls: labelled, keyboard-operable number fields.
+//! The settings controls: labelled, keyboard-operable fields.
 
-use web_sys::HtmlInputElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// Props of [`NumberField`].
@@ -16,6 +16,12 @@ pub struct NumberFieldProps {
     pub value: AttrValue,
     /// Called with the new text on every keystroke.
     pub on_change: Callback<String>,
+    /// Smallest value the arrows go to.
+    #[prop_or(AttrValue::Static("0"))]
+    pub min: AttrValue,
+    /// Arrow-key step.
+    #[prop_or(AttrValue::Static("1"))]
+    pub step: AttrValue,
 }
 
 /// A labelled number field that reports every edit.
@@ -29,8 +35,103 @@ pub fn NumberField(props: &NumberFieldProps) -> Html {
     html! {
         <div class="field">
             <label for={props.id.clone()}>{ props.label.clone() }</label>
-            <input id={props.id.clone()} type="number" inputmode="numeric" min="1000" step="1000"
+            <input id={props.id.clone()} type="number" inputmode="numeric" min={props.min.clone()} step={props.step.clone()}
                    value={props.value.clone()} {oninput} aria-describedby={hint_id.clone()} />
+            <small id={hint_id}>{ props.hint.clone() }</small>
+        </div>
+    }
+}
+
+/// Props of [`Check`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct CheckProps {
+    /// The input's id.
+    pub id: AttrValue,
+    /// The visible label.
+    pub label: AttrValue,
+    /// Whether it is ticked.
+    pub checked: bool,
+    /// Called with the new value.
+    pub on_change: Callback<bool>,
+}
+
+/// A labelled checkbox.
+#[component]
+pub fn Check(props: &CheckProps) -> Html {
+    let on_change = props.on_change.clone();
+    let onchange = Callback::from(move |e: Event| {
+        on_change.emit(e.target_unchecked_into::<HtmlInputElement>().checked());
+    });
+    html! {
+        <div class="check">
+            <input id={props.id.clone()} type="checkbox" checked={props.checked} {onchange} />
+            <label for={props.id.clone()}>{ props.label.clone() }</label>
+        </div>
+    }
+}
+
+/// Props of [`Choice`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ChoiceProps {
+    /// The select's id.
+    pub id: AttrValue,
+    /// The visible label.
+    pub label: AttrValue,
+    /// `(value, text)` of each option.
+    pub options: Vec<(AttrValue, AttrValue)>,
+    /// The chosen value.
+    pub value: AttrValue,
+    /// Called with the chosen value.
+    pub on_change: Callback<String>,
+}
+
+/// A labelled drop-down.
+#[component]
+pub fn Choice(props: &ChoiceProps) -> Html {
+    let on_change = props.on_change.clone();
+    let onchange = Callback::from(move |e: Event| {
+        on_change.emit(e.target_unchecked_into::<HtmlSelectElement>().value());
+    });
+    html! {
+        <div class="field">
+            <label for={props.id.clone()}>{ props.label.clone() }</label>
+            <select id={props.id.clone()} {onchange}>
+                { for props.options.iter().map(|(value, text)| html! {
+                    <option value={value.clone()} selected={*value == props.value}>{ text.clone() }</option>
+                }) }
+            </select>
+        </div>
+    }
+}
+
+/// Props of [`TextArea`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct TextAreaProps {
+    /// The textarea's id.
+    pub id: AttrValue,
+    /// The visible label.
+    pub label: AttrValue,
+    /// A hint under the label.
+    pub hint: AttrValue,
+    /// The text.
+    pub value: AttrValue,
+    /// Called with the new text on every keystroke.
+    pub on_change: Callback<String>,
+}
+
+/// A labelled multi-line text field.
+#[component]
+pub fn TextArea(props: &TextAreaProps) -> Html {
+    let on_change = props.on_change.clone();
+    let oninput = Callback::from(move |e: InputEvent| {
+        on_change.emit(e.target_unchecked_into::<HtmlTextAreaElement>().value());
+    });
+    let hint_id = format!("{}-hint", props.id);
+    html! {
+        <div class="field wide">
+            <label for={props.id.clone()}>{ props.label.clone() }</label>
+            <textarea id={props.id.clone()} rows="2" value={props.value.clone()} {oninput}
+                      aria-describedby={hint_id.clone()} />
             <small id={hint_id}>{ props.hint.clone() }</small>
         </div>
     }

@@ -1,13 +1,18 @@
 //! The sandbox: the engine's decisions drawn in the browser.
 //!
 //! The engine crate is used directly as Rust. Nothing here decides a rule:
-//! every number on screen comes from `compaction-core`; this crate only holds
-//! what the visitor typed ([`state`]) and lays the engine's answer out
-//! ([`gauge`]).
+//! every number on screen comes from `compaction-core` (its `sandbox`
+//! module plays a scenario with the visitor's settings); this crate only
+//! holds what the visitor typed ([`state`]) and lays the engine's answer
+//! out ([`timeline`], [`context`], [`chart`], [`gauge`]).
 
 pub mod app;
+pub mod chart;
+pub mod context;
 pub mod controls;
 pub mod gauge;
+pub mod import;
 pub mod state;
+pub mod timeline;
 
 pub use app::App;

@@ -1,37 +1,184 @@
 //! What the visitor set, as a pure reducer (`State` + `Action`), unit-tested
-//! natively. The engine turns it into lines; this module only parses text.
+//! natively, and its URL form. The engine turns it into numbers; this module
+//! only parses text.
 
 use std::rc::Rc;
 
+use compaction_core::compact::attachments::AttachmentSettings;
+use compaction_core::compact::HookOutcome;
+use compaction_core::sandbox::{self, Knobs, PrecomputeSwitch};
+use compaction_core::scenarios::{self, Event, Scenario};
 use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings, Thresholds};
 use yew::Reducible;
 
-/// The controls' values, exactly as typed.
+/// The scenario shown first.
+pub const DEFAULT_SCENARIO: &str = "compact-analysis";
+
+/// The panels a page can show alone (`?embed=1&panel=…`).
+pub const PANELS: [&str; 6] = ["controls", "timeline", "context", "chart", "import", "gauge"];
+
+/// A number field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Context window.
+    Window,
+    /// Max output tokens (empty: the reserve cap).
+    MaxOutput,
+    /// Override percentage (empty: none).
+    OverridePct,
+    /// Extra tool-call groups before the `/compact`.
+    ExtraGroups,
+    /// Groups preserved.
+    PreserveGroups,
+    /// Attachment budget: files.
+    MaxFiles,
+    /// Attachment budget: tokens per file.
+    PerFile,
+    /// Attachment budget: tokens in all.
+    Total,
+}
+
+impl Field {
+    /// Every field, in URL order.
+    pub const ALL: [Field; 8] = [
+        Field::Window,
+        Field::MaxOutput,
+        Field::OverridePct,
+        Field::ExtraGroups,
+        Field::PreserveGroups,
+        Field::MaxFiles,
+        Field::PerFile,
+        Field::Total,
+    ];
+
+    /// Its URL key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::Window => "window",
+            Field::MaxOutput => "maxOutput",
+            Field::OverridePct => "overridePct",
+            Field::ExtraGroups => "groups",
+            Field::PreserveGroups => "preserve",
+            Field::MaxFiles => "maxFiles",
+            Field::PerFile => "perFile",
+            Field::Total => "total",
+        }
+    }
+
+    /// Its label on screen.
+    pub fn label(self) -> &'static str {
+        match self {
+            Field::Window => "Context window (tokens)",
+            Field::MaxOutput => "Max output tokens",
+            Field::OverridePct => "Override (% of window)",
+            Field::ExtraGroups => "Extra message groups",
+            Field::PreserveGroups => "Groups preserved",
+            Field::MaxFiles => "Files restored (max)",
+            Field::PerFile => "Tokens per file",
+            Field::Total => "Tokens for all files",
+        }
+    }
+}
+
+/// A yes/no switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Switch {
+    /// The PreCompact hook blocks.
+    HookBlocks,
+    /// The first summary request is over the window.
+    TooLong,
+    /// The primary model is unavailable.
+    PrimaryDown,
+    /// Every model is down.
+    AllDown,
+}
+
+impl Switch {
+    /// Every switch, in URL order.
+    pub const ALL: [Switch; 4] = [
+        Switch::HookBlocks,
+        Switch::TooLong,
+        Switch::PrimaryDown,
+        Switch::AllDown,
+    ];
+
+    /// Its URL key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Switch::HookBlocks => "hookBlocks",
+            Switch::TooLong => "tooLong",
+            Switch::PrimaryDown => "primaryDown",
+            Switch::AllDown => "allDown",
+        }
+    }
+
+    /// Its label on screen.
+    pub fn label(self) -> &'static str {
+        match self {
+            Switch::HookBlocks => "PreCompact hook blocks the compaction",
+            Switch::TooLong => "Summary request over the window (adaptive retry)",
+            Switch::PrimaryDown => "Primary model unavailable (fallback answers)",
+            Switch::AllDown => "Every model unavailable",
+        }
+    }
+}
+
+/// Everything the visitor set.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SandboxState {
-    /// The context window field.
-    pub window: String,
-    /// The max output tokens field.
-    pub max_output: String,
+    /// The built-in scenario.
+    pub scenario: String,
+    /// Number fields, as typed, in [`Field::ALL`] order.
+    pub fields: [String; 8],
+    /// Switches, in [`Switch::ALL`] order.
+    pub switches: [bool; 4],
+    /// Paths whose reads fail.
+    pub failing: Vec<String>,
+    /// Instructions the hook adds, one per line.
+    pub hook_instructions: String,
+    /// `/compact` instructions.
+    pub instructions: String,
+    /// A stored precompute.
+    pub precompute: PrecomputeSwitch,
+    /// The event shown (index into the exploration's moments).
+    pub moment: usize,
+    /// The step highlighted within it (`None`: all of it).
+    pub step: Option<usize>,
+    /// Summaries whose lineage is open (uuids).
+    pub open: Vec<String>,
+    /// Embedded: only this panel.
+    pub embed: Option<String>,
 }
 
 impl Default for SandboxState {
-    /// The R1.3 worked example.
     fn default() -> Self {
-        Self {
-            window: "200000".to_owned(),
-            max_output: "20000".to_owned(),
-        }
+        Self::for_scenario(DEFAULT_SCENARIO)
     }
 }
 
 /// A change the visitor made.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    /// The window field now reads this text.
-    SetWindow(String),
-    /// The max output field now reads this text.
-    SetMaxOutput(String),
+    /// Pick a scenario: its own settings come back.
+    Scenario(String),
+    /// A number field now reads this text.
+    Set(Field, String),
+    /// A switch flipped.
+    Toggle(Switch, bool),
+    /// A file's read fails or not.
+    FileFails(String, bool),
+    /// The hook's added instructions.
+    HookInstructions(String),
+    /// The `/compact` instructions.
+    Instructions(String),
+    /// The stored precompute.
+    Precompute(PrecomputeSwitch),
+    /// Show this event (clamped later to the exploration's length).
+    Moment(usize),
+    /// Show this step of the event (`None`: the whole event).
+    Step(Option<usize>),
+    /// Open or close a summary's lineage.
+    Lineage(String),
 }
 
 impl Reducible for SandboxState {
@@ -40,39 +187,324 @@ impl Reducible for SandboxState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         match action {
-            Action::SetWindow(text) => next.window = text,
-            Action::SetMaxOutput(text) => next.max_output = text,
+            Action::Scenario(name) => {
+                if scenarios::by_name(&name).is_some() {
+                    next = SandboxState {
+                        embed: next.embed,
+                        ..SandboxState::for_scenario(&name)
+                    };
+                }
+            }
+            Action::Set(field, text) => next.fields[field as usize] = text,
+            Action::Toggle(switch, on) => next.switches[switch as usize] = on,
+            Action::FileFails(path, fails) => {
+                next.failing.retain(|p| p != &path);
+                if fails {
+                    next.failing.push(path);
+                    next.failing.sort();
+                }
+            }
+            Action::HookInstructions(text) => next.hook_instructions = text,
+            Action::Instructions(text) => next.instructions = text,
+            Action::Precompute(p) => next.precompute = p,
+            Action::Moment(i) => {
+                next.moment = i;
+                next.step = None;
+            }
+            Action::Step(s) => next.step = s,
+            Action::Lineage(uuid) => {
+                if next.open.contains(&uuid) {
+                    next.open.retain(|u| u != &uuid);
+                } else {
+                    next.open.push(uuid);
+                }
+            }
         }
         Rc::new(next)
     }
 }
 
+fn number(n: Option<impl ToString>) -> String {
+    n.map(|n| n.to_string()).unwrap_or_default()
+}
+
 impl SandboxState {
-    /// The engine's lines for these settings, or a message to show instead.
-    /// An empty max output field means "not set" (the reserve is its cap).
+    /// The scenario's own settings, its last event shown.
+    pub fn for_scenario(name: &str) -> Self {
+        let scenario = scenarios::by_name(name).or_else(|| scenarios::by_name(DEFAULT_SCENARIO));
+        let (name, knobs, instructions) = match &scenario {
+            Some(s) => (s.name, Knobs::of(s), own_instructions(s)),
+            None => (DEFAULT_SCENARIO, fallback_knobs(), String::new()),
+        };
+        let a = knobs.attachments;
+        SandboxState {
+            scenario: name.to_owned(),
+            fields: [
+                knobs.window.to_string(),
+                number(knobs.max_output_tokens),
+                number(knobs.override_pct),
+                "0".to_owned(),
+                knobs.preserve_groups.to_string(),
+                a.max_files.to_string(),
+                a.per_file_tokens.to_string(),
+                a.total_tokens.to_string(),
+            ],
+            switches: [
+                knobs.policy.hook.block.is_some(),
+                knobs.policy.first_request_too_long,
+                knobs.policy.primary_unavailable,
+                knobs.policy.all_models_down,
+            ],
+            failing: knobs.policy.failing_files.clone(),
+            hook_instructions: knobs.policy.hook.added_instructions.join("\n"),
+            instructions,
+            precompute: knobs.precompute,
+            moment: usize::MAX,
+            step: None,
+            open: Vec::new(),
+            embed: None,
+        }
+    }
+
+    /// The text of a number field.
+    pub fn field(&self, field: Field) -> &str {
+        &self.fields[field as usize]
+    }
+
+    /// Whether a switch is on.
+    pub fn on(&self, switch: Switch) -> bool {
+        self.switches[switch as usize]
+    }
+
+    /// The scenario with the "message groups" applied, and the knobs; or a
+    /// message naming the field to fix.
+    pub fn knobs(&self) -> Result<(Scenario, Knobs), String> {
+        let extra = whole(Field::ExtraGroups, self.field(Field::ExtraGroups))?.unwrap_or(0);
+        if extra > 200 {
+            return Err(format!("{}: at most 200", Field::ExtraGroups.label()));
+        }
+        let scenario = sandbox::scenario(&self.scenario, extra as usize)
+            .ok_or_else(|| format!("no built-in scenario is called “{}”", self.scenario))?;
+        let lines = self.thresholds()?;
+        let mut knobs = Knobs::of(&scenario);
+        knobs.window = lines.window;
+        knobs.max_output_tokens = parse(Field::MaxOutput, self.field(Field::MaxOutput))?.map(|n| n as u64);
+        knobs.override_pct = parse(Field::OverridePct, self.field(Field::OverridePct))?;
+        knobs.extra_groups = extra as usize;
+        let count = |f: Field, min: u64| -> Result<u64, String> {
+            let n = whole(f, self.field(f))?.ok_or_else(|| format!("{}: enter a number", f.label()))?;
+            if n < min {
+                return Err(format!("{}: at least {min}", f.label()));
+            }
+            Ok(n)
+        };
+        knobs.preserve_groups = count(Field::PreserveGroups, 1)? as usize;
+        knobs.attachments = AttachmentSettings {
+            max_files: count(Field::MaxFiles, 0)? as usize,
+            per_file_tokens: count(Field::PerFile, 0)?,
+            total_tokens: count(Field::Total, 0)?,
+            ..knobs.attachments
+        };
+        knobs.policy.failing_files = self.failing.clone();
+        knobs.policy.hook = HookOutcome {
+            block: self
+                .on(Switch::HookBlocks)
+                .then(|| "the PreCompact hook exited with code 2".to_owned()),
+            added_instructions: self
+                .hook_instructions
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect(),
+        };
+        knobs.policy.first_request_too_long = self.on(Switch::TooLong);
+        knobs.policy.primary_unavailable = self.on(Switch::PrimaryDown);
+        knobs.policy.all_models_down = self.on(Switch::AllDown);
+        knobs.precompute = self.precompute;
+        knobs.instructions = Some(self.instructions.clone());
+        Ok((scenario, knobs))
+    }
+
+    /// The engine's lines for the window fields, or a message to show.
     pub fn thresholds(&self) -> Result<Thresholds, String> {
-        let window =
-            parse_number("window", &self.window)?.ok_or_else(|| "enter a context window size".to_owned())?;
+        let window = parse(Field::Window, self.field(Field::Window))?
+            .ok_or_else(|| "enter a context window size".to_owned())?;
         let raw = RawThresholdSettings {
             window,
-            max_output_tokens: parse_number("max output", &self.max_output)?,
+            max_output_tokens: parse(Field::MaxOutput, self.field(Field::MaxOutput))?,
+            override_pct: parse(Field::OverridePct, self.field(Field::OverridePct))?,
             ..RawThresholdSettings::default()
         };
         ThresholdSettings::try_from(&raw)
             .and_then(|settings| Thresholds::compute(&settings))
             .map_err(|err| err.to_string())
     }
+
+    /// The state as a query string (no `?`): every control, the event shown
+    /// and the embed panel.
+    pub fn to_query(&self) -> String {
+        let mut pairs: Vec<(String, String)> = vec![("scenario".into(), self.scenario.clone())];
+        for f in Field::ALL {
+            pairs.push((f.key().into(), self.field(f).to_owned()));
+        }
+        for s in Switch::ALL {
+            if self.on(s) {
+                pairs.push((s.key().into(), "1".into()));
+            }
+        }
+        for path in &self.failing {
+            pairs.push(("fail".into(), path.clone()));
+        }
+        if !self.hook_instructions.is_empty() {
+            pairs.push(("hookAdds".into(), self.hook_instructions.clone()));
+        }
+        pairs.push(("instructions".into(), self.instructions.clone()));
+        if self.precompute != PrecomputeSwitch::None {
+            pairs.push(("precompute".into(), self.precompute.name().into()));
+        }
+        if self.moment != usize::MAX {
+            pairs.push(("event".into(), self.moment.to_string()));
+        }
+        if let Some(panel) = &self.embed {
+            pairs.push(("embed".into(), "1".into()));
+            pairs.push(("panel".into(), panel.clone()));
+        }
+        pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// The state a query string describes; unknown keys and bad values are
+    /// ignored (the field keeps the text, and the engine judges it).
+    pub fn from_query(query: &str) -> Self {
+        let pairs: Vec<(String, String)> = query
+            .trim_start_matches('?')
+            .split('&')
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap_or((p, ""));
+                (decode(k), decode(v))
+            })
+            .collect();
+        let get = |key: &str| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+        let mut state =
+            SandboxState::for_scenario(&get("scenario").unwrap_or_else(|| DEFAULT_SCENARIO.into()));
+        for f in Field::ALL {
+            if let Some(v) = get(f.key()) {
+                state.fields[f as usize] = v;
+            }
+        }
+        for s in Switch::ALL {
+            if let Some(v) = get(s.key()) {
+                state.switches[s as usize] = v == "1";
+            }
+        }
+        let failing: Vec<String> = pairs
+            .iter()
+            .filter(|(k, _)| k == "fail")
+            .map(|(_, v)| v.clone())
+            .collect();
+        if !failing.is_empty() {
+            state.failing = failing;
+        }
+        if let Some(v) = get("hookAdds") {
+            state.hook_instructions = v;
+        }
+        if let Some(v) = get("instructions") {
+            state.instructions = v;
+        }
+        if let Some(p) = get("precompute").as_deref().and_then(PrecomputeSwitch::by_name) {
+            state.precompute = p;
+        }
+        if let Some(i) = get("event").and_then(|v| v.parse().ok()) {
+            state.moment = i;
+        }
+        if get("embed").as_deref() == Some("1") {
+            let panel = get("panel").filter(|p| PANELS.contains(&p.as_str()));
+            state.embed = Some(panel.unwrap_or_else(|| "timeline".into()));
+        }
+        state
+    }
+}
+
+/// The first `/compact` instructions of a scenario, or nothing.
+fn own_instructions(s: &Scenario) -> String {
+    s.events
+        .iter()
+        .find_map(|e| match e {
+            Event::Compact(Some(text)) => Some(text.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+fn fallback_knobs() -> Knobs {
+    Knobs::of(&scenarios::compact_analysis())
 }
 
 /// Text → number; `Ok(None)` for an empty field. The engine judges the value.
-fn parse_number(label: &str, text: &str) -> Result<Option<f64>, String> {
+fn parse(field: Field, text: &str) -> Result<Option<f64>, String> {
     let text = text.trim().replace(['_', ','], "");
     if text.is_empty() {
         return Ok(None);
     }
-    text.parse::<f64>()
-        .map(Some)
-        .map_err(|_| format!("{label}: “{text}” is not a number"))
+    match text.parse::<f64>() {
+        Ok(n) if n.is_finite() => Ok(Some(n)),
+        _ => Err(format!("{}: “{text}” is not a number", field.label())),
+    }
+}
+
+/// Text → a whole, non-negative number of at most 10^12.
+fn whole(field: Field, text: &str) -> Result<Option<u64>, String> {
+    match parse(field, text)? {
+        None => Ok(None),
+        Some(n) if n >= 0.0 && n.fract() == 0.0 && n <= 1e12 => Ok(Some(n as u64)),
+        Some(n) => Err(format!(
+            "{}: {n} is not a whole number from 0 to 10^12",
+            field.label()
+        )),
+    }
+}
+
+/// Percent-encodes everything but unreserved characters.
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` and `+`; invalid escapes stay as they are.
+pub fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -88,44 +520,120 @@ mod tests {
     }
 
     #[test]
-    fn default_is_the_r1_3_example() {
-        let t = SandboxState::default().thresholds().unwrap();
+    fn default_is_the_seed_scenario_with_the_r1_3_lines() {
+        let s = SandboxState::default();
+        assert_eq!(s.scenario, "compact-analysis");
+        let t = s.thresholds().unwrap();
         assert_eq!(
             [t.budget, t.precompute, t.warn, t.compact, t.blocked],
             [180_000, 144_000, 147_000, 167_000, 177_000]
         );
+        assert!(s.instructions.starts_with("keep the user's two requests"));
+        let (_, knobs) = s.knobs().unwrap();
+        assert_eq!(knobs.preserve_groups, 1);
+        assert_eq!(knobs.attachments.max_files, 5);
     }
 
     #[test]
-    fn actions_change_the_lines() {
+    fn actions_change_the_knobs() {
         let state = after([
-            Action::SetWindow("1,000,000".into()),
-            Action::SetMaxOutput("32000".into()),
+            Action::Set(Field::Window, "1,000,000".into()),
+            Action::Set(Field::MaxOutput, "32000".into()),
+            Action::Set(Field::PreserveGroups, "3".into()),
+            Action::Toggle(Switch::HookBlocks, true),
+            Action::HookInstructions("keep paths\n\n  and probes ".into()),
+            Action::FileFails("a.rs".into(), true),
+            Action::Precompute(PrecomputeSwitch::Stale),
         ]);
-        let t = state.thresholds().unwrap();
+        let (_, k) = state.knobs().unwrap();
         assert_eq!(
-            [t.budget, t.precompute, t.warn, t.compact, t.blocked],
-            [980_000, 784_000, 947_000, 967_000, 977_000]
+            (k.window, k.max_output_tokens, k.preserve_groups),
+            (1_000_000, Some(32_000), 3)
         );
+        assert!(k.policy.hook.block.is_some());
+        assert_eq!(k.policy.hook.added_instructions, ["keep paths", "and probes"]);
+        assert_eq!(k.policy.failing_files, ["a.rs"]);
+        assert_eq!(k.precompute, PrecomputeSwitch::Stale);
+        let state = state.reduce(Action::FileFails("a.rs".into(), false));
+        assert!(state.knobs().unwrap().1.policy.failing_files.is_empty());
     }
 
     #[test]
-    fn engine_errors_are_shown_not_swallowed() {
-        let err = after([Action::SetWindow("10000".into())])
-            .thresholds()
+    fn bad_fields_are_shown_not_swallowed() {
+        let err = after([Action::Set(Field::Window, "10000".into())])
+            .knobs()
             .unwrap_err();
         assert!(err.contains("`window` = 10000"), "{err}");
-        let err = after([Action::SetMaxOutput("lots".into())])
-            .thresholds()
+        let err = after([Action::Set(Field::PreserveGroups, "0".into())])
+            .knobs()
+            .unwrap_err();
+        assert!(err.contains("at least 1"), "{err}");
+        let err = after([Action::Set(Field::MaxFiles, "1.5".into())])
+            .knobs()
+            .unwrap_err();
+        assert!(err.contains("whole number"), "{err}");
+        let err = after([Action::Set(Field::ExtraGroups, "lots".into())])
+            .knobs()
             .unwrap_err();
         assert!(err.contains("not a number"), "{err}");
-        let err = after([Action::SetWindow(" ".into())]).thresholds().unwrap_err();
-        assert!(err.contains("enter"), "{err}");
+        let err = after([Action::Set(Field::ExtraGroups, "5000".into())])
+            .knobs()
+            .unwrap_err();
+        assert!(err.contains("at most 200"), "{err}");
     }
 
     #[test]
-    fn empty_max_output_means_the_reserve_cap() {
-        let t = after([Action::SetMaxOutput(String::new())]).thresholds().unwrap();
-        assert_eq!(t.reserve, 20_000);
+    fn a_scenario_brings_its_own_settings_and_keeps_embed() {
+        let s = SandboxState {
+            embed: Some("chart".into()),
+            ..SandboxState::default()
+        };
+        let s = Rc::new(s)
+            .reduce(Action::Set(Field::Window, "500000".into()))
+            .reduce(Action::Scenario("breakers".into()));
+        assert_eq!(s.scenario, "breakers");
+        assert_eq!(s.field(Field::Window), "200000");
+        assert!(s.on(Switch::AllDown));
+        assert_eq!(s.embed.as_deref(), Some("chart"));
+        let same = s.clone().reduce(Action::Scenario("nope".into()));
+        assert_eq!(same.scenario, "breakers");
+    }
+
+    #[test]
+    fn the_query_round_trips_every_control() {
+        let state = after([
+            Action::Scenario("tool-heavy".into()),
+            Action::Set(Field::OverridePct, "70".into()),
+            Action::Set(Field::Total, "12000".into()),
+            Action::Toggle(Switch::PrimaryDown, true),
+            Action::FileFails("src/a b&c=d.rs".into(), true),
+            Action::HookInstructions("keep ünïcode & more\nsecond".into()),
+            Action::Instructions("summarise 100% of it".into()),
+            Action::Precompute(PrecomputeSwitch::Moved),
+            Action::Moment(3),
+        ]);
+        let mut state = (*state).clone();
+        state.embed = Some("chart".into());
+        let q = state.to_query();
+        assert!(!q.contains(' '));
+        assert_eq!(SandboxState::from_query(&format!("?{q}")), state);
+    }
+
+    #[test]
+    fn a_hostile_query_gives_a_state_not_a_panic() {
+        for q in [
+            "%",
+            "%zz",
+            "a=%e2%82",
+            "scenario=%00&window=-1&embed=1&panel=<script>",
+            "&&==&",
+        ] {
+            let s = SandboxState::from_query(q);
+            let _ = s.knobs();
+            if let Some(p) = &s.embed {
+                assert!(PANELS.contains(&p.as_str()));
+            }
+        }
+        assert_eq!(decode("a%20b+c%2"), "a b c%2");
     }
 }

@@ -42,6 +42,7 @@ pub mod groups;
 pub mod message;
 pub mod microcompact;
 pub mod reduction;
+pub mod sandbox;
 pub mod scenarios;
 pub mod settings;
 pub mod snip;

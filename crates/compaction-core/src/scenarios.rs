@@ -80,6 +80,32 @@ pub struct Frame {
 /// answers every request per `policy` with the offline summariser. Returns
 /// a frame per event that is not an append, and the engine at the end.
 pub fn play(scenario: &Scenario, policy: &HostPolicy) -> Result<(Vec<Frame>, Engine), Error> {
+    play_observed(scenario, policy, &mut ())
+}
+
+/// Watches a scenario being played: the sandbox uses it to see the view
+/// around each event and how each compaction ended. Both methods do
+/// nothing by default.
+pub trait Observer {
+    /// Before a non-append event, with the engine as it stands; steps
+    /// returned go first in the event's frame (a host action, such as
+    /// loading a stored precompute).
+    fn before(&mut self, _engine: &mut Engine, _event: &Event) -> Vec<Step> {
+        Vec::new()
+    }
+    /// After a non-append event: its frame, and how the compaction it ran
+    /// ended (`Compacted` or `Failed`), if it ran one to the end.
+    fn after(&mut self, _engine: &Engine, _frame: &Frame, _end: Option<&Progress>) {}
+}
+
+impl Observer for () {}
+
+/// [`play`], telling `observer` about each event.
+pub fn play_observed(
+    scenario: &Scenario,
+    policy: &HostPolicy,
+    observer: &mut dyn Observer,
+) -> Result<(Vec<Frame>, Engine), Error> {
     let mut settings = scenario.settings.clone();
     if policy.primary_unavailable {
         settings.compact.fallback_models = vec!["fallback-model".to_owned()];
@@ -87,11 +113,13 @@ pub fn play(scenario: &Scenario, policy: &HostPolicy) -> Result<(Vec<Frame>, Eng
     let mut engine = Engine::new(settings)?;
     let mut frames = Vec::new();
     for (i, event) in scenario.events.iter().enumerate() {
+        if let Event::Append(m) = event {
+            engine.append(m.clone())?;
+            continue;
+        }
+        let host_steps = observer.before(&mut engine, event);
         let (kind, mut steps, status, progress) = match event {
-            Event::Append(m) => {
-                engine.append(m.clone())?;
-                continue;
-            }
+            Event::Append(_) => continue,
             Event::Call(now) => {
                 let d = engine.before_call(now.as_ref());
                 let mut steps = d.steps;
@@ -120,7 +148,11 @@ pub fn play(scenario: &Scenario, policy: &HostPolicy) -> Result<(Vec<Frame>, Eng
                 ("413", steps, None, Some(p))
             }
         };
+        if !host_steps.is_empty() {
+            steps.splice(0..0, host_steps);
+        }
         let mut progress = progress;
+        let mut end = None;
         let mut asked = 0;
         while let Some(p) = progress.take() {
             let (more, next) = match p {
@@ -161,19 +193,24 @@ pub fn play(scenario: &Scenario, policy: &HostPolicy) -> Result<(Vec<Frame>, Eng
                     }
                     break;
                 }
-                Progress::Compacted { .. } | Progress::Failed { .. } => break,
+                done @ (Progress::Compacted { .. } | Progress::Failed { .. }) => {
+                    end = Some(done);
+                    break;
+                }
             };
             steps.extend(more);
             progress = Some(next);
         }
-        frames.push(Frame {
+        let frame = Frame {
             event: i,
             kind,
             steps,
             count: engine.count(),
             status,
             view_len: engine.view().len(),
-        });
+        };
+        observer.after(&engine, &frame, end.as_ref());
+        frames.push(frame);
     }
     Ok((frames, engine))
 }
@@ -311,6 +348,12 @@ impl Builder {
 /// Seed 002's own session: analysing `/compact`, then a manual `/compact`
 /// with instructions (precomputed miss).
 pub fn compact_analysis() -> Scenario {
+    compact_analysis_with(0)
+}
+
+/// [`compact_analysis`] with `extra_groups` more tool-call groups (reads of
+/// notes) before the `/compact`: the sandbox's "message groups" control.
+pub fn compact_analysis_with(extra_groups: usize) -> Scenario {
     let mut b = Builder::new();
     b.prompt("Find out what Claude Code 2.1.235 does on /compact. Confirm four things: how the Summary is made, whether recent messages are kept, how files are restored, how Resume continues.")
         .tool("Grep", "reverse/javascript/cli.readable.js", 1_800)
@@ -320,8 +363,11 @@ pub fn compact_analysis() -> Scenario {
         .prompt("Do not only analyse the prompt. Check whether manual /compact keeps tool_use/tool_result, which files it re-reads, and how compact_boundary takes part in Resume.")
         .tool("Read", "reverse/javascript/cli.readable.js", 9_000)
         .tool("Read", "analysis/runtime-probes/agent-loop-tool-result-resume.json", 3_000)
-        .tool("Bash", "skill/claude-code-version-diff/scripts/validate_snapshot.py", 600)
-        .say("Boundary keeps pre/post tokens and the preserved uuids; next, write the article.")
+        .tool("Bash", "skill/claude-code-version-diff/scripts/validate_snapshot.py", 600);
+    for k in 0..extra_groups {
+        b.tool("Read", &format!("analysis/notes/note_{k:02}.md"), 1_200);
+    }
+    b.say("Boundary keeps pre/post tokens and the preserved uuids; next, write the article.")
         .usage(58_000)
         .call()
         .event(Event::Compact(Some(

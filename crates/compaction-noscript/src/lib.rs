@@ -6,6 +6,8 @@ use compaction_core::figures::grouped;
 use compaction_core::thresholds::{ThresholdSettings, Thresholds};
 use compaction_core::Error;
 
+pub mod r12;
+
 /// The comment in `web/index.html` that the generated HTML replaces.
 pub const MARKER: &str = "<!-- noscript:generated -->";
 
@@ -55,7 +57,32 @@ pub fn render_into(page: &str) -> Result<Option<String>, Error> {
     if !page.contains(MARKER) {
         return Ok(None);
     }
-    Ok(Some(page.replacen(MARKER, &thresholds_example()?, 1)))
+    let content = [
+        r12::manual_compact()?,
+        r12::recovery_branches()?,
+        r12::flows(),
+        thresholds_example()?,
+    ]
+    .concat();
+    Ok(Some(page.replacen(MARKER, &content, 1)))
+}
+
+/// Where the page's loader goes once moved out of line.
+pub const LOADER: &str = "start.js";
+
+/// Moves Trunk's inline `<script type="module">` loader into its own file
+/// ([`LOADER`]), so that the page's Content-Security-Policy can forbid
+/// inline scripts. Returns the new page and the script; `None` when the
+/// page has no inline module script.
+pub fn externalise_loader(page: &str) -> Option<(String, String)> {
+    const OPEN: &str = "<script type=\"module\">";
+    let start = page.find(OPEN)?;
+    let body_start = start + OPEN.len();
+    let end = body_start + page[body_start..].find("</script>")?;
+    let script = page[body_start..end].trim().to_owned();
+    let tag = format!("<script type=\"module\" src=\"/{LOADER}\"></script>");
+    let new_page = format!("{}{tag}{}", &page[..start], &page[end + "</script>".len()..]);
+    Some((new_page, script))
 }
 
 #[cfg(test)]
@@ -77,5 +104,51 @@ mod tests {
         assert!(!out.contains(MARKER));
         assert!(out.contains("177,000"));
         assert_eq!(render_into("<noscript></noscript>").unwrap(), None);
+    }
+
+    #[test]
+    fn r12_the_page_shows_the_manual_compact_in_the_seed_order() {
+        let out = render_into(&format!("<noscript>{MARKER}</noscript>"))
+            .unwrap()
+            .unwrap();
+        let order = [
+            "1. Summary",
+            "2. Preserved messages",
+            "3. Attachments",
+            "4. Boundary",
+            "5. Recovery branches",
+            "6. Flow diagrams",
+        ];
+        let at: Vec<usize> = order
+            .iter()
+            .map(|h| out.find(h).unwrap_or_else(|| panic!("{h} missing")))
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+        for flow in ["manual", "rebuild", "failures", "cascade"] {
+            assert!(out.contains(&format!("data-flow=\"{flow}\"")), "{flow}");
+        }
+        assert!(out.contains("no boundary; the original history stays"));
+        assert!(out.contains("cli.readable.js not restored: ENOENT"));
+        assert!(out.contains("compact_boundary"));
+    }
+
+    #[test]
+    fn the_inline_loader_moves_out() {
+        let page = "<head><script type=\"module\">\nimport init from '/x.js';\nawait init();\n</script><link></head>";
+        let (new, script) = externalise_loader(page).unwrap();
+        assert_eq!(
+            new,
+            "<head><script type=\"module\" src=\"/start.js\"></script><link></head>"
+        );
+        assert_eq!(script, "import init from '/x.js';\nawait init();");
+        assert_eq!(externalise_loader("<head></head>"), None);
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        assert_eq!(
+            r12::esc("<a href='x'>&\"</a>"),
+            "&lt;a href=&#39;x&#39;&gt;&amp;&quot;&lt;/a&gt;"
+        );
     }
 }

@@ -1,0 +1,120 @@
+// A browser benchmark, not a timed test: how long the sandbox takes to
+// re-render after a control change, on a 2,000-message session imported
+// into the page and on built-in scenarios. It prints the numbers (median
+// of several changes) and asserts only that each change took effect.
+//   sandboxRenderMs: from the start of the page's render to its effects
+//     (the engine run + Yew's diff and DOM patch);
+//   input→frame: from the input event to the second animation frame after
+//     it (adds style, layout and paint; at least one frame, ~16 ms).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { serve } from "./server.mjs";
+import { launch, pageWithErrors } from "./browser.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+let server, browser;
+
+before(async () => {
+  server = await serve({ "/": join(root, "dist") });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A Claude Code session file of `n` messages: prompts, tool calls and results, with usage. */
+function session(n) {
+  const lines = [];
+  let parent = null;
+  let tokens = 3_000;
+  const t0 = Date.parse("2026-01-01T00:00:00Z");
+  for (let i = 0; i < n; i++) {
+    const uuid = `m-${i}`;
+    const timestamp = new Date(t0 + i * 20_000).toISOString();
+    const base = { parentUuid: parent, uuid, sessionId: "bench", version: "2.1.0", timestamp, isSidechain: false };
+    if (i % 2 === 0) {
+      const content = i % 4 === 0
+        ? `Step ${i}: keep refactoring module ${i % 37}. ` + "context ".repeat(40)
+        : [{ type: "tool_result", tool_use_id: `toolu_${i - 1}`, content: `file ${i}\n` + "line of output\n".repeat(60) }];
+      lines.push({ ...base, type: "user", message: { role: "user", content } });
+    } else {
+      tokens += 450;
+      const content = i % 4 === 1
+        ? [{ type: "tool_use", id: `toolu_${i}`, name: "Read", input: { file_path: `src/module_${i % 37}.rs` } }]
+        : [{ type: "text", text: "Done; next step. ".repeat(20) }];
+      lines.push({ ...base, type: "assistant", message: {
+        id: `msg_${i}`, role: "assistant", model: "claude-sonnet-4", content,
+        usage: { input_tokens: 10, cache_read_input_tokens: tokens, cache_creation_input_tokens: 0, output_tokens: 80 },
+      } });
+    }
+    parent = uuid;
+  }
+  return Buffer.from(lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+}
+
+async function measure(page, label, values) {
+  const times = [];
+  for (const v of values) {
+    const t = await page.evaluate(async ([label, v]) => {
+      const input = [...document.querySelectorAll("label")].find((l) => l.textContent === label).control;
+      const t0 = performance.now();
+      input.value = v;
+      input.dispatchEvent(new InputEvent("input", { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+      return { frame: performance.now() - t0, render: window.sandboxRenderMs };
+    }, [label, v]);
+    times.push(t);
+  }
+  const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { render: median(times.map((t) => t.render)), frame: median(times.map((t) => t.frame)) };
+}
+
+test("re-render time after a control change (reported, not asserted)", async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await pageWithErrors(context);
+  await page.goto(`${server.url}/`);
+  await page.locator(".events").waitFor();
+
+  const report = [];
+  const windows = ["210000", "220000", "230000", "240000", "250000", "260000", "270000"];
+  report.push(["compact-analysis (13 messages), window", await measure(page, "Context window (tokens)", windows)]);
+  await page.getByLabel("Extra message groups").fill("200");
+  await page.waitForFunction(() => /sees 208 legal groups/.test(document.querySelector(".controls").textContent));
+  report.push(["compact-analysis + 200 groups (413 messages), groups preserved",
+    await measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"])]);
+  await page.getByLabel("Scenario").selectOption("run-through");
+  await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "run-through");
+  report.push(["run-through (all tiers), window", await measure(page, "Context window (tokens)", windows)]);
+
+  await page.getByLabel("Scenario").selectOption("compact-analysis");
+  await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "compact-analysis");
+  await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)")
+    .setInputFiles({ name: "bench-2000.jsonl", mimeType: "application/x-ndjson", buffer: session(2000) });
+  await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("2000 messages"), null, { timeout: 60_000 });
+  report.push(["imported session, 2,000 messages: window (replay + chart)", await measure(page, "Context window (tokens)", windows)]);
+  report.push(["imported session, 2,000 messages: hook switch (compact-analysis re-runs, the replay is kept)",
+    await (async () => {
+      const times = [];
+      for (let i = 0; i < 7; i++) {
+        times.push(await page.evaluate(async () => {
+          const box = document.getElementById("hookBlocks");
+          const t0 = performance.now();
+          box.click();
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+          return { frame: performance.now() - t0, render: window.sandboxRenderMs };
+        }));
+      }
+      const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      return { render: median(times.map((t) => t.render)), frame: median(times.map((t) => t.frame)) };
+    })()]);
+  for (const [what, t] of report) {
+    console.log(`render-bench: ${what}: sandboxRenderMs ${t.render.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+  }
+  assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "270000");
+  assert.deepEqual(errors, []);
+  await context.close();
+});

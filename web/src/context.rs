@@ -1,0 +1,293 @@
+//! The context view: the request before and after an event as stacked
+//! blocks by kind, with token counts, what was dropped, summarised,
+//! cleared and restored, and a summary's lineage on click. Layout only:
+//! the items and their tokens are the engine's.
+
+use compaction_core::compact::attachments::{Candidate, Status};
+use compaction_core::figures::grouped;
+use compaction_core::sandbox::{Item, Kind, Moment, Outcome};
+use yew::prelude::*;
+
+/// A kind's name on screen and its CSS class.
+pub fn kind_name(k: Kind) -> (&'static str, &'static str) {
+    match k {
+        Kind::System => ("system prompt", "k-system"),
+        Kind::Summary => ("summary", "k-summary"),
+        Kind::Collapse => ("collapsed segment", "k-collapse"),
+        Kind::Attachment => ("attachment", "k-attachment"),
+        Kind::User => ("user message", "k-user"),
+        Kind::Assistant => ("assistant message", "k-assistant"),
+        Kind::ToolResult => ("tool result", "k-tool"),
+    }
+}
+
+/// Consecutive items of one kind, drawn as one block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Their kind.
+    pub kind: Kind,
+    /// Index of the first item.
+    pub first: usize,
+    /// How many.
+    pub len: usize,
+    /// Their tokens.
+    pub tokens: u64,
+    /// How many the view reduced or cleared.
+    pub reduced: usize,
+}
+
+/// Items grouped into runs; summaries and collapses stay one per run (each
+/// has its own lineage).
+pub fn runs(items: &[Item]) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let alone = matches!(item.kind, Kind::Summary | Kind::Collapse);
+        match out.last_mut() {
+            Some(r) if r.kind == item.kind && !alone => {
+                r.len += 1;
+                r.tokens += item.tokens;
+                r.reduced += usize::from(item.reduced);
+            }
+            _ => out.push(Run {
+                kind: item.kind,
+                first: i,
+                len: 1,
+                tokens: item.tokens,
+                reduced: usize::from(item.reduced),
+            }),
+        }
+    }
+    out
+}
+
+/// Blocks listed before "Show all".
+pub const SHOWN: usize = 30;
+
+/// Props of [`ContextView`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ContextViewProps {
+    /// The event.
+    pub moment: Moment,
+    /// Messages the current step touched.
+    pub touched: Vec<String>,
+    /// Summaries whose lineage is open (uuids), and lists shown whole
+    /// (`list:Before`, `list:After`).
+    pub open: Vec<String>,
+    /// Called with a summary's uuid (or a list's key) to open or close it.
+    pub on_lineage: Callback<String>,
+}
+
+/// The request before and after the event.
+#[component]
+pub fn ContextView(props: &ContextViewProps) -> Html {
+    let m = &props.moment;
+    let total_before: u64 = m.before.iter().map(|i| i.tokens).sum();
+    let total_after: u64 = m.after.iter().map(|i| i.tokens).sum();
+    let widest = total_before.max(total_after).max(1);
+    html! {
+        <div class="context">
+            <p class="count-note">
+                { "The engine's count: " }<strong>{ grouped(m.tokens_before) }</strong>{ " → " }<strong>{ grouped(m.frame.count.tokens) }</strong>
+                { " tokens (R1.6: the last reported usage plus estimates for what followed). The blocks below are each message's own estimate." }
+            </p>
+            <ul class="changes" aria-label="What changed">
+                <li><strong>{ m.summarised }</strong>{ " messages summarised" }</li>
+                <li><strong>{ m.dropped }</strong>{ " dropped (snipped)" }</li>
+                <li><strong>{ m.after.iter().filter(|i| i.reduced).count() }</strong>{ " with content cleared or trimmed" }</li>
+                <li><strong>{ m.after.iter().filter(|i| i.kind == Kind::Attachment).count() }</strong>{ " attachments restored" }</li>
+            </ul>
+            { stack("Before", &m.before, total_before, widest, props) }
+            { stack("After", &m.after, total_after, widest, props) }
+            { outcome(m.outcome.as_ref()) }
+        </div>
+    }
+}
+
+fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &ContextViewProps) -> Html {
+    let runs = runs(items);
+    // Long views list their first blocks; the bar above always shows all.
+    let key = format!("list:{title}");
+    let open = props.open.contains(&key);
+    let toggle = {
+        let on_lineage = props.on_lineage.clone();
+        Callback::from(move |_| on_lineage.emit(key.clone()))
+    };
+    let width = |t: u64| format!("width: {:.3}%", (t as f64 * 100.0 / widest as f64).max(0.4));
+    html! {
+        <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
+            <h4>{ title }{ ": " }{ items.len() }{ " messages, " }{ grouped(total) }{ " tokens (estimated)" }</h4>
+            <div class="bar" aria-hidden="true">
+                { for runs.iter().map(|r| {
+                    let (_, class) = kind_name(r.kind);
+                    html! { <span class={classes!("seg", class)} style={width(r.tokens)}></span> }
+                }) }
+            </div>
+            <ol class="runs">
+                { for runs.iter().take(if open { usize::MAX } else { SHOWN }).map(|r| run(r, items, props)) }
+            </ol>
+            if runs.len() > SHOWN {
+                <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
+                    { if open { "Show fewer".to_owned() } else { format!("Show all {} blocks", runs.len()) } }
+                </button>
+            }
+        </section>
+    }
+}
+
+fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
+    let (name, class) = kind_name(r.kind);
+    let slice = &items[r.first..r.first + r.len];
+    let touched = slice.iter().any(|i| props.touched.contains(&i.uuid.0));
+    let first = &slice[0];
+    let head = if r.len == 1 {
+        html! { <span class="label">{ first.label.clone() }</span> }
+    } else {
+        html! { <span class="label">{ format!("{} {}s", r.len, name) }</span> }
+    };
+    let lineage = if first.replaces.is_empty() {
+        html! {}
+    } else {
+        let uuid = first.uuid.0.clone();
+        let open = props.open.contains(&uuid);
+        let on_lineage = props.on_lineage.clone();
+        let toggle = {
+            let uuid = uuid.clone();
+            Callback::from(move |_| on_lineage.emit(uuid.clone()))
+        };
+        html! { <>
+            <button type="button" class="lineage-toggle" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
+                { if open { "Hide lineage" } else { "Show lineage" } }{ format!(" ({} messages)", first.replaces.len()) }
+            </button>
+            if open {
+                <ol class="lineage" aria-label="Messages this summary replaced">
+                    { for first.replaces.iter().map(|u| {
+                        let label = props.moment.before.iter().find(|i| i.uuid == *u).map(|i| i.label.clone());
+                        html! { <li><code>{ u.0.clone() }</code>{ label.map(|l| format!(" {l}")).unwrap_or_default() }</li> }
+                    }) }
+                </ol>
+            }
+        </> }
+    };
+    html! {
+        <li class={classes!("run", class, touched.then_some("touched"))} data-kind={name}>
+            <span class={classes!("swatch", class)} aria-hidden="true"></span>
+            <span class="kind">{ name }</span>
+            { head }
+            <span class="num">{ grouped(r.tokens) }{ " tokens" }</span>
+            if r.reduced > 0 { <span class="tag">{ format!("{} cleared/trimmed", r.reduced) }</span> }
+            if touched { <span class="tag tag-touched">{ "touched by this step" }</span> }
+            { lineage }
+        </li>
+    }
+}
+
+fn outcome(o: Option<&Outcome>) -> Html {
+    match o {
+        None => html! {},
+        Some(Outcome::Failed { reason }) => html! {
+            <div class="outcome failed" role="status">
+                <h4>{ "No boundary: the original history stays" }</h4>
+                <p>{ reason.clone() }</p>
+            </div>
+        },
+        Some(Outcome::Compacted {
+            pre_tokens,
+            post_tokens,
+            preserved,
+            boundary,
+            summary,
+            attachments,
+        }) => html! {
+            <div class="outcome compacted">
+                <h4>{ "Boundary written" }</h4>
+                <p class="boundary">
+                    <code>{ "compact_boundary" }</code>{ " " }<code>{ boundary.0.clone() }</code>
+                    { format!(": {} → {} tokens, {} messages preserved", grouped(*pre_tokens), grouped(*post_tokens), preserved) }
+                </p>
+                <h4>{ "Attachments" }</h4>
+                { attachment_table(attachments) }
+                <details class="summary-text">
+                    <summary>{ "The summary the model wrote (offline, deterministic)" }</summary>
+                    <pre>{ summary.clone() }</pre>
+                </details>
+            </div>
+        },
+    }
+}
+
+/// A candidate's status in words.
+pub fn status_text(s: &Status) -> (&'static str, String) {
+    match s {
+        Status::Restored { tokens, cut } => (
+            "restored",
+            format!(
+                "{} tokens{}",
+                grouped(*tokens),
+                if *cut { ", cut to the per-file budget" } else { "" }
+            ),
+        ),
+        Status::PathOnly => ("path only", "only the path is restored".to_owned()),
+        Status::NotChosen => ("not chosen", "not among the most recent files".to_owned()),
+        Status::OverBudget { tokens } => (
+            "over budget",
+            format!("{} tokens would pass the total", grouped(*tokens)),
+        ),
+        Status::Failed { reason } => ("not restored", format!("read failed: {reason}")),
+    }
+}
+
+fn attachment_table(c: &[Candidate]) -> Html {
+    if c.is_empty() {
+        return html! { <p class="muted">{ "Nothing to restore: no file was read or edited, and no plan, task list, skill or hook output was there." }</p> };
+    }
+    html! {
+        <table class="attachments">
+            <thead><tr><th scope="col">{ "kind" }</th><th scope="col">{ "file or name" }</th><th scope="col">{ "status" }</th><th scope="col">{ "detail" }</th></tr></thead>
+            <tbody>
+            { for c.iter().map(|c| {
+                let (status, detail) = status_text(&c.status);
+                html! {
+                    <tr data-path={c.path.clone()} data-status={status} data-kind={c.kind.as_str()}>
+                        <td>{ c.kind.as_str() }</td>
+                        <td><code>{ c.path.clone() }</code></td>
+                        <td><span class={classes!("badge", format!("st-{}", status.replace(' ', "-")))}>{ status }</span></td>
+                        <td>{ detail }</td>
+                    </tr>
+                }
+            }) }
+            </tbody>
+        </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compaction_core::message::Uuid;
+
+    fn item(kind: Kind, tokens: u64) -> Item {
+        Item {
+            kind,
+            uuid: Uuid(format!("{kind:?}{tokens}")),
+            tokens,
+            label: String::new(),
+            replaces: Vec::new(),
+            reduced: tokens == 7,
+        }
+    }
+
+    #[test]
+    fn runs_merge_neighbours_of_a_kind_but_never_summaries() {
+        let items = [
+            item(Kind::Summary, 10),
+            item(Kind::Summary, 11),
+            item(Kind::User, 1),
+            item(Kind::User, 7),
+            item(Kind::ToolResult, 3),
+        ];
+        let r = runs(&items);
+        assert_eq!(r.len(), 4);
+        assert_eq!((r[2].len, r[2].tokens, r[2].reduced), (2, 8, 1));
+        assert_eq!(r[3].first, 4);
+    }
+}

@@ -1,0 +1,163 @@
+//! "Your own session": a Claude Code `.jsonl` picked or dropped, read in
+//! the page in chunks (nothing is uploaded), imported by the engine's
+//! streaming importer with a progress bar, then charted with its real
+//! boundaries and replayed under the current settings.
+
+use std::rc::Rc;
+
+use compaction_core::transcript::{Importer, Transcript};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{DragEvent, File, HtmlInputElement};
+use yew::prelude::*;
+
+/// Bytes read per chunk: the page redraws its progress between chunks.
+pub const CHUNK: f64 = 1024.0 * 1024.0;
+
+/// A session imported in the page.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The file's name.
+    pub name: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// What the engine read.
+    pub transcript: Rc<Transcript>,
+}
+
+impl PartialEq for Imported {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.bytes == other.bytes
+            && Rc::ptr_eq(&self.transcript, &other.transcript)
+    }
+}
+
+/// Where an import stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Loading {
+    /// Nothing is being read.
+    Idle,
+    /// Reading: bytes done of total.
+    Reading(u64, u64),
+    /// It failed, with why.
+    Failed(String),
+}
+
+/// Props of [`ImportPanel`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ImportPanelProps {
+    /// Called with the imported session.
+    pub on_loaded: Callback<Imported>,
+    /// Called to go back to the built-in scenarios.
+    pub on_clear: Callback<()>,
+    /// Whether a session is loaded.
+    pub loaded: bool,
+}
+
+/// The picker, the drop zone and the progress bar.
+#[component]
+pub fn ImportPanel(props: &ImportPanelProps) -> Html {
+    let loading = use_state(|| Loading::Idle);
+    let start = {
+        let loading = loading.clone();
+        let on_loaded = props.on_loaded.clone();
+        Callback::from(move |file: File| {
+            let loading = loading.clone();
+            let on_loaded = on_loaded.clone();
+            yew::platform::spawn_local(async move {
+                match read(&file, &loading).await {
+                    Ok(imported) => {
+                        loading.set(Loading::Idle);
+                        on_loaded.emit(imported);
+                    }
+                    Err(why) => loading.set(Loading::Failed(why)),
+                }
+            });
+        })
+    };
+    let onchange = {
+        let start = start.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<HtmlInputElement>();
+            if let Some(file) = input.files().and_then(|f| f.get(0)) {
+                start.emit(file);
+            }
+            input.set_value("");
+        })
+    };
+    let ondragover = Callback::from(|e: DragEvent| e.prevent_default());
+    let ondrop = Callback::from(move |e: DragEvent| {
+        e.prevent_default();
+        if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+            start.emit(file);
+        }
+    });
+    let clear = {
+        let on_clear = props.on_clear.clone();
+        Callback::from(move |_| on_clear.emit(()))
+    };
+    html! {
+        <div class="import">
+            <div class="dropzone" {ondragover} {ondrop}>
+                <label for="session-file">{ "Pick or drop a Claude Code session file (.jsonl)" }</label>
+                <input id="session-file" type="file" accept=".jsonl,.json,application/jsonl,application/x-ndjson,text/plain" {onchange}
+                       aria-describedby="session-privacy" />
+                <p id="session-privacy" class="privacy">
+                    { "The file is read and parsed inside this page. Nothing is uploaded: the page has no network access beyond its own files (its Content-Security-Policy forbids it). Sessions live in " }
+                    <code>{ "~/.claude/projects/<project>/<session>.jsonl" }</code>{ "." }
+                </p>
+            </div>
+            { match &*loading {
+                Loading::Idle => html! {},
+                Loading::Reading(done, total) => html! {
+                    <div class="progress">
+                        <label for="import-progress">{ format!("Reading… {} of {} KiB", done / 1024, total / 1024) }</label>
+                        <progress id="import-progress" max={total.to_string()} value={done.to_string()}></progress>
+                    </div>
+                },
+                Loading::Failed(why) => html! { <p class="error" role="alert">{ why.clone() }</p> },
+            } }
+            if props.loaded {
+                <button type="button" onclick={clear}>{ "Back to the built-in scenarios" }</button>
+            }
+        </div>
+    }
+}
+
+/// Reads `file` chunk by chunk into the engine's importer.
+async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported, String> {
+    let total = file.size();
+    let mut importer = Importer::new();
+    let mut at = 0.0;
+    loading.set(Loading::Reading(0, total as u64));
+    while at < total {
+        let end = (at + CHUNK).min(total);
+        let blob = file
+            .slice_with_f64_and_f64(at, end)
+            .map_err(|_| "the browser could not slice the file".to_owned())?;
+        let buffer = JsFuture::from(blob.array_buffer())
+            .await
+            .map_err(|_| format!("the browser could not read {}", file.name()))?;
+        importer.feed(&js_sys::Uint8Array::new(&buffer).to_vec());
+        at = end;
+        loading.set(Loading::Reading(at as u64, total as u64));
+    }
+    let transcript = importer.finish();
+    if transcript.messages.is_empty() {
+        let first = transcript
+            .problems
+            .first()
+            .map(|p| format!(" The first problem, line {}: {}.", p.line, p.detail))
+            .unwrap_or_default();
+        return Err(format!(
+            "{} has no Claude Code conversation messages ({} problems).{first}",
+            file.name(),
+            transcript.problems.len()
+        ));
+    }
+    Ok(Imported {
+        name: file.name(),
+        bytes: total as u64,
+        transcript: Rc::new(transcript),
+    })
+}
