@@ -122,6 +122,7 @@ const garbage = [
   [{ role: "user", content: [{ type: "tool_result" }] }, "message"],
   [{ role: "user", content: "x", timestamp: "yesterday" }, "message.timestamp"],
   [{ role: "user", content: "x", uuid: "" }, "message.uuid"],
+  [{ role: "system", content: "be terse" }, "message.role"],
   [{ role: "assistant", content: "x", usage: { input_tokens: -5 } }, "message"],
   [{ role: "user", content: "x", usage: { input_tokens: 1.5 } }, "message"],
 ];
@@ -173,7 +174,11 @@ test("usage as the SDK reports it (cache counters may be null) makes the count r
   engine.append({
     role: "assistant",
     content: "hello",
-    usage: { input_tokens: 12_000, output_tokens: 30, cache_creation_input_tokens: null, cache_read_input_tokens: 500 },
+    // As a response's `usage` comes from the SDK, extra fields and all.
+    usage: {
+      input_tokens: 12_000, output_tokens: 30, cache_creation_input_tokens: null, cache_read_input_tokens: 500,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 }, server_tool_use: null, service_tier: "standard",
+    },
   });
   const d = engine.beforeCall();
   assert.match(d.count.basis, /^reported/);

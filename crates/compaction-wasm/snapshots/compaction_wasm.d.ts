@@ -168,9 +168,11 @@ export interface Message {
  */
 export interface MessageInput {
     /**
-     * Who wrote it.
+     * Who wrote it. `"system"` is in the type because the SDK's
+     * `MessageParam` has it; the engine refuses it (`INVALID_MESSAGE`,
+     * field `….role`): a system prompt goes to `setSystem`.
      */
-    role: "user" | "assistant";
+    role: "user" | "assistant" | "system";
     /**
      * What it says: a string, or API content blocks.
      */

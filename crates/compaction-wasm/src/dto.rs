@@ -65,8 +65,10 @@ pub struct Usage {
 /// messages: the API's reported usage, for an exact count).
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 pub struct MessageInput {
-    /// Who wrote it.
-    #[tsify(type = "\"user\" | \"assistant\"")]
+    /// Who wrote it. `"system"` is in the type because the SDK's
+    /// `MessageParam` has it; the engine refuses it (`INVALID_MESSAGE`,
+    /// field `….role`): a system prompt goes to `setSystem`.
+    #[tsify(type = "\"user\" | \"assistant\" | \"system\"")]
     pub role: String,
     /// What it says: a string, or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]

@@ -14,7 +14,7 @@ use crate::error::{js_error, INVALID_JSON, INVALID_MESSAGE};
 /// response's `id`, `model`, `stop_reason`…) are ignored.
 #[derive(Deserialize)]
 struct In {
-    role: Role,
+    role: InRole,
     content: Content,
     #[serde(default)]
     uuid: Option<String>,
@@ -22,6 +22,16 @@ struct In {
     timestamp: Option<String>,
     #[serde(default)]
     usage: Option<InUsage>,
+}
+
+/// `role`: the SDK's `MessageParam` also has `system` messages, which the
+/// engine's history does not hold (its system prompt is `setSystem`).
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum InRole {
+    User,
+    Assistant,
+    System,
 }
 
 /// The API's usage; the SDK types the cache counters `number | null`.
@@ -82,9 +92,20 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
         Some(u) => Uuid(u),
         None => uuid(),
     };
+    let role = match raw.role {
+        InRole::User => Role::User,
+        InRole::Assistant => Role::Assistant,
+        InRole::System => {
+            return Err(js_error(
+                INVALID_MESSAGE,
+                &format!("{field}.role"),
+                &format!("{field}.role: \"system\" messages are not part of the engine's history; give their text to setSystem()"),
+            ))
+        }
+    };
     Ok(Message {
         uuid,
-        role: raw.role,
+        role,
         content: raw.content,
         timestamp,
         usage: raw.usage.map(|u| Usage {
