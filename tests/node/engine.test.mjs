@@ -430,3 +430,17 @@ test("cache-aware microcompact: after 50 eligible tool calls the decision carrie
   assert.equal(edit.keep.type, "tool_uses");
   assert.ok(d.steps.some((s) => s.tier === "microcompact"));
 });
+
+test("after promptTooLong(), the next prepare() answers the reactive compaction's request", async () => {
+  const engine = new Engine(SMALL);
+  engine.load(turns(8));
+  engine.promptTooLong();
+  const asked = [];
+  const d = await engine.prepare((request) => {
+    asked.push(request.purpose.kind);
+    return "<summary>recovered</summary>";
+  });
+  assert.deepEqual(asked, ["compact"]);
+  assert.equal(d.compaction, null);
+  assert.ok(engine.records().some((r) => JSON.parse(r).subtype === "compact_boundary"));
+});
