@@ -19,4 +19,9 @@ export const planObjects = (conv, budget) => {
   return decision;
 };
 
-export const planInfo = (d) => ({ status: d.status.kind, tokens: d.count.tokens, steps: d.steps.map((s) => s.tier).join('+') || 'none' });
+/** What the plan says, short: status, count, and steps per tier. */
+export const planInfo = (d) => {
+  const tiers = {};
+  for (const s of d.steps) tiers[s.tier] = (tiers[s.tier] ?? 0) + 1;
+  return { status: d.status.kind, tokens: d.count.tokens, steps: Object.entries(tiers).map(([t, n]) => `${t}×${n}`).join(' ') || 'none' };
+};
