@@ -90,8 +90,13 @@ for (const [settings, field] of bad) {
   });
 }
 
+// The public part of the .d.ts: everything before wasm-bindgen's loader
+// types, whose `InitOutput` lists the module's raw exports under mangled
+// names that change with the toolchain and any code change.
+const publicTypes = (dts) => dts.slice(0, dts.indexOf("export type InitInput"));
+
 test("the generated .d.ts matches the committed snapshot", () => {
-  const built = readFileSync(join(packageDir, "compaction_wasm.d.ts"), "utf8");
+  const built = publicTypes(readFileSync(join(packageDir, "compaction_wasm.d.ts"), "utf8"));
   if (process.env.UPDATE_SNAPSHOTS === "1") {
     writeFileSync(snapshotPath, built);
   }
