@@ -84,7 +84,8 @@ install_pkg() {
 check "build pkg/" bash scripts/build-pkg.sh
 check "npm pack pkg/ and install it" install_pkg
 check "pkg/ under Node (node:test, .d.ts snapshot)" node --test tests/node/
-check "tsc --noEmit on a sample user of the types" tsc -p tests/types
+check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node tests/examples/agent-loop.mjs
+check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk)" tsc -p tests/types
 
 # --- 5. browsers --------------------------------------------------------------
 build_sandbox() (

@@ -25,7 +25,7 @@ after(async () => {
   await server?.close();
 });
 
-test("thresholds() works in a browser page, errors included", async () => {
+test("thresholds() and an Engine work in a browser page, errors included", async () => {
   const context = await browser.newContext();
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/pkg.html`);
@@ -39,6 +39,11 @@ test("thresholds() works in a browser page, errors included", async () => {
     assert.deepEqual(e, { window: e.window, isError: true, code: "INVALID_SETTING", field: "window" });
   }
   assert.equal(results.afterErrors, 167_000);
+  assert.deepEqual(results.engineError, { isError: true, code: "INVALID_MESSAGE", field: "message" });
+  assert.deepEqual(results.engine.asked, ["compact"]);
+  assert.notEqual(results.engine.status, "compactionDue");
+  assert.ok(results.engine.viewLength < 34, `view of ${results.engine.viewLength} messages after compacting`);
+  assert.equal(results.engine.boundary, true);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -1,5 +1,337 @@
 /* tslint:disable */
 /* eslint-disable */
+
+/** The model call `prepare()` makes for each summary the engine asks for:
+ * send `request.messages`, then `request.prompt` as a user message, to
+ * `request.model`, and return the reply's text (or a `SummaryAnswer`).
+ * A rejected promise counts as `{ kind: "modelUnavailable" }`. */
+export type Summarize = (request: SummaryRequest) => Promise<string | SummaryAnswer> | string | SummaryAnswer;
+/** Options of `prepare()`. */
+export interface PrepareOptions {
+    /** The host's clock (RFC 3339); lets the time-based microcompact see idle gaps. */
+    now?: string;
+    /** Reads a file the engine wants to re-attach after a compaction; a
+     * rejection or a throw means "could not read it". Without it, no file is re-attached. */
+    readFile?: (path: string) => Promise<string> | string;
+    /** Answer the background precompute summary too (default true). */
+    precompute?: boolean;
+}
+
+
+/**
+ * A `clear_tool_uses_20250919` edit.
+ */
+export interface ClearToolUsesEdit {
+    /**
+     * `"clear_tool_uses_20250919"`.
+     */
+    type: "clear_tool_uses_20250919";
+    /**
+     * When the server clears.
+     */
+    trigger: InputTokensAmount;
+    /**
+     * Tool uses kept.
+     */
+    keep: ToolUsesAmount;
+    /**
+     * At least this much is cleared.
+     */
+    clear_at_least?: InputTokensAmount;
+    /**
+     * Tools never cleared.
+     */
+    exclude_tools: string[];
+    /**
+     * Whether tool inputs are cleared too.
+     */
+    clear_tool_inputs: boolean;
+}
+
+/**
+ * A boundary found in a session file.
+ */
+export interface BoundarySummary {
+    /**
+     * The boundary record's uuid.
+     */
+    uuid: string;
+    /**
+     * `"manual"`, `"auto"`, or `null` when the record has none.
+     */
+    trigger: string | null;
+    /**
+     * The count before, or `null`.
+     */
+    preTokens: number | null;
+    /**
+     * The count after, when recorded.
+     */
+    postTokens?: number;
+    /**
+     * Its 1-based line.
+     */
+    line: number;
+    /**
+     * Whether its `logicalParentUuid` is in the file.
+     */
+    logicalParentFound: boolean;
+    /**
+     * The summary record after it, or `null`.
+     */
+    summaryUuid: string | null;
+}
+
+/**
+ * A content block in the Anthropic Messages API shape (`text`, `tool_use`,
+ * `tool_result`, `thinking`, `image`, or any other `type`: unknown blocks
+ * and fields are kept verbatim). Every `ContentBlockParam` of
+ * `@anthropic-ai/sdk` is one.
+ */
+export interface ContentBlock {
+    /**
+     * The block's kind, as the API names it.
+     */
+    type: string;
+}
+
+/**
+ * A content block of a message.
+ */
+export interface BlockRef {
+    /**
+     * The message.
+     */
+    uuid: string;
+    /**
+     * The block's index in its content.
+     */
+    block: number;
+}
+
+/**
+ * A finished compaction.
+ */
+export interface Compacted {
+    /**
+     * The `compact_boundary` record (SPEC R7.9).
+     */
+    boundary: BoundaryRecord;
+    /**
+     * The summary record after it.
+     */
+    summary: SummaryRecord;
+    /**
+     * How each file re-attachment candidate ended (R7.7).
+     */
+    attachments: Candidate[];
+    /**
+     * What the summary left out (extension).
+     */
+    retention: RetentionReport;
+}
+
+/**
+ * A message as the engine gives it back: role, content, and the engine's
+ * uuid, timestamp and usage when known. Pass [`MessageParam`]s (from
+ * `engine.messages()`) to the API, not these.
+ */
+export interface Message {
+    /**
+     * Stable identity.
+     */
+    uuid: string;
+    /**
+     * Who wrote it.
+     */
+    role: "user" | "assistant";
+    /**
+     * A string or API content blocks.
+     */
+    content: string | ContentBlock[];
+    /**
+     * When it was written (RFC 3339), if known.
+     */
+    timestamp?: string;
+    /**
+     * The API usage of the request that produced it, if known.
+     */
+    usage?: ReportedUsage;
+}
+
+/**
+ * A message as the engine takes it: an Anthropic `MessageParam` (`role`
+ * and `content`, exactly as `@anthropic-ai/sdk` types them), plus optional
+ * `uuid` (the engine makes one when absent), `timestamp` (RFC 3339; lets
+ * the time-based microcompact see idle gaps) and `usage` (assistant
+ * messages: the API's reported usage, for an exact count).
+ */
+export interface MessageInput {
+    /**
+     * Who wrote it. `"system"` is in the type because the SDK's
+     * `MessageParam` has it; the engine refuses it (`INVALID_MESSAGE`,
+     * field `….role`): a system prompt goes to `setSystem`.
+     */
+    role: "user" | "assistant" | "system";
+    /**
+     * What it says: a string, or API content blocks.
+     */
+    content: string | ContentBlock[];
+    /**
+     * Stable identity in the engine (default: `m1`, `m2`, … in append order).
+     */
+    uuid?: string;
+    /**
+     * When it was written (RFC 3339).
+     */
+    timestamp?: string;
+    /**
+     * The API usage of the request that produced it.
+     */
+    usage?: Usage | null;
+}
+
+/**
+ * A message ready for the Messages API: exactly `role` and `content`
+ * (assignable to `@anthropic-ai/sdk`'s `MessageParam`).
+ */
+export interface MessageParam {
+    /**
+     * Who wrote it.
+     */
+    role: "user" | "assistant";
+    /**
+     * A string or API content blocks.
+     */
+    content: string | ContentBlock[];
+}
+
+/**
+ * A token count and where it comes from.
+ */
+export interface TokenFigure {
+    /**
+     * Tokens.
+     */
+    tokens: number;
+    /**
+     * `"estimated"`, `"reported"` (API usage) or `"reportedPlusEstimate"`.
+     */
+    basis: Basis;
+}
+
+/**
+ * A user prompt a summary left out.
+ */
+export interface MissingPrompt {
+    /**
+     * The prompt's message.
+     */
+    uuid: string;
+    /**
+     * Its first characters.
+     */
+    text: string;
+}
+
+/**
+ * An answer to a summary request: the model's text, or why there is none.
+ */
+export type SummaryAnswer = { kind: "text"; text: string } | { kind: "modelUnavailable" } | { kind: "promptTooLong" };
+
+/**
+ * Context the host holds outside the messages, restored after each
+ * compaction (SPEC R7.7; `Engine.setContext`).
+ */
+export interface ContextItem {
+    /**
+     * `"plan"`, `"taskState"`, `"skill"` or `"mcp"`.
+     */
+    kind: AttachmentKind;
+    /**
+     * The skill's or MCP server's name (free for a plan or task list).
+     */
+    name: string;
+    /**
+     * The text restored.
+     */
+    content: string;
+}
+
+/**
+ * How one re-attachment candidate ended: a file (`path`) or another kind
+ * (`path` is then its name).
+ */
+export type Candidate = { status: "restored"; kind: AttachmentKind; path: string; tokens: number; cut: boolean } | { status: "pathOnly"; kind: AttachmentKind; path: string } | { status: "notChosen"; kind: AttachmentKind; path: string } | { status: "overBudget"; kind: AttachmentKind; path: string; tokens: number } | { status: "failed"; kind: AttachmentKind; path: string; reason: string };
+
+/**
+ * One decision of the engine (SPEC R3.3).
+ */
+export interface Step {
+    /**
+     * The tier that acted.
+     */
+    tier: Tier;
+    /**
+     * The SPEC rule id.
+     */
+    rule: string;
+    /**
+     * Who does it in Claude Code.
+     */
+    owner: Owner;
+    /**
+     * Where the behaviour comes from.
+     */
+    evidence: Evidence;
+    /**
+     * The count before.
+     */
+    countBefore: TokenFigure;
+    /**
+     * The count after.
+     */
+    countAfter: TokenFigure;
+    /**
+     * The messages affected (uuids).
+     */
+    messages: string[];
+    /**
+     * The blocks affected.
+     */
+    blocks: BlockRef[];
+    /**
+     * What it did to the prompt cache.
+     */
+    cache: CacheEffect;
+    /**
+     * Model calls it needed.
+     */
+    modelCalls: number;
+    /**
+     * Why, in one sentence.
+     */
+    reason: string;
+}
+
+/**
+ * One problem found in a session file (never silently dropped).
+ */
+export interface Problem {
+    /**
+     * The 1-based line.
+     */
+    line: number;
+    /**
+     * What kind (`malformed_json`, `truncated_line`, `orphan_tool_result`, …).
+     */
+    kind: string;
+    /**
+     * Details.
+     */
+    detail: string;
+}
+
 /**
  * Settings for [`thresholds`]. Token counts are whole numbers from 1 to
  * 2^53 − 1; anything else (NaN, −1, 1.5, a string) is an `INVALID_SETTING`
@@ -27,6 +359,253 @@ export interface ThresholdSettings {
      * only lower the line.
      */
     overridePct?: number;
+}
+
+/**
+ * Settings of an [`Engine`](crate::engine::Engine): a preset and the
+ * model's numbers. Token counts are whole numbers from 1 to 2^53 − 1.
+ */
+export interface EngineSettings {
+    /**
+     * The preset (default `"seed"`).
+     */
+    preset?: PresetName;
+    /**
+     * The model's context window (default 200,000).
+     */
+    window?: number;
+    /**
+     * The model's maximum output tokens; the reserve is `min(this, reserveCap)`.
+     */
+    maxOutputTokens?: number;
+    /**
+     * The cap on the reserve kept for the reply (default 20,000).
+     */
+    reserveCap?: number;
+    /**
+     * The model input ceiling the blocked line hangs from.
+     */
+    ceiling?: number;
+    /**
+     * Moves the compact line to this percent of the budget (1–100).
+     */
+    overridePct?: number;
+    /**
+     * The model summary requests name (default `"session-model"`).
+     */
+    model?: string;
+    /**
+     * Models to try after it, in order.
+     */
+    fallbackModels?: string[];
+    /**
+     * `sessionId` written into transcript records (default `"context-compaction"`).
+     */
+    sessionId?: string;
+    /**
+     * Tier 2, snip, on or off (default: the preset's).
+     */
+    snip?: boolean;
+    /**
+     * Tier 3, collapse, on or off (default: the preset's).
+     */
+    collapse?: boolean;
+}
+
+/**
+ * The API `usage` of the request that produced an assistant message (how
+ * the engine counts real tokens, SPEC R1.6). Missing counters are 0.
+ */
+export interface Usage {
+    /**
+     * Uncached input tokens.
+     */
+    input_tokens?: number;
+    /**
+     * Output tokens.
+     */
+    output_tokens?: number;
+    /**
+     * Input tokens written to the prompt cache.
+     */
+    cache_creation_input_tokens?: number | null;
+    /**
+     * Input tokens read from the prompt cache.
+     */
+    cache_read_input_tokens?: number | null;
+}
+
+/**
+ * The `compact_boundary` record.
+ */
+export interface BoundaryRecord {
+    /**
+     * `"system"`.
+     */
+    type: string;
+    /**
+     * `"compact_boundary"`.
+     */
+    subtype: string;
+    /**
+     * Its uuid.
+     */
+    uuid: string;
+    /**
+     * Always `null`: a boundary starts a new chain.
+     */
+    parentUuid: string | null;
+    /**
+     * The last message before it.
+     */
+    logicalParentUuid: string | null;
+    /**
+     * `"Conversation compacted"`.
+     */
+    content: string;
+    /**
+     * `"info"`.
+     */
+    level: string;
+    /**
+     * The compaction's figures.
+     */
+    compactMetadata: CompactMetadata;
+}
+
+/**
+ * The `context_management` parameter of the Messages API (beta
+ * `context-management-2025-06-27`).
+ */
+export interface ContextManagement {
+    /**
+     * The edits.
+     */
+    edits: ClearToolUsesEdit[];
+}
+
+/**
+ * The contents of one requested file, or why it could not be read.
+ */
+export interface FileAnswer {
+    /**
+     * The path asked for.
+     */
+    path: string;
+    /**
+     * Its content.
+     */
+    content?: string;
+    /**
+     * Why it could not be read (when `content` is absent).
+     */
+    error?: string;
+}
+
+/**
+ * The engine needs a summary: send `messages`, then `prompt` as a user
+ * message, to `model` with tools denied; answer with the request's `id`.
+ */
+export interface SummaryRequest {
+    /**
+     * Answer with this id.
+     */
+    id: number;
+    /**
+     * What the summary is for (which `answer…` method takes it).
+     */
+    purpose: Purpose;
+    /**
+     * The model to ask.
+     */
+    model: string;
+    /**
+     * The models left after it, in order.
+     */
+    fallbackModels: string[];
+    /**
+     * The messages to summarise, ready for the API.
+     */
+    messages: MessageParam[];
+    /**
+     * The summary prompt, to append as the last user message.
+     */
+    prompt: string;
+    /**
+     * The request's estimated size in tokens.
+     */
+    estimatedTokens: number;
+    /**
+     * 1 for the first attempt.
+     */
+    attempt: number;
+}
+
+/**
+ * The engine needs file contents to re-attach recently read files
+ * (SPEC R7.7): answer with `answerFiles`.
+ */
+export interface FileRequest {
+    /**
+     * Answer with this id.
+     */
+    id: number;
+    /**
+     * The files, most recent first.
+     */
+    paths: string[];
+    /**
+     * Run your post-compact hooks too and pass their output to
+     * `answerFiles` (SPEC R7.1; the `postCompactHooks` setting).
+     */
+    postCompactHooks: boolean;
+}
+
+/**
+ * The engine's answer before one model call.
+ */
+export interface Decision {
+    /**
+     * What the engine did, in order.
+     */
+    steps: Step[];
+    /**
+     * The count after those steps.
+     */
+    count: TokenFigure;
+    /**
+     * The lines it was held against.
+     */
+    lines: Thresholds;
+    /**
+     * What to do with the call.
+     */
+    status: CallStatus;
+    /**
+     * The `context_management` parameter to send with the call (cache-aware
+     * microcompact), or `null`.
+     */
+    contextManagement: ContextManagement | null;
+    /**
+     * Tool results the client cleared in this call.
+     */
+    clearedByClient: string[];
+    /**
+     * The automatic compaction this call started or waits on, or `null`.
+     */
+    compaction: Progress | null;
+    /**
+     * Why automatic compaction is off (`"failures"`, `"rapidRefill"`), or `null`.
+     */
+    breaker: "failures" | "rapidRefill" | null;
+    /**
+     * Tier 3 segment summaries to answer with `answerCollapse`.
+     */
+    collapse: SummaryRequest[];
+    /**
+     * A background summary to answer with `answerPrecompute`, or `null`.
+     */
+    precompute: SummaryRequest | null;
 }
 
 /**
@@ -80,6 +659,496 @@ export interface Thresholds {
     overrideAppliedPct: number | null;
 }
 
+/**
+ * The preset names (settings where the sources disagree).
+ */
+export type PresetName = "seed" | "client-2.1" | "newer-client";
+
+/**
+ * The result of `promptTooLong()`, `compact()`, `answerSummary()` and
+ * `answerFiles()`: the steps taken and where the compaction stands.
+ */
+export interface CompactionOutcome {
+    /**
+     * What the engine did.
+     */
+    steps: Step[];
+    /**
+     * Where the compaction stands.
+     */
+    progress: Progress;
+}
+
+/**
+ * The summary message.
+ */
+export interface SummaryPayload {
+    /**
+     * `"user"`.
+     */
+    role: string;
+    /**
+     * The summary text.
+     */
+    content: string;
+}
+
+/**
+ * The summary record after a boundary.
+ */
+export interface SummaryRecord {
+    /**
+     * `"user"`.
+     */
+    type: string;
+    /**
+     * Its uuid.
+     */
+    uuid: string;
+    /**
+     * The boundary.
+     */
+    parentUuid: string;
+    /**
+     * Always `true`.
+     */
+    isCompactSummary: boolean;
+    /**
+     * The summary message.
+     */
+    message: SummaryPayload;
+}
+
+/**
+ * The tiers of the cascade.
+ */
+export type Tier = "budgetReduction" | "lines" | "microcompact" | "snip" | "collapse" | "compact" | "reactive";
+
+/**
+ * What a step did to the prompt cache.
+ */
+export type CacheEffect = { kind: "intact" } | { kind: "prefixBroken"; from: string } | { kind: "serverInvalidatesFrom"; from: string };
+
+/**
+ * What a summary is for.
+ */
+export type Purpose = { kind: "compact" } | { kind: "precompute" } | { kind: "collapseSegment"; firstTurn: number; lastTurn: number };
+
+/**
+ * What a summary left out.
+ */
+export interface RetentionReport {
+    /**
+     * User prompts the summary does not mention.
+     */
+    missingPrompts: MissingPrompt[];
+    /**
+     * File paths it does not mention.
+     */
+    missingPaths: string[];
+}
+
+/**
+ * What an attachment restores (SPEC R7.7).
+ */
+export type AttachmentKind = "file" | "plan" | "taskState" | "skill" | "mcp" | "hookOutput";
+
+/**
+ * What importing a Claude Code session file found (SPEC R11).
+ */
+export interface ImportReport {
+    /**
+     * Lines read.
+     */
+    lines: number;
+    /**
+     * Records parsed.
+     */
+    records: number;
+    /**
+     * Records per `type`.
+     */
+    recordTypes: Record<string, number>;
+    /**
+     * Sidechain records (subagents), not in the main chain.
+     */
+    sidechainRecords: number;
+    /**
+     * Messages (split assistant lines merged).
+     */
+    messages: number;
+    /**
+     * `tool_use` blocks.
+     */
+    toolUses: number;
+    /**
+     * `tool_result` blocks.
+     */
+    toolResults: number;
+    /**
+     * Unpaired tool uses and results.
+     */
+    orphans: number;
+    /**
+     * Boundaries in file order.
+     */
+    boundaries: BoundarySummary[];
+    /**
+     * Client versions seen.
+     */
+    versions: string[];
+    /**
+     * Session ids seen.
+     */
+    sessions: string[];
+    /**
+     * The chain's leaf, or `null`.
+     */
+    leaf: string | null;
+    /**
+     * Messages in the resumed view.
+     */
+    activeMessages: number;
+    /**
+     * Every problem found, including repairs made to keep tool pairs legal.
+     */
+    problems: Problem[];
+}
+
+/**
+ * What one post-compact hook printed (SPEC R7.1).
+ */
+export interface HookOutput {
+    /**
+     * The hook's name or command.
+     */
+    hook: string;
+    /**
+     * What it printed.
+     */
+    output: string;
+}
+
+/**
+ * What the engine loaded from a session file: the file's report, and the
+ * messages now in the engine's view.
+ */
+export interface SessionLoad {
+    /**
+     * The file's report.
+     */
+    report: ImportReport;
+    /**
+     * The boundary the resumed view starts after, or `null`.
+     */
+    boundary: string | null;
+    /**
+     * Messages appended to the engine.
+     */
+    appended: number;
+}
+
+/**
+ * What the host must do with the call (SPEC R1.7).
+ */
+export type CallStatus = { kind: "proceed" } | { kind: "warn"; tokensLeft: number } | { kind: "compactionDue"; overBy: number } | { kind: "waitForCollapse"; pending: number } | { kind: "blocked"; overBy: number };
+
+/**
+ * Where a behaviour comes from.
+ */
+export type Evidence = { kind: "sourceLocation"; location: string } | { kind: "runtimeProbe"; probe: string } | { kind: "thirdParty" } | { kind: "publicApi" } | { kind: "illustrative" } | { kind: "extension" };
+
+/**
+ * Where a compaction stands.
+ */
+export type Progress = { kind: "needsSummary"; request: SummaryRequest } | { kind: "needsCollapse"; requests: SummaryRequest[] } | { kind: "needsFiles"; request: FileRequest } | { kind: "compacted"; result: Compacted; records: string[] } | { kind: "failed"; reason: string };
+
+/**
+ * Where a token figure comes from.
+ */
+export type Basis = "estimated" | "reported" | "reportedPlusEstimate";
+
+/**
+ * Who does a step in Claude Code.
+ */
+export type Owner = "client" | "model" | "hook" | "server";
+
+/**
+ * `compactMetadata` of a boundary.
+ */
+export interface CompactMetadata {
+    /**
+     * `"manual"` or `"auto"`.
+     */
+    trigger: "manual" | "auto";
+    /**
+     * The count before.
+     */
+    preTokens: number;
+    /**
+     * The count of the new view.
+     */
+    postTokens: number;
+    /**
+     * Messages kept verbatim after the summary.
+     */
+    preservedMessages: string[];
+    /**
+     * Tokens dropped by every compaction so far.
+     */
+    cumulativeDroppedTokens: number;
+}
+
+/**
+ * `usage` as the engine reports it (all four counters).
+ */
+export interface ReportedUsage {
+    /**
+     * Uncached input tokens.
+     */
+    input_tokens: number;
+    /**
+     * Output tokens.
+     */
+    output_tokens: number;
+    /**
+     * Input tokens written to the prompt cache.
+     */
+    cache_creation_input_tokens: number;
+    /**
+     * Input tokens read from the prompt cache.
+     */
+    cache_read_input_tokens: number;
+}
+
+/**
+ * `{ type: "input_tokens", value }`.
+ */
+export interface InputTokensAmount {
+    /**
+     * `"input_tokens"`.
+     */
+    type: "input_tokens";
+    /**
+     * Tokens.
+     */
+    value: number;
+}
+
+/**
+ * `{ type: "tool_uses", value }`.
+ */
+export interface ToolUsesAmount {
+    /**
+     * `"tool_uses"`.
+     */
+    type: "tool_uses";
+    /**
+     * Tool uses.
+     */
+    value: number;
+}
+
+
+/**
+ * The compaction engine for one agent session (sans-IO: it never calls a
+ * model; it says what to send and what to ask).
+ */
+export class Engine {
+    free(): void;
+    [Symbol.dispose](): void;
+    /**
+     * Answers a Tier 3 segment request (`decision.collapse`).
+     */
+    answerCollapse(id: number, answer: string | SummaryAnswer): Step[];
+    /**
+     * Answers a file request (`progress.kind === "needsFiles"`): each
+     * path's `content`, or an `error` saying why it could not be read.
+     */
+    answerFiles(id: number, files: FileAnswer[], hooks?: HookOutput[]): CompactionOutcome;
+    /**
+     * Answers a compaction's summary request with the engine's offline
+     * summariser (no model: a structured digest of the messages).
+     */
+    answerOffline(id: number): CompactionOutcome;
+    /**
+     * Answers the background precompute request (`decision.precompute`).
+     */
+    answerPrecompute(id: number, answer: string | SummaryAnswer): Step[];
+    /**
+     * Answers a compaction's summary request (`decision.compaction` or a
+     * previous outcome's `progress.request`): the model's text, or a
+     * `SummaryAnswer` (`modelUnavailable`, `promptTooLong`).
+     */
+    answerSummary(id: number, answer: string | SummaryAnswer): CompactionOutcome;
+    /**
+     * Appends one message (an Anthropic `MessageParam`, with optional
+     * `uuid`, `timestamp`, `usage`); returns its uuid. The object is not
+     * changed.
+     */
+    append(message: MessageInput): string;
+    /**
+     * Runs the cascade before a model call (tiers 1–4, statuses) and
+     * returns the decision: steps, count, status, `contextManagement` to
+     * send, and any summary requests to answer. Then send `messages()`.
+     */
+    beforeCall(now?: string | null): Decision;
+    /**
+     * A manual compaction (`/compact [instructions]`).
+     */
+    compact(instructions?: string | null): CompactionOutcome;
+    /**
+     * The count now (SPEC R1.6).
+     */
+    count(): TokenFigure;
+    /**
+     * Undoes a compaction in the view: the entries its summary (`uuid`)
+     * replaced come back. Returns the step.
+     */
+    expand(uuid: string): Step;
+    /**
+     * The lines the count is held against.
+     */
+    lines(): Thresholds;
+    /**
+     * `loadSession` for a file read in chunks: a `SessionImporter` that
+     * was fed them (it is used up).
+     */
+    loadImported(importer: SessionImporter): SessionLoad;
+    /**
+     * Appends a history given as a JSON string: an array of messages, or
+     * an API request body `{ system?, messages }` (its system prompt is
+     * set too). Parsed inside wasm, in one pass: the fast path for bulk
+     * loads. Returns how many messages were appended.
+     */
+    loadJson(json: string): number;
+    /**
+     * Loads a Claude Code session file (or records from `records()`) into
+     * this new engine: its resumed view (the last boundary's summary, the
+     * preserved messages, what followed). `source` is the whole file, as a
+     * string or bytes. Returns the import report, problems included (bad
+     * lines are reported, never fatal).
+     */
+    loadSession(source: string | Uint8Array): SessionLoad;
+    /**
+     * Appends a whole history of message objects; returns how many. For
+     * large histories `loadJson` is faster.
+     */
+    load(messages: MessageInput[]): number;
+    /**
+     * The messages to send now, as the API takes them (`role`, `content`).
+     */
+    messages(): MessageParam[];
+    /**
+     * A new engine. `settings` is a preset name (`"seed"`,
+     * `"client-2.1"`, `"newer-client"`) or an `EngineSettings` object;
+     * default: the seed preset with a 200,000-token window.
+     */
+    constructor(settings?: EngineSettings | PresetName);
+    /**
+     * Pins a message: never snipped or cleared; kept verbatim after a
+     * compaction.
+     */
+    pin(uuid: string): void;
+    /**
+     * The pinned uuids, sorted.
+     */
+    pinned(): string[];
+    /**
+     * What `beforeCall` would decide now, changing nothing (a dry run).
+     */
+    plan(now?: string | null): Decision;
+    /**
+     * Runs the cascade before a model call and answers every summary it
+     * asks for with `summarize` (a compaction, collapse segments, the
+     * precompute), until nothing is pending; returns the last decision
+     * with every step taken. Then send `messages()`.
+     */
+    prepare(summarize: Summarize, options?: PrepareOptions): Promise<Decision>;
+    /**
+     * The API refused the call as too long (HTTP 413): the reactive tier
+     * (SPEC R8), an emergency compaction, at most once per turn.
+     */
+    promptTooLong(): CompactionOutcome;
+    /**
+     * Every transcript record so far, as JSONL lines in Claude Code's
+     * shape: one per appended message, and a compaction's
+     * `compact_boundary`, summary and attachments. Written to a file, they
+     * resume with `loadSession`.
+     */
+    records(): string[];
+    /**
+     * Registers the context you hold outside the messages, restored after
+     * each compaction (SPEC R7.7): your plan and task list (otherwise the
+     * last `ExitPlanMode` plan and `TodoWrite` list in the history are
+     * used), each skill's content by name (restored when the history
+     * invoked it), MCP servers' instructions. Replaces what was registered.
+     */
+    setContext(items: ContextItem[]): void;
+    /**
+     * Sets the system prompt (and tool definitions, as text) sent with
+     * every call; it counts while no usage is reported.
+     */
+    setSystem(system: string): void;
+    /**
+     * Swaps in a summary written elsewhere (SPEC R9.4: the Anthropic API's
+     * background compaction, or your own summariser) for exactly the
+     * messages `uuids` it was made from. They must still open the view in
+     * order and end on a legal cut; otherwise the outcome is `failed` and
+     * the view stays.
+     */
+    swapInSummary(uuids: string[], summary: string): CompactionOutcome;
+    /**
+     * The records written since the last `takeRecords()` (append them to
+     * the session file).
+     */
+    takeRecords(): string[];
+    /**
+     * Unpins a message (unknown uuids change nothing).
+     */
+    unpin(uuid: string): void;
+    /**
+     * The view with the engine's fields (`uuid`, `timestamp`, `usage`).
+     */
+    view(): Message[];
+}
+
+/**
+ * Reads a Claude Code session file in chunks (`feed`), so a large file
+ * never needs to be in memory whole; then `engine.loadSession(importer)`
+ * or `importer.finish()` for the report alone.
+ */
+export class SessionImporter {
+    free(): void;
+    [Symbol.dispose](): void;
+    /**
+     * Feeds the next chunk of the file: a string or bytes (a chunk may end
+     * anywhere, even inside a line or a UTF-8 character).
+     */
+    feed(chunk: string | Uint8Array): void;
+    /**
+     * Ends the file and returns the import report (records, messages,
+     * boundaries, problems…). The importer cannot be used afterwards.
+     */
+    finish(): ImportReport;
+    /**
+     * An importer with nothing fed yet.
+     */
+    constructor();
+    /**
+     * Bytes fed so far.
+     */
+    readonly bytesFed: number;
+}
+
+/**
+ * What the engine would decide before the next call on this history,
+ * with these settings (a preset name or an `EngineSettings` object).
+ * `messages` is a JSON string (an array of `MessageParam`s or a request
+ * body `{ system?, messages }`: the fast path) or an array of message
+ * objects. Nothing is kept between calls.
+ */
+export function plan(settings: EngineSettings | PresetName | undefined, messages: string | MessageInput[], now?: string | null): Decision;
 
 /**
  * The lines a context count is held against (SPEC R1): budget, precompute,
@@ -96,39 +1165,3 @@ export interface Thresholds {
  */
 export function thresholds(settings: ThresholdSettings): Thresholds;
 
-export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
-
-export interface InitOutput {
-    readonly memory: WebAssembly.Memory;
-    readonly thresholds: (a: any) => [number, number, number];
-    readonly __wbindgen_malloc: (a: number, b: number) => number;
-    readonly __wbindgen_realloc: (a: number, b: number, c: number, d: number) => number;
-    readonly __wbindgen_free: (a: number, b: number, c: number) => void;
-    readonly __wbindgen_exn_store: (a: number) => void;
-    readonly __externref_table_alloc: () => number;
-    readonly __wbindgen_externrefs: WebAssembly.Table;
-    readonly __externref_table_dealloc: (a: number) => void;
-    readonly __wbindgen_start: () => void;
-}
-
-export type SyncInitInput = BufferSource | WebAssembly.Module;
-
-/**
- * Instantiates the given `module`, which can either be bytes or
- * a precompiled `WebAssembly.Module`.
- *
- * @param {{ module: SyncInitInput }} module - Passing `SyncInitInput` directly is deprecated.
- *
- * @returns {InitOutput}
- */
-export function initSync(module: { module: SyncInitInput } | SyncInitInput): InitOutput;
-
-/**
- * If `module_or_path` is {RequestInfo} or {URL}, makes a request and
- * for everything else, calls `WebAssembly.instantiate` directly.
- *
- * @param {{ module_or_path: InitInput | Promise<InitInput> }} module_or_path - Passing `InitInput` directly is deprecated.
- *
- * @returns {Promise<InitOutput>}
- */
-export default function __wbg_init (module_or_path?: { module_or_path: InitInput | Promise<InitInput> } | InitInput | Promise<InitInput>): Promise<InitOutput>;

@@ -49,3 +49,45 @@ pub fn from_engine(err: &Error) -> JsValue {
         _ => js_error("ENGINE_ERROR", "", &message),
     }
 }
+
+/// `code` of an error for a message (or a list of them) that is not an
+/// Anthropic `MessageParam`: missing `role`, bad `content`, a bad timestamp.
+pub const INVALID_MESSAGE: &str = "INVALID_MESSAGE";
+/// `code` of an error for a string that is not valid JSON of the expected shape.
+pub const INVALID_JSON: &str = "INVALID_JSON";
+/// `code` of an error for an argument of the wrong type or value.
+pub const INVALID_ARGUMENT: &str = "INVALID_ARGUMENT";
+/// `code` of an error for an answer naming a request the engine is not waiting on.
+pub const UNKNOWN_REQUEST: &str = "UNKNOWN_REQUEST";
+/// `code` of an error for a uuid the engine does not know (pin, expand).
+pub const UNKNOWN_MESSAGE: &str = "UNKNOWN_MESSAGE";
+/// `code` of an error for a message whose uuid the engine already holds.
+pub const DUPLICATE_UUID: &str = "DUPLICATE_UUID";
+/// `code` of an error for a summary reply with no summary in it.
+pub const EMPTY_SUMMARY: &str = "EMPTY_SUMMARY";
+/// `code` of an error for a call made while the same engine is busy (a
+/// method called from inside `prepare`'s `summarize` callback).
+pub const ENGINE_BUSY: &str = "ENGINE_BUSY";
+/// `code` of an error for anything else the engine refuses.
+pub const ENGINE_ERROR: &str = "ENGINE_ERROR";
+
+/// An engine error in the caller's vocabulary, `field` naming the argument
+/// the caller passed (for errors that are not about a setting).
+pub fn from_engine_at(err: &Error, field: &str) -> JsValue {
+    let message = err.message_naming(|s| js_field(s).to_owned());
+    let code = match err {
+        Error::InvalidSetting { setting, .. } => {
+            return js_error(INVALID_SETTING, js_field(*setting), &message)
+        }
+        Error::InvalidContext { index, .. } => {
+            let at = format!("{field}[{index}].kind");
+            return js_error(INVALID_ARGUMENT, &at, &format!("{at}: {message}"));
+        }
+        Error::DuplicateUuid { .. } => DUPLICATE_UUID,
+        Error::UnknownMessage { .. } => UNKNOWN_MESSAGE,
+        Error::UnknownRequest { .. } => UNKNOWN_REQUEST,
+        Error::EmptySummary => EMPTY_SUMMARY,
+        _ => ENGINE_ERROR,
+    };
+    js_error(code, field, &format!("{field}: {message}"))
+}

@@ -92,7 +92,7 @@ impl From<CoreThresholds> for Thresholds {
 }
 
 /// Reads one optional number; anything but `undefined` or a number is an error.
-fn number(settings: &JsValue, field: &str) -> Result<Option<f64>, JsValue> {
+pub(crate) fn number(settings: &JsValue, field: &str) -> Result<Option<f64>, JsValue> {
     let value = js_sys::Reflect::get(settings, &field.into()).map_err(|_| {
         js_error(
             INVALID_SETTING,
@@ -114,7 +114,7 @@ fn number(settings: &JsValue, field: &str) -> Result<Option<f64>, JsValue> {
 }
 
 /// A short, safe rendering of a rejected JS value for an error message.
-fn describe(value: &JsValue) -> String {
+pub(crate) fn describe(value: &JsValue) -> String {
     if let Some(s) = value.as_string() {
         let mut shown: String = s.chars().take(40).collect();
         if shown.len() < s.len() {
@@ -128,6 +128,23 @@ fn describe(value: &JsValue) -> String {
     value.js_typeof().as_string().unwrap_or_default()
 }
 
+/// Refuses a settings object with a key not in `fields` (a typo is an
+/// error naming it, not a silently ignored setting).
+pub(crate) fn known_keys(settings: &JsValue, fields: &[&str]) -> Result<(), JsValue> {
+    let object = js_sys::Object::from(settings.clone());
+    for key in js_sys::Object::keys(&object).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !fields.contains(&key.as_str()) {
+            return Err(js_error(
+                INVALID_SETTING,
+                &key,
+                &format!("unknown setting `{key}`; known settings: {}", fields.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn read_settings(settings: &JsValue) -> Result<RawThresholdSettings, JsValue> {
     if !settings.is_object() {
         return Err(js_error(
@@ -139,17 +156,7 @@ fn read_settings(settings: &JsValue) -> Result<RawThresholdSettings, JsValue> {
             ),
         ));
     }
-    let object = js_sys::Object::from(settings.clone());
-    for key in js_sys::Object::keys(&object).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if !FIELDS.contains(&key.as_str()) {
-            return Err(js_error(
-                INVALID_SETTING,
-                &key,
-                &format!("unknown setting `{key}`; known settings: {}", FIELDS.join(", ")),
-            ));
-        }
-    }
+    known_keys(settings, &FIELDS)?;
     let window = number(settings, "window")?
         .ok_or_else(|| js_error(INVALID_SETTING, "window", "setting `window` is required"))?;
     Ok(RawThresholdSettings {
@@ -180,8 +187,5 @@ pub fn thresholds(
     let lines = CoreSettings::try_from(&raw)
         .and_then(|s| CoreThresholds::compute(&s))
         .map_err(|err| from_engine(&err))?;
-    let serializer = serde_wasm_bindgen::Serializer::new().serialize_missing_as_null(true);
-    Thresholds::from(lines)
-        .serialize(&serializer)
-        .map_err(|err| js_error("ENGINE_ERROR", "", &err.to_string()))
+    crate::engine::to_js(&Thresholds::from(lines))
 }

@@ -1,0 +1,999 @@
+//! `Engine`: one agent session's compaction engine, for JS.
+//!
+//! ```ts
+//! const engine = new Engine({ preset: "seed", window: 200_000 });
+//! engine.append({ role: "user", content: "Refactor utils.py" });
+//! const decision = await engine.prepare(async (request) => callModel(request));
+//! await client.beta.messages.create({ messages: engine.messages(), context_management: decision.contextManagement ?? undefined, … });
+//! ```
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use compaction_core::compact::{self as core_compact, CompactOptions};
+use compaction_core::engine::Engine as CoreEngine;
+use compaction_core::message::{Content, Message, Role, Uuid};
+use compaction_core::settings::{EngineSettings as CoreSettings, Preset};
+use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings as CoreThresholdSettings};
+use compaction_core::time::Timestamp;
+use compaction_core::transcript::export::{compaction_records, RecordContext};
+use compaction_core::transcript::Transcript;
+use compaction_core::view::Source;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::dto::{self, Decision, Progress, SummaryRequest};
+use crate::error::{
+    from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_ERROR, INVALID_ARGUMENT, INVALID_SETTING,
+};
+use crate::input::{self, UuidMaker};
+use crate::thresholds::{describe, known_keys, number, Thresholds};
+
+/// Values out: plain objects, `null` for absent optionals, numbers (never
+/// BigInt). Written as JSON by serde_json and read by the JS engine's
+/// `JSON.parse`: one code path for every type (a small module), and fast.
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    let json = serde_json::to_string(value).map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
+    js_sys::JSON::parse(&json)
+}
+
+/// Values in: a JS value read through `JSON.stringify` and serde_json (the
+/// same path as the JSON-string bulk loads). `undefined`, functions and
+/// symbols are errors, never silently dropped.
+pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    if value.is_undefined() || value.is_function() || value.is_symbol() {
+        return Err("expected a JSON value".to_owned());
+    }
+    let json = js_sys::JSON::stringify(value)
+        .map_err(|e| {
+            e.dyn_ref::<js_sys::Error>()
+                .map(|e| String::from(e.message()))
+                .unwrap_or_else(|| "not serializable as JSON".to_owned())
+        })?
+        .as_string()
+        .ok_or_else(|| "not serializable as JSON".to_owned())?;
+    serde_json::from_str(&json).map_err(|e| e.to_string())
+}
+
+const SETTINGS_FIELDS: [&str; 11] = [
+    "preset",
+    "window",
+    "maxOutputTokens",
+    "reserveCap",
+    "ceiling",
+    "overridePct",
+    "model",
+    "fallbackModels",
+    "sessionId",
+    "snip",
+    "collapse",
+];
+
+/// Settings from a preset name, an `EngineSettings` object, or `undefined`.
+pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), JsValue> {
+    let preset_of = |name: &str| {
+        Preset::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+            js_error(
+                INVALID_SETTING,
+                "preset",
+                &format!("unknown preset {:?}; known presets: {}", name, known.join(", ")),
+            )
+        })
+    };
+    let default_session = "context-compaction".to_owned();
+    if value.is_undefined() {
+        return Ok((Preset::Seed.settings(200_000), default_session));
+    }
+    if let Some(name) = value.as_string() {
+        return Ok((preset_of(&name)?.settings(200_000), default_session));
+    }
+    if !value.is_object() || value.is_function() {
+        return Err(js_error(
+            INVALID_SETTING,
+            "settings",
+            &format!(
+                "settings must be a preset name or an object like {{ preset: \"seed\", window: 200000 }}, got {}",
+                describe(value)
+            ),
+        ));
+    }
+    known_keys(value, &SETTINGS_FIELDS)?;
+    let string = |field: &str| -> Result<Option<String>, JsValue> {
+        let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        if v.is_undefined() {
+            return Ok(None);
+        }
+        v.as_string().map(Some).ok_or_else(|| {
+            js_error(
+                INVALID_SETTING,
+                field,
+                &format!("invalid setting `{field}` = {}: must be a string", describe(&v)),
+            )
+        })
+    };
+    let preset = match string("preset")? {
+        Some(name) => preset_of(&name)?,
+        None => Preset::Seed,
+    };
+    let raw = RawThresholdSettings {
+        window: number(value, "window")?.unwrap_or(200_000.0),
+        max_output_tokens: number(value, "maxOutputTokens")?,
+        reserve_cap: number(value, "reserveCap")?,
+        ceiling: number(value, "ceiling")?,
+        override_pct: number(value, "overridePct")?,
+    };
+    let thresholds = CoreThresholdSettings::try_from(&raw).map_err(|e| from_engine(&e))?;
+    // The lines must be computable now, so a bad combination fails here.
+    compaction_core::thresholds::Thresholds::compute(&thresholds).map_err(|e| from_engine(&e))?;
+    let mut settings = preset.settings(thresholds.window);
+    settings.thresholds = thresholds;
+    if let Some(model) = string("model")? {
+        settings.compact.model = model;
+    }
+    let fallback = js_sys::Reflect::get(value, &"fallbackModels".into()).unwrap_or(JsValue::UNDEFINED);
+    if !fallback.is_undefined() {
+        let list: Option<Vec<String>> = js_sys::Array::is_array(&fallback)
+            .then(|| {
+                js_sys::Array::from(&fallback)
+                    .iter()
+                    .map(|v| v.as_string())
+                    .collect()
+            })
+            .flatten();
+        settings.compact.fallback_models = list.ok_or_else(|| {
+            js_error(
+                INVALID_SETTING,
+                "fallbackModels",
+                "invalid setting `fallbackModels`: must be an array of model names",
+            )
+        })?;
+    }
+    for (field, slot) in [
+        ("snip", &mut settings.snip),
+        ("collapse", &mut settings.collapse.enabled),
+    ] {
+        let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        if !v.is_undefined() {
+            *slot = v.as_bool().ok_or_else(|| {
+                js_error(
+                    INVALID_SETTING,
+                    field,
+                    &format!(
+                        "invalid setting `{field}` = {}: must be true or false",
+                        describe(&v)
+                    ),
+                )
+            })?;
+        }
+    }
+    let session = string("sessionId")?.unwrap_or(default_session);
+    Ok((settings, session))
+}
+
+/// An optional RFC 3339 time argument.
+fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
+    match now {
+        None => Ok(None),
+        Some(text) => Timestamp::parse(&text).map(Some).ok_or_else(|| {
+            js_error(
+                INVALID_ARGUMENT,
+                "now",
+                &format!("now: {text:?} is not an RFC 3339 timestamp like \"2026-11-30T12:00:00Z\""),
+            )
+        }),
+    }
+}
+
+/// What the transcript log holds, in order.
+enum Logged {
+    /// A message appended by the host (rendered from the store on demand).
+    Message { uuid: Uuid, parent: Option<Uuid> },
+    /// Records written whole (a compaction's boundary, summary, attachments).
+    Lines(Vec<String>),
+}
+
+/// The state behind one JS `Engine`.
+pub(crate) struct State {
+    pub(crate) engine: CoreEngine,
+    uuids: UuidMaker,
+    log: Vec<Logged>,
+    /// Log items already handed out by `takeRecords()`.
+    taken: usize,
+    /// The last record written (the next one's `parentUuid`).
+    parent: Option<Uuid>,
+    session_id: String,
+    /// The host's latest clock reading (records get it as their time).
+    last_now: Option<Timestamp>,
+}
+
+impl State {
+    pub(crate) fn new(settings: CoreSettings, session_id: String) -> Result<Self, JsValue> {
+        Ok(State {
+            engine: CoreEngine::new(settings).map_err(|e| from_engine(&e))?,
+            uuids: UuidMaker::default(),
+            log: Vec::new(),
+            taken: 0,
+            parent: None,
+            session_id,
+            last_now: None,
+        })
+    }
+
+    pub(crate) fn append(&mut self, message: Message, field: &str) -> Result<Uuid, JsValue> {
+        let uuid = message.uuid.clone();
+        self.engine
+            .append(message)
+            .map_err(|e| from_engine_at(&e, field))?;
+        self.log.push(Logged::Message {
+            uuid: uuid.clone(),
+            parent: self.parent.replace(uuid.clone()),
+        });
+        Ok(uuid)
+    }
+
+    /// Appends a JSON string of messages; all or nothing (checked before any
+    /// enters the engine, except a duplicate uuid, found on append).
+    pub(crate) fn load_json(&mut self, json: &str) -> Result<usize, JsValue> {
+        let mut maker = self.uuids.clone();
+        let store = self.engine.store();
+        let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
+        self.uuids = maker;
+        if let Some(system) = system {
+            self.engine.set_system(&system);
+        }
+        let n = messages.len();
+        for (i, m) in messages.into_iter().enumerate() {
+            self.append(m, &format!("messages[{i}]"))?;
+        }
+        Ok(n)
+    }
+
+    /// Appends one message object.
+    pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
+        let mut maker = self.uuids.clone();
+        let store = self.engine.store();
+        let m = input::from_js(message, field, || maker.make(|u| store.get(u).is_some()))?;
+        self.uuids = maker;
+        self.append(m, field)
+    }
+
+    fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
+        let now = read_now(now)?;
+        if now.is_some() {
+            self.last_now.clone_from(&now);
+        }
+        Ok(now)
+    }
+
+    pub(crate) fn decision(&mut self, d: compaction_core::engine::Decision) -> Decision {
+        convert_decision(d, |p| self.progress(p))
+    }
+
+    /// Converts a compaction's progress; a finished one is logged as
+    /// transcript records.
+    fn progress(&mut self, p: core_compact::Progress) -> Progress {
+        match p {
+            core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
+                request: SummaryRequest::from_core(&request),
+            },
+            core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
+            core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
+                requests: requests.iter().map(SummaryRequest::from_core).collect(),
+            },
+            core_compact::Progress::Failed { reason } => Progress::Failed { reason },
+            core_compact::Progress::Compacted { result } => {
+                let attachments: Vec<Message> = self
+                    .engine
+                    .view()
+                    .entries()
+                    .iter()
+                    .filter(|e| e.source == Source::Attachment)
+                    .map(|e| (*e.message).clone())
+                    .collect();
+                let ctx = RecordContext {
+                    session_id: self.session_id.clone(),
+                    version: "context-compaction".to_owned(),
+                    timestamp: self
+                        .last_now
+                        .clone()
+                        .unwrap_or_else(|| Timestamp::from_unix_ms(0)),
+                };
+                let records = compaction_records(&result, &attachments, &ctx);
+                self.parent = Some(
+                    attachments
+                        .last()
+                        .map(|m| m.uuid.clone())
+                        .unwrap_or_else(|| result.summary.uuid.clone()),
+                );
+                self.log.push(Logged::Lines(records.clone()));
+                Progress::Compacted { result, records }
+            }
+        }
+    }
+
+    fn outcome(
+        &mut self,
+        (steps, progress): (Vec<compaction_core::step::Step>, core_compact::Progress),
+    ) -> Result<JsValue, JsValue> {
+        let progress = self.progress(progress);
+        to_js(&dto::CompactionOutcome { steps, progress })
+    }
+
+    /// One transcript record for a message the host appended.
+    fn render(&self, uuid: &Uuid, parent: &Option<Uuid>) -> String {
+        let Some(m) = self.engine.store().get(uuid) else {
+            return String::new();
+        };
+        let mut payload = serde_json::json!({ "role": m.role, "content": m.content });
+        if let Some(usage) = &m.usage {
+            payload["usage"] = serde_json::json!(usage);
+        }
+        let mut record = serde_json::json!({
+            "type": if m.role == Role::User { "user" } else { "assistant" },
+            "uuid": m.uuid,
+            "parentUuid": parent,
+            "isSidechain": false,
+            "userType": "external",
+            "sessionId": self.session_id,
+            "message": payload,
+        });
+        if let Some(t) = &m.timestamp {
+            record["timestamp"] = serde_json::json!(t.as_str());
+        }
+        record.to_string()
+    }
+
+    fn records(&self, from: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for item in &self.log[from.min(self.log.len())..] {
+            match item {
+                Logged::Message { uuid, parent } => out.push(self.render(uuid, parent)),
+                Logged::Lines(lines) => out.extend(lines.iter().cloned()),
+            }
+        }
+        out
+    }
+
+    /// Loads an imported session's resumed view (SPEC R11.2).
+    fn load_session(&mut self, transcript: Transcript) -> Result<JsValue, JsValue> {
+        if !self.engine.store().is_empty() {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "session",
+                "session: load a session into a new engine (this one already holds messages)",
+            ));
+        }
+        let resume = transcript.resume();
+        let report = crate::session::report(&transcript, &resume);
+        let boundary = resume.boundary.as_ref().map(|b| b.uuid.0.clone());
+        let mut appended = 0usize;
+        for (i, m) in resume.messages.into_iter().enumerate() {
+            let result = if m.is_compact_summary {
+                self.engine.append_summary(m.message)
+            } else {
+                self.engine.append(m.message)
+            };
+            result.map_err(|e| from_engine_at(&e, &format!("session message {i}")))?;
+            appended += 1;
+        }
+        // New records continue the file's chain.
+        self.parent = transcript.leaf().cloned();
+        if let Some(session) = transcript.sessions.last() {
+            self.session_id.clone_from(session);
+        }
+        to_js(&dto::SessionLoad {
+            report,
+            boundary,
+            appended: appended as f64,
+        })
+    }
+}
+
+/// A message reduced to what the API takes, borrowed (no copy before JS).
+#[derive(Serialize)]
+struct ParamRef<'a> {
+    role: Role,
+    content: &'a Content,
+}
+
+/// The compaction engine for one agent session (sans-IO: it never calls a
+/// model; it says what to send and what to ask).
+#[wasm_bindgen]
+pub struct Engine {
+    state: Rc<RefCell<State>>,
+}
+
+impl Engine {
+    /// An answer whose result is steps (collapse segments, precompute).
+    fn answer_steps(
+        &self,
+        id: f64,
+        answer: &JsValue,
+        f: fn(
+            &mut CoreEngine,
+            u64,
+            core_compact::SummaryAnswer,
+        ) -> Result<Vec<compaction_core::step::Step>, compaction_core::Error>,
+    ) -> Result<JsValue, JsValue> {
+        let id = read_id(id)?;
+        let answer = read_answer(answer)?;
+        self.with(|s| {
+            let steps = f(&mut s.engine, id, answer).map_err(|e| from_engine_at(&e, "id"))?;
+            to_js(&steps)
+        })
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
+        let mut state = self.state.try_borrow_mut().map_err(|_| busy())?;
+        f(&mut state)
+    }
+}
+
+fn busy() -> JsValue {
+    js_error(
+        ENGINE_BUSY,
+        "",
+        "the engine is busy (prepare() is waiting on a callback): call it again after that promise settles",
+    )
+}
+
+/// An answer from JS: a string (the model's text) or a `SummaryAnswer`.
+fn read_answer(value: &JsValue) -> Result<core_compact::SummaryAnswer, JsValue> {
+    if let Some(text) = value.as_string() {
+        return Ok(core_compact::SummaryAnswer::Text(text));
+    }
+    from_js::<dto::SummaryAnswer>(value)
+        .map(Into::into)
+        .map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "answer",
+                &format!(
+                    "answer must be the model's text or {{ kind: \"text\", text }} | {{ kind: \"modelUnavailable\" }} | {{ kind: \"promptTooLong\" }}: {e}"
+                ),
+            )
+        })
+}
+
+fn read_id(id: f64) -> Result<u64, JsValue> {
+    if id.is_finite() && id >= 0.0 && id.fract() == 0.0 && id <= 9_007_199_254_740_991.0 {
+        Ok(id as u64)
+    } else {
+        Err(js_error(
+            INVALID_ARGUMENT,
+            "id",
+            &format!("id: {id} is not a request id (a whole number)"),
+        ))
+    }
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const PREPARE_TYPES: &str = r#"
+/** The model call `prepare()` makes for each summary the engine asks for:
+ * send `request.messages`, then `request.prompt` as a user message, to
+ * `request.model`, and return the reply's text (or a `SummaryAnswer`).
+ * A rejected promise counts as `{ kind: "modelUnavailable" }`. */
+export type Summarize = (request: SummaryRequest) => Promise<string | SummaryAnswer> | string | SummaryAnswer;
+/** Options of `prepare()`. */
+export interface PrepareOptions {
+    /** The host's clock (RFC 3339); lets the time-based microcompact see idle gaps. */
+    now?: string;
+    /** Reads a file the engine wants to re-attach after a compaction; a
+     * rejection or a throw means "could not read it". Without it, no file is re-attached. */
+    readFile?: (path: string) => Promise<string> | string;
+    /** Answer the background precompute summary too (default true). */
+    precompute?: boolean;
+}
+"#;
+
+#[wasm_bindgen]
+impl Engine {
+    /// A new engine. `settings` is a preset name (`"seed"`,
+    /// `"client-2.1"`, `"newer-client"`) or an `EngineSettings` object;
+    /// default: the seed preset with a 200,000-token window.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "EngineSettings | PresetName")] settings: Option<
+            JsValue,
+        >,
+    ) -> Result<Engine, JsValue> {
+        let (settings, session) = read_settings(&settings.unwrap_or(JsValue::UNDEFINED))?;
+        Ok(Engine {
+            state: Rc::new(RefCell::new(State::new(settings, session)?)),
+        })
+    }
+
+    /// Sets the system prompt (and tool definitions, as text) sent with
+    /// every call; it counts while no usage is reported.
+    #[wasm_bindgen(js_name = setSystem)]
+    pub fn set_system(&self, system: &str) -> Result<(), JsValue> {
+        self.with(|s| {
+            s.engine.set_system(system);
+            Ok(())
+        })
+    }
+
+    /// Appends one message (an Anthropic `MessageParam`, with optional
+    /// `uuid`, `timestamp`, `usage`); returns its uuid. The object is not
+    /// changed.
+    pub fn append(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "MessageInput")] message: JsValue,
+    ) -> Result<String, JsValue> {
+        self.with(|s| s.append_js(&message, "message").map(|u| u.0))
+    }
+
+    /// Appends a whole history of message objects; returns how many. For
+    /// large histories `loadJson` is faster.
+    pub fn load(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "MessageInput[]")] messages: JsValue,
+    ) -> Result<usize, JsValue> {
+        if !js_sys::Array::is_array(&messages) {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "messages",
+                "messages must be an array",
+            ));
+        }
+        let list = js_sys::Array::from(&messages);
+        self.with(|s| {
+            let mut parsed = Vec::with_capacity(list.length() as usize);
+            let mut maker = s.uuids.clone();
+            for (i, item) in list.iter().enumerate() {
+                let store = s.engine.store();
+                parsed.push(input::from_js(&item, &format!("messages[{i}]"), || {
+                    maker.make(|u| store.get(u).is_some())
+                })?);
+            }
+            s.uuids = maker;
+            let n = parsed.len();
+            for (i, m) in parsed.into_iter().enumerate() {
+                s.append(m, &format!("messages[{i}]"))?;
+            }
+            Ok(n)
+        })
+    }
+
+    /// Appends a history given as a JSON string: an array of messages, or
+    /// an API request body `{ system?, messages }` (its system prompt is
+    /// set too). Parsed inside wasm, in one pass: the fast path for bulk
+    /// loads. Returns how many messages were appended.
+    #[wasm_bindgen(js_name = loadJson)]
+    pub fn load_json(&self, json: &str) -> Result<usize, JsValue> {
+        self.with(|s| s.load_json(json))
+    }
+
+    /// Runs the cascade before a model call (tiers 1–4, statuses) and
+    /// returns the decision: steps, count, status, `contextManagement` to
+    /// send, and any summary requests to answer. Then send `messages()`.
+    #[wasm_bindgen(js_name = beforeCall, unchecked_return_type = "Decision")]
+    pub fn before_call(&self, now: Option<String>) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let now = s.now(now)?;
+            let d = s.engine.before_call(now.as_ref());
+            let d = s.decision(d);
+            to_js(&d)
+        })
+    }
+
+    /// What `beforeCall` would decide now, changing nothing (a dry run).
+    #[wasm_bindgen(unchecked_return_type = "Decision")]
+    pub fn plan(&self, now: Option<String>) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let now = read_now(now)?;
+            // A dry run logs nothing.
+            let d = convert_decision(s.engine.plan(now.as_ref()), dry_progress);
+            to_js(&d)
+        })
+    }
+
+    /// Answers a compaction's summary request (`decision.compaction` or a
+    /// previous outcome's `progress.request`): the model's text, or a
+    /// `SummaryAnswer` (`modelUnavailable`, `promptTooLong`).
+    #[wasm_bindgen(js_name = answerSummary, unchecked_return_type = "CompactionOutcome")]
+    pub fn answer_summary(
+        &self,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "string | SummaryAnswer")] answer: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let id = read_id(id)?;
+        let answer = read_answer(&answer)?;
+        self.with(|s| {
+            let r = s
+                .engine
+                .answer_summary(id, answer)
+                .map_err(|e| from_engine_at(&e, "id"))?;
+            s.outcome(r)
+        })
+    }
+
+    /// Answers a compaction's summary request with the engine's offline
+    /// summariser (no model: a structured digest of the messages).
+    #[wasm_bindgen(js_name = answerOffline, unchecked_return_type = "CompactionOutcome")]
+    pub fn answer_offline(&self, id: f64) -> Result<JsValue, JsValue> {
+        let id = read_id(id)?;
+        self.with(|s| {
+            let r = s
+                .engine
+                .answer_offline(id)
+                .map_err(|e| from_engine_at(&e, "id"))?;
+            s.outcome(r)
+        })
+    }
+
+    /// Answers a Tier 3 segment request (`decision.collapse`).
+    #[wasm_bindgen(js_name = answerCollapse, unchecked_return_type = "Step[]")]
+    pub fn answer_collapse(
+        &self,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "string | SummaryAnswer")] answer: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.answer_steps(id, &answer, CoreEngine::answer_collapse)
+    }
+
+    /// Answers the background precompute request (`decision.precompute`).
+    #[wasm_bindgen(js_name = answerPrecompute, unchecked_return_type = "Step[]")]
+    pub fn answer_precompute(
+        &self,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "string | SummaryAnswer")] answer: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.answer_steps(id, &answer, CoreEngine::answer_precompute)
+    }
+
+    /// Answers a file request (`progress.kind === "needsFiles"`): each
+    /// path's `content`, or an `error` saying why it could not be read.
+    #[wasm_bindgen(js_name = answerFiles, unchecked_return_type = "CompactionOutcome")]
+    pub fn answer_files(
+        &self,
+        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "FileAnswer[]")] files: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "HookOutput[]")] hooks: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let id = read_id(id)?;
+        let files: Vec<dto::FileAnswer> = from_js(&files).map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "files",
+                &format!("files must be an array of {{ path, content }} or {{ path, error }}: {e}"),
+            )
+        })?;
+        let answers: Vec<core_compact::FileAnswer> = files
+            .into_iter()
+            .map(|f| core_compact::FileAnswer {
+                path: f.path,
+                content: f
+                    .content
+                    .ok_or_else(|| f.error.unwrap_or_else(|| "not read".to_owned())),
+            })
+            .collect();
+        let hooks: Vec<dto::HookOutput> = if hooks.is_undefined() || hooks.is_null() {
+            Vec::new()
+        } else {
+            from_js(&hooks).map_err(|e| {
+                js_error(
+                    INVALID_ARGUMENT,
+                    "hooks",
+                    &format!("hooks must be an array of {{ hook, output }}: {e}"),
+                )
+            })?
+        };
+        let hooks: Vec<core_compact::HookOutput> = hooks
+            .into_iter()
+            .map(|h| core_compact::HookOutput {
+                hook: h.hook,
+                output: h.output,
+            })
+            .collect();
+        self.with(|s| {
+            let r = s
+                .engine
+                .answer_files_and_hooks(id, &answers, &hooks)
+                .map_err(|e| from_engine_at(&e, "id"))?;
+            s.outcome(r)
+        })
+    }
+
+    /// Registers the context you hold outside the messages, restored after
+    /// each compaction (SPEC R7.7): your plan and task list (otherwise the
+    /// last `ExitPlanMode` plan and `TodoWrite` list in the history are
+    /// used), each skill's content by name (restored when the history
+    /// invoked it), MCP servers' instructions. Replaces what was registered.
+    #[wasm_bindgen(js_name = setContext)]
+    pub fn set_context(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ContextItem[]")] items: JsValue,
+    ) -> Result<(), JsValue> {
+        let items: Vec<dto::ContextItem> = from_js(&items).map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "items",
+                &format!("items must be an array of {{ kind, name, content }}: {e}"),
+            )
+        })?;
+        let items: Vec<core_compact::ContextItem> = items
+            .into_iter()
+            .map(|i| core_compact::ContextItem {
+                kind: i.kind.into(),
+                name: i.name,
+                content: i.content,
+            })
+            .collect();
+        self.with(|s| {
+            s.engine
+                .set_context(items)
+                .map_err(|e| from_engine_at(&e, "items"))
+        })
+    }
+
+    /// Swaps in a summary written elsewhere (SPEC R9.4: the Anthropic API's
+    /// background compaction, or your own summariser) for exactly the
+    /// messages `uuids` it was made from. They must still open the view in
+    /// order and end on a legal cut; otherwise the outcome is `failed` and
+    /// the view stays.
+    #[wasm_bindgen(js_name = swapInSummary, unchecked_return_type = "CompactionOutcome")]
+    pub fn swap_in_summary(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string[]")] uuids: JsValue,
+        summary: &str,
+    ) -> Result<JsValue, JsValue> {
+        let uuids: Vec<String> = from_js(&uuids).map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "uuids",
+                &format!("uuids must be an array of message uuids: {e}"),
+            )
+        })?;
+        let uuids: Vec<Uuid> = uuids.into_iter().map(Uuid).collect();
+        self.with(|s| {
+            let r = s.engine.swap_in_summary(&uuids, summary);
+            s.outcome(r)
+        })
+    }
+
+    /// The API refused the call as too long (HTTP 413): the reactive tier
+    /// (SPEC R8), an emergency compaction, at most once per turn.
+    #[wasm_bindgen(js_name = promptTooLong, unchecked_return_type = "CompactionOutcome")]
+    pub fn prompt_too_long(&self) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let r = s.engine.prompt_too_long();
+            s.outcome(r)
+        })
+    }
+
+    /// A manual compaction (`/compact [instructions]`).
+    #[wasm_bindgen(unchecked_return_type = "CompactionOutcome")]
+    pub fn compact(&self, instructions: Option<String>) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let r = s.engine.compact(CompactOptions {
+                instructions,
+                ..CompactOptions::default()
+            });
+            s.outcome(r)
+        })
+    }
+
+    /// Pins a message: never snipped or cleared; kept verbatim after a
+    /// compaction.
+    pub fn pin(&self, uuid: &str) -> Result<(), JsValue> {
+        self.with(|s| {
+            s.engine
+                .pin(&Uuid(uuid.to_owned()))
+                .map_err(|e| from_engine_at(&e, "uuid"))
+        })
+    }
+
+    /// Unpins a message (unknown uuids change nothing).
+    pub fn unpin(&self, uuid: &str) -> Result<(), JsValue> {
+        self.with(|s| {
+            s.engine.unpin(&Uuid(uuid.to_owned()));
+            Ok(())
+        })
+    }
+
+    /// The pinned uuids, sorted.
+    pub fn pinned(&self) -> Result<Vec<String>, JsValue> {
+        self.with(|s| Ok(s.engine.pinned().into_iter().map(|u| u.0).collect()))
+    }
+
+    /// Undoes a compaction in the view: the entries its summary (`uuid`)
+    /// replaced come back. Returns the step.
+    #[wasm_bindgen(unchecked_return_type = "Step")]
+    pub fn expand(&self, uuid: &str) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let step = s
+                .engine
+                .expand(&Uuid(uuid.to_owned()))
+                .map_err(|e| from_engine_at(&e, "uuid"))?;
+            to_js(&step)
+        })
+    }
+
+    /// The messages to send now, as the API takes them (`role`, `content`).
+    #[wasm_bindgen(unchecked_return_type = "MessageParam[]")]
+    pub fn messages(&self) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let list: Vec<ParamRef> = s
+                .engine
+                .view()
+                .sent_messages()
+                .map(|m| ParamRef {
+                    role: m.role,
+                    content: &m.content,
+                })
+                .collect();
+            to_js(&list)
+        })
+    }
+
+    /// The view with the engine's fields (`uuid`, `timestamp`, `usage`).
+    #[wasm_bindgen(unchecked_return_type = "Message[]")]
+    pub fn view(&self) -> Result<JsValue, JsValue> {
+        self.with(|s| {
+            let list: Vec<&Message> = s.engine.view().sent_messages().collect();
+            to_js(&list)
+        })
+    }
+
+    /// The count now (SPEC R1.6).
+    #[wasm_bindgen(unchecked_return_type = "TokenFigure")]
+    pub fn count(&self) -> Result<JsValue, JsValue> {
+        self.with(|s| to_js(&s.engine.count()))
+    }
+
+    /// The lines the count is held against.
+    #[wasm_bindgen(unchecked_return_type = "Thresholds")]
+    pub fn lines(&self) -> Result<JsValue, JsValue> {
+        self.with(|s| to_js(&Thresholds::from(s.engine.lines().clone())))
+    }
+
+    /// Every transcript record so far, as JSONL lines in Claude Code's
+    /// shape: one per appended message, and a compaction's
+    /// `compact_boundary`, summary and attachments. Written to a file, they
+    /// resume with `loadSession`.
+    pub fn records(&self) -> Result<Vec<String>, JsValue> {
+        self.with(|s| Ok(s.records(0)))
+    }
+
+    /// The records written since the last `takeRecords()` (append them to
+    /// the session file).
+    #[wasm_bindgen(js_name = takeRecords)]
+    pub fn take_records(&self) -> Result<Vec<String>, JsValue> {
+        self.with(|s| {
+            let out = s.records(s.taken);
+            s.taken = s.log.len();
+            Ok(out)
+        })
+    }
+
+    /// Loads a Claude Code session file (or records from `records()`) into
+    /// this new engine: its resumed view (the last boundary's summary, the
+    /// preserved messages, what followed). `source` is the whole file, as a
+    /// string or bytes. Returns the import report, problems included (bad
+    /// lines are reported, never fatal).
+    #[wasm_bindgen(js_name = loadSession, unchecked_return_type = "SessionLoad")]
+    pub fn load_session(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] source: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let transcript = crate::session::transcript_of(source)?;
+        self.with(|s| s.load_session(transcript))
+    }
+
+    /// `loadSession` for a file read in chunks: a `SessionImporter` that
+    /// was fed them (it is used up).
+    #[wasm_bindgen(js_name = loadImported, unchecked_return_type = "SessionLoad")]
+    pub fn load_imported(&self, importer: &mut crate::session::SessionImporter) -> Result<JsValue, JsValue> {
+        let transcript = importer.take()?;
+        self.with(|s| s.load_session(transcript))
+    }
+
+    /// Runs the cascade before a model call and answers every summary it
+    /// asks for with `summarize` (a compaction, collapse segments, the
+    /// precompute), until nothing is pending; returns the last decision
+    /// with every step taken. Then send `messages()`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Decision>")]
+    pub fn prepare(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Summarize")] summarize: js_sys::Function,
+        #[wasm_bindgen(unchecked_optional_param_type = "PrepareOptions")] options: Option<JsValue>,
+    ) -> Result<js_sys::Promise, JsValue> {
+        let options = options.unwrap_or(JsValue::UNDEFINED);
+        let get = |key: &str| {
+            if options.is_object() {
+                js_sys::Reflect::get(&options, &key.into()).unwrap_or(JsValue::UNDEFINED)
+            } else {
+                JsValue::UNDEFINED
+            }
+        };
+        if !(options.is_undefined() || options.is_null() || options.is_object()) {
+            return Err(js_error(INVALID_ARGUMENT, "options", "options must be an object"));
+        }
+        let now = get("now");
+        let now = if now.is_undefined() {
+            None
+        } else {
+            Some(
+                now.as_string()
+                    .ok_or_else(|| js_error(INVALID_ARGUMENT, "now", "now must be an RFC 3339 string"))?,
+            )
+        };
+        let read_file = get("readFile");
+        let read_file = if read_file.is_undefined() {
+            None
+        } else {
+            Some(
+                read_file
+                    .dyn_into::<js_sys::Function>()
+                    .map_err(|_| js_error(INVALID_ARGUMENT, "readFile", "readFile must be a function"))?,
+            )
+        };
+        let precompute = get("precompute").as_bool().unwrap_or(true);
+        // Validate `now` before anything runs.
+        read_now(now.clone())?;
+        let state = Rc::clone(&self.state);
+        Ok(wasm_bindgen_futures::future_to_promise(async move {
+            crate::driver::prepare(state, summarize, now, read_file, precompute).await
+        }))
+    }
+}
+
+/// An engine decision in JS terms; `progress` converts a compaction's.
+fn convert_decision(
+    d: compaction_core::engine::Decision,
+    progress: impl FnOnce(core_compact::Progress) -> Progress,
+) -> Decision {
+    Decision {
+        steps: d.steps,
+        count: d.count,
+        lines: Thresholds::from(d.lines),
+        status: dto::CallStatus::from(&d.status),
+        context_management: d.context_management,
+        cleared_by_client: d.cleared_by_client,
+        compaction: d.compaction.map(progress),
+        breaker: d.breaker,
+        collapse: d.collapse.iter().map(SummaryRequest::from_core).collect(),
+        precompute: d.precompute.as_ref().map(SummaryRequest::from_core),
+    }
+}
+
+/// A dry run's compaction progress (nothing logged).
+fn dry_progress(p: core_compact::Progress) -> Progress {
+    match p {
+        core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
+            request: SummaryRequest::from_core(&request),
+        },
+        core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
+        core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
+            requests: requests.iter().map(SummaryRequest::from_core).collect(),
+        },
+        core_compact::Progress::Failed { reason } => Progress::Failed { reason },
+        core_compact::Progress::Compacted { result } => Progress::Compacted {
+            result,
+            records: Vec::new(),
+        },
+    }
+}
+
+impl State {
+    /// `before_call` for the driver: returns the decision in engine terms.
+    pub(crate) fn before_call_raw(
+        &mut self,
+        now: Option<String>,
+    ) -> Result<compaction_core::engine::Decision, JsValue> {
+        let now = self.now(now)?;
+        Ok(self.engine.before_call(now.as_ref()))
+    }
+
+    pub(crate) fn progress_pub(&mut self, p: core_compact::Progress) -> Progress {
+        self.progress(p)
+    }
+}
+
+/// Borrows the state for the driver.
+pub(crate) fn borrow(state: &Rc<RefCell<State>>) -> Result<std::cell::RefMut<'_, State>, JsValue> {
+    state.try_borrow_mut().map_err(|_| busy())
+}

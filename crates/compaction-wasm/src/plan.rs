@@ -1,0 +1,39 @@
+//! `plan(settings, messages)`: the stateless dry run. A whole history in
+//! (a JSON string, parsed inside wasm in one pass, or an array of message
+//! objects), the decision before the next call out; nothing is kept.
+
+use wasm_bindgen::prelude::*;
+
+use crate::engine::{read_settings, to_js, State};
+use crate::error::{js_error, INVALID_ARGUMENT};
+
+/// What the engine would decide before the next call on this history,
+/// with these settings (a preset name or an `EngineSettings` object).
+/// `messages` is a JSON string (an array of `MessageParam`s or a request
+/// body `{ system?, messages }`: the fast path) or an array of message
+/// objects. Nothing is kept between calls.
+#[wasm_bindgen(unchecked_return_type = "Decision")]
+pub fn plan(
+    #[wasm_bindgen(unchecked_param_type = "EngineSettings | PresetName | undefined")] settings: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "string | MessageInput[]")] messages: JsValue,
+    now: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let (settings, session) = read_settings(&settings)?;
+    let mut state = State::new(settings, session)?;
+    if let Some(json) = messages.as_string() {
+        state.load_json(&json)?;
+    } else if js_sys::Array::is_array(&messages) {
+        for (i, item) in js_sys::Array::from(&messages).iter().enumerate() {
+            state.append_js(&item, &format!("messages[{i}]"))?;
+        }
+    } else {
+        return Err(js_error(
+            INVALID_ARGUMENT,
+            "messages",
+            "messages must be a JSON string or an array of messages",
+        ));
+    }
+    let decision = state.before_call_raw(now)?;
+    let decision = state.decision(decision);
+    to_js(&decision)
+}

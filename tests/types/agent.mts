@@ -1,0 +1,99 @@
+// A sample agent written against the official @anthropic-ai/sdk types:
+// `tsc --noEmit` must accept it with no casts. Its MessageParam[] history
+// goes into the engine as is, the engine's messages go back to the API,
+// and the edits come back assignable to BetaContextManagementConfig.
+import type Anthropic from "@anthropic-ai/sdk";
+import type { MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { BetaContextManagementConfig } from "@anthropic-ai/sdk/resources/beta/messages/messages";
+import {
+  Engine,
+  SessionImporter,
+  plan,
+  type Decision,
+  type SummaryRequest,
+  type CompactionOutcome,
+  type ImportReport,
+} from "context-compaction";
+
+declare const client: Anthropic;
+
+const history: MessageParam[] = [
+  { role: "user", content: "Hello" },
+  { role: "user", content: "Refactor utils.py" },
+  {
+    role: "assistant",
+    content: [
+      { type: "text", text: "Reading it." },
+      { type: "tool_use", id: "toolu_1", name: "Read", input: { file_path: "utils.py" } },
+    ],
+  },
+  {
+    role: "user",
+    content: [
+      { type: "tool_result", tool_use_id: "toolu_1", content: "def f(): ..." },
+      { type: "text", text: "go on", cache_control: { type: "ephemeral" } },
+    ],
+  },
+];
+
+const engine = new Engine({ preset: "seed", window: 200_000, maxOutputTokens: 32_000 });
+engine.load(history); // MessageParam[] in, no cast
+for (const m of history) engine.append(m); // one at a time too
+engine.loadJson(JSON.stringify(history));
+
+async function summarize(request: SummaryRequest): Promise<string> {
+  const reply = await client.messages.create({
+    model: request.model,
+    max_tokens: 20_000,
+    messages: [...(request.messages as MessageParam[]), { role: "user", content: request.prompt }],
+  });
+  return reply.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+}
+
+async function turn(): Promise<void> {
+  const decision: Decision = await engine.prepare(summarize, { now: new Date().toISOString() });
+  if (decision.status.kind === "blocked") throw new Error(`over by ${decision.status.overBy}`);
+  const edits: BetaContextManagementConfig | undefined = decision.contextManagement ?? undefined;
+  // The engine hands blocks back verbatim; its block type is looser than the
+  // SDK's union, so this direction is typed by the SDK's name.
+  const messages = engine.messages() as MessageParam[];
+  const response = await client.beta.messages.create({
+    model: "claude-sonnet-4-5",
+    max_tokens: 32_000,
+    messages,
+    context_management: edits,
+    betas: ["context-management-2025-06-27"],
+  });
+  engine.append({
+    role: response.role,
+    content: response.content.filter((b): b is Extract<typeof b, { type: "text" }> => b.type === "text").map((b): TextBlockParam => ({ type: "text", text: b.text })),
+    usage: response.usage,
+  });
+}
+
+function onPromptTooLong(): CompactionOutcome {
+  const outcome = engine.promptTooLong();
+  if (outcome.progress.kind === "needsSummary") {
+    return engine.answerSummary(outcome.progress.request.id, { kind: "modelUnavailable" });
+  }
+  return outcome;
+}
+
+const importer = new SessionImporter();
+importer.feed("{}\n");
+importer.feed(new Uint8Array([10]));
+const report: ImportReport = importer.finish();
+const problems: number = report.problems.length;
+const dry: Decision = plan("client-2.1", JSON.stringify(history));
+const tokens: number = dry.count.tokens;
+console.log(turn, onPromptTooLong, problems, tokens, engine.records().length);
+
+// @ts-expect-error a role the API does not have
+engine.append({ role: "tool", content: "x" });
+// @ts-expect-error content is a string or blocks
+engine.append({ role: "user", content: 5 });
+// @ts-expect-error unknown preset names are compile errors
+new Engine("turbo");
+// @ts-expect-error the decision is typed: no such field
+decision_typo(dry.stepz);
+declare function decision_typo(x: unknown): void;
