@@ -5,7 +5,6 @@
 
 use std::rc::Rc;
 
-use compaction_core::compact::attachments::Kind as AttachmentKind;
 use compaction_core::figures::grouped;
 use compaction_core::sandbox::{
     explore, failure_stages, session_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
@@ -19,10 +18,10 @@ use yew::prelude::*;
 
 use crate::chart::{Chart, Mark, Point};
 use crate::context::ContextView;
-use crate::controls::{Check, Choice, NumberField, TextArea};
+use crate::controls::Choice;
 use crate::gauge::Gauge;
 use crate::import::{ImportPanel, Imported};
-use crate::state::{Action, Field, SandboxState, Switch};
+use crate::state::{Action, Field, SandboxState};
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
 
 /// What the engine computed for the controls (or why it could not).
@@ -187,7 +186,7 @@ pub fn App() -> Html {
     let embed = state.embed.clone();
     let show = |panel: &str| embed.as_deref().is_none_or(|p| p == panel);
 
-    let controls = controls(&state, exploration.as_deref());
+    let controls = crate::panel::controls(&state, exploration.as_deref());
     let timeline = match result.as_ref() {
         Err(message) => html! { <p class="error" role="alert">{ message.clone() }</p> },
         Ok(e) => timeline(e, cursor, &step_counts, &go, &playing, &state),
@@ -299,106 +298,6 @@ pub fn App() -> Html {
             </div>
         </main>
     }
-}
-
-fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>) -> Html {
-    let field = |f: Field, hint: &'static str, step: &'static str| {
-        let s = state.clone();
-        let on_change = Callback::from(move |text| s.dispatch(Action::Set(f, text)));
-        html! { <NumberField id={f.key()} label={f.label()} {hint} value={state.field(f).to_owned()} {on_change} step={step} /> }
-    };
-    let check = |sw: Switch| {
-        let s = state.clone();
-        let on_change = Callback::from(move |on| s.dispatch(Action::Toggle(sw, on)));
-        html! { <Check id={sw.key()} label={sw.label()} checked={state.on(sw)} {on_change} /> }
-    };
-    // The files the engine considered at the last compaction, and any
-    // already failing.
-    let mut files: Vec<String> = e
-        .into_iter()
-        .flat_map(|e| e.moments.iter())
-        .filter_map(|m| match &m.outcome {
-            Some(Outcome::Compacted { attachments, .. }) => Some(
-                attachments
-                    .iter()
-                    .filter(|c| c.kind == AttachmentKind::File)
-                    .map(|c| c.path.clone()),
-            ),
-            _ => None,
-        })
-        .flatten()
-        .chain(state.failing.iter().cloned())
-        .collect();
-    files.sort();
-    files.dedup();
-    let precompute = {
-        let s = state.clone();
-        Callback::from(move |v: String| {
-            if let Some(p) = PrecomputeSwitch::by_name(&v) {
-                s.dispatch(Action::Precompute(p))
-            }
-        })
-    };
-    let options = [
-        ("none", "none stored (the seed's case)"),
-        ("ready", "ready: fresh, covers the cut"),
-        ("stale", "stale: written 8 days ago"),
-        ("moved", "moved: its messages no longer open the view"),
-    ]
-    .iter()
-    .map(|(v, t)| (AttrValue::from(*v), AttrValue::from(*t)))
-    .collect::<Vec<_>>();
-    let hook = {
-        let s = state.clone();
-        Callback::from(move |t| s.dispatch(Action::HookInstructions(t)))
-    };
-    let instructions = {
-        let s = state.clone();
-        Callback::from(move |t| s.dispatch(Action::Instructions(t)))
-    };
-    html! { <>
-        <fieldset>
-            <legend>{ "Model and lines" }</legend>
-            { field(Field::Window, "e.g. 200000 or 1000000", "1000") }
-            { field(Field::MaxOutput, "the reserve is min(this, 20,000); empty: the cap", "1000") }
-            { field(Field::OverridePct, "auto-compact at this % of the window; empty: none", "1") }
-        </fieldset>
-        <fieldset>
-            <legend>{ "Cut point (manual / reactive)" }</legend>
-            { field(Field::ExtraGroups, "more tool-call groups before /compact (compact-analysis)", "1") }
-            { field(Field::PreserveGroups, "legal groups kept verbatim after the summary", "1") }
-            if let Some(g) = e.and_then(|e| e.groups_at_compact) {
-                <p class="muted">{ format!("The engine sees {g} legal groups at the first /compact.") }</p>
-            }
-        </fieldset>
-        <fieldset>
-            <legend>{ "Attachments (files restored)" }</legend>
-            { field(Field::MaxFiles, "most recent files restored", "1") }
-            { field(Field::PerFile, "longer files are cut to this", "500") }
-            { field(Field::Total, "all files together", "1000") }
-            if files.is_empty() {
-                <p class="muted">{ "No compaction restores files in this run." }</p>
-            } else {
-                <p class="sub">{ "Reading this file fails:" }</p>
-                { for files.iter().enumerate().map(|(i, path)| {
-                    let s = state.clone();
-                    let p = path.clone();
-                    let on_change = Callback::from(move |on| s.dispatch(Action::FileFails(p.clone(), on)));
-                    html! { <Check id={format!("fail-{i}")} label={path.clone()} checked={state.failing.contains(path)} {on_change} /> }
-                }) }
-            }
-        </fieldset>
-        <fieldset>
-            <legend>{ "PreCompact hook and summary" }</legend>
-            { check(Switch::HookBlocks) }
-            <TextArea id="hook-adds" label="Instructions the hook adds" hint="one per line; added to the summary prompt" value={state.hook_instructions.clone()} on_change={hook} />
-            <TextArea id="instructions" label="/compact instructions" hint="what the user typed after /compact" value={state.instructions.clone()} on_change={instructions} />
-            <Choice id="precompute" label="Stored precompute" value={state.precompute.name()} {options} on_change={precompute} />
-            { check(Switch::TooLong) }
-            { check(Switch::PrimaryDown) }
-            { check(Switch::AllDown) }
-        </fieldset>
-    </> }
 }
 
 fn timeline(

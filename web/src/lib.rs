@@ -12,6 +12,7 @@ pub mod context;
 pub mod controls;
 pub mod gauge;
 pub mod import;
+pub mod panel;
 pub mod state;
 pub mod timeline;
 

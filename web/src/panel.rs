@@ -1,0 +1,111 @@
+//! The left-hand panel: every setting and failure switch, each a labelled
+//! control that dispatches one [`Action`].
+
+use compaction_core::compact::attachments::Kind as AttachmentKind;
+use compaction_core::sandbox::{Exploration, Outcome, PrecomputeSwitch};
+use yew::prelude::*;
+
+use crate::controls::{Check, Choice, NumberField, TextArea};
+use crate::state::{Action, Field, SandboxState, Switch};
+
+/// The panel for the current state; `e` is the engine's run, whose
+/// compactions name the files a visitor can make fail.
+pub fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>) -> Html {
+    let field = |f: Field, hint: &'static str, step: &'static str| {
+        let s = state.clone();
+        let on_change = Callback::from(move |text| s.dispatch(Action::Set(f, text)));
+        html! { <NumberField id={f.key()} label={f.label()} {hint} value={state.field(f).to_owned()} {on_change} step={step} /> }
+    };
+    let check = |sw: Switch| {
+        let s = state.clone();
+        let on_change = Callback::from(move |on| s.dispatch(Action::Toggle(sw, on)));
+        html! { <Check id={sw.key()} label={sw.label()} checked={state.on(sw)} {on_change} /> }
+    };
+    // The files the engine considered at the last compaction, and any
+    // already failing.
+    let mut files: Vec<String> = e
+        .into_iter()
+        .flat_map(|e| e.moments.iter())
+        .filter_map(|m| match &m.outcome {
+            Some(Outcome::Compacted { attachments, .. }) => Some(
+                attachments
+                    .iter()
+                    .filter(|c| c.kind == AttachmentKind::File)
+                    .map(|c| c.path.clone()),
+            ),
+            _ => None,
+        })
+        .flatten()
+        .chain(state.failing.iter().cloned())
+        .collect();
+    files.sort();
+    files.dedup();
+    let precompute = {
+        let s = state.clone();
+        Callback::from(move |v: String| {
+            if let Some(p) = PrecomputeSwitch::by_name(&v) {
+                s.dispatch(Action::Precompute(p))
+            }
+        })
+    };
+    let options = [
+        ("none", "none stored (the seed's case)"),
+        ("ready", "ready: fresh, covers the cut"),
+        ("stale", "stale: written 8 days ago"),
+        ("moved", "moved: its messages no longer open the view"),
+    ]
+    .iter()
+    .map(|(v, t)| (AttrValue::from(*v), AttrValue::from(*t)))
+    .collect::<Vec<_>>();
+    let hook = {
+        let s = state.clone();
+        Callback::from(move |t| s.dispatch(Action::HookInstructions(t)))
+    };
+    let instructions = {
+        let s = state.clone();
+        Callback::from(move |t| s.dispatch(Action::Instructions(t)))
+    };
+    html! { <>
+        <fieldset>
+            <legend>{ "Model and lines" }</legend>
+            { field(Field::Window, "e.g. 200000 or 1000000", "1000") }
+            { field(Field::MaxOutput, "the reserve is min(this, 20,000); empty: the cap", "1000") }
+            { field(Field::OverridePct, "auto-compact at this % of the window; empty: none", "1") }
+        </fieldset>
+        <fieldset>
+            <legend>{ "Cut point (manual / reactive)" }</legend>
+            { field(Field::ExtraGroups, "more tool-call groups before /compact (compact-analysis)", "1") }
+            { field(Field::PreserveGroups, "legal groups kept verbatim after the summary", "1") }
+            if let Some(g) = e.and_then(|e| e.groups_at_compact) {
+                <p class="muted">{ format!("The engine sees {g} legal groups at the first /compact.") }</p>
+            }
+        </fieldset>
+        <fieldset>
+            <legend>{ "Attachments (files restored)" }</legend>
+            { field(Field::MaxFiles, "most recent files restored", "1") }
+            { field(Field::PerFile, "longer files are cut to this", "500") }
+            { field(Field::Total, "all files together", "1000") }
+            if files.is_empty() {
+                <p class="muted">{ "No compaction restores files in this run." }</p>
+            } else {
+                <p class="sub">{ "Reading this file fails:" }</p>
+                { for files.iter().enumerate().map(|(i, path)| {
+                    let s = state.clone();
+                    let p = path.clone();
+                    let on_change = Callback::from(move |on| s.dispatch(Action::FileFails(p.clone(), on)));
+                    html! { <Check id={format!("fail-{i}")} label={path.clone()} checked={state.failing.contains(path)} {on_change} /> }
+                }) }
+            }
+        </fieldset>
+        <fieldset>
+            <legend>{ "PreCompact hook and summary" }</legend>
+            { check(Switch::HookBlocks) }
+            <TextArea id="hook-adds" label="Instructions the hook adds" hint="one per line; added to the summary prompt" value={state.hook_instructions.clone()} on_change={hook} />
+            <TextArea id="instructions" label="/compact instructions" hint="what the user typed after /compact" value={state.instructions.clone()} on_change={instructions} />
+            <Choice id="precompute" label="Stored precompute" value={state.precompute.name()} {options} on_change={precompute} />
+            { check(Switch::TooLong) }
+            { check(Switch::PrimaryDown) }
+            { check(Switch::AllDown) }
+        </fieldset>
+    </> }
+}
