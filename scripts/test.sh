@@ -71,6 +71,13 @@ wasm_test() (
 )
 check "wasm-bindgen-test (Node)" wasm_test node
 check "wasm-bindgen-test (headless Chromium)" wasm_test browser
+sandbox_test() (
+    wasm_env
+    export WASM_BINDGEN_USE_BROWSER=1
+    cd "$ROOT/web" # webdriver.json: Chromium's flags
+    cargo test --locked --target wasm32-unknown-unknown -p compaction-sandbox --test components
+)
+check "wasm-bindgen-test: sandbox components in headless Chromium" sandbox_test
 
 # --- 4. the npm package, as a user gets it ----------------------------------
 install_pkg() {

@@ -1,0 +1,220 @@
+//! The sandbox's components rendered by Yew in headless Chromium
+//! (wasm-bindgen-test): each is given what the engine computed for a
+//! built-in scenario and must show exactly those numbers; the whole page
+//! reacts to a control. Run by `scripts/test.sh` (`sandbox_test`).
+
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use compaction_core::figures::grouped;
+use compaction_core::sandbox::{explore, failure_stages, scenario, Exploration, Knobs, Moment};
+use compaction_core::thresholds::{ThresholdSettings, Thresholds};
+use compaction_sandbox::app::{App, Readout, ReadoutProps};
+use compaction_sandbox::context::{ContextView, ContextViewProps};
+use compaction_sandbox::timeline::{Flows, FlowsProps, StepList, StepListProps};
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+use web_sys::{Element, HtmlElement, HtmlInputElement};
+use yew::{Callback, Renderer};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// A fresh element in the page to render into.
+fn mount_point() -> Element {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let div = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&div).unwrap();
+    div
+}
+
+/// Lets Yew's scheduler render (it runs after the current task).
+async fn settle() {
+    for _ in 0..3 {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
+                .unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+    }
+}
+
+fn count(root: &Element, selector: &str) -> u32 {
+    root.query_selector_all(selector).unwrap().length()
+}
+
+fn text(root: &Element) -> String {
+    root.text_content().unwrap_or_default()
+}
+
+/// compact-analysis as the page first shows it, and its `/compact`.
+fn compact_analysis() -> (Exploration, Moment) {
+    let s = scenario("compact-analysis", 0).unwrap();
+    let e = explore(&s, &Knobs::of(&s)).unwrap();
+    let m = e
+        .moments
+        .iter()
+        .find(|m| m.frame.kind == "compact")
+        .unwrap()
+        .clone();
+    (e, m)
+}
+
+#[wasm_bindgen_test]
+async fn step_list_shows_every_step_of_the_engine_and_reports_a_pick() {
+    let (_, m) = compact_analysis();
+    let steps = m.frame.steps.clone();
+    assert!(steps.len() >= 5, "a /compact takes several steps");
+    let picked = Rc::new(Cell::new(None));
+    let on_pick = {
+        let picked = picked.clone();
+        Callback::from(move |i: Option<usize>| picked.set(i))
+    };
+    let root = mount_point();
+    Renderer::<StepList>::with_root_and_props(
+        root.clone(),
+        StepListProps {
+            moment: m,
+            current: Some(1),
+            on_pick,
+        },
+    )
+    .render();
+    settle().await;
+    assert_eq!(count(&root, "tbody tr") as usize, steps.len());
+    let shown = text(&root);
+    for s in &steps {
+        assert!(shown.contains(s.rule), "rule {} shown", s.rule);
+        assert!(shown.contains(&s.reason), "reason shown: {}", s.reason);
+    }
+    assert_eq!(
+        count(&root, "tr[aria-current=step]"),
+        1,
+        "the current step is marked in text, not only colour"
+    );
+    let third: HtmlElement = root
+        .query_selector("tbody tr:nth-child(3) button")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    third.click();
+    assert_eq!(picked.get(), Some(2));
+}
+
+#[wasm_bindgen_test]
+async fn flows_light_the_stages_of_the_steps_they_are_given() {
+    let (_, m) = compact_analysis();
+    let root = mount_point();
+    Renderer::<Flows>::with_root_and_props(
+        root.clone(),
+        FlowsProps {
+            steps: m.frame.steps.clone(),
+            compaction: true,
+            failures: failure_stages(&m),
+        },
+    )
+    .render();
+    settle().await;
+    assert_eq!(
+        count(&root, "figure.flow"),
+        4,
+        "the cascade and seed 002's three diagrams"
+    );
+    let lit = count(&root, "li.lit[aria-current=step]");
+    assert!(lit >= 4, "a whole /compact lights its stages: {lit}");
+    // Without steps nothing is lit; without a compaction only the cascade shows.
+    let quiet = mount_point();
+    Renderer::<Flows>::with_root_and_props(
+        quiet.clone(),
+        FlowsProps {
+            steps: Vec::new(),
+            compaction: false,
+            failures: Vec::new(),
+        },
+    )
+    .render();
+    settle().await;
+    assert_eq!(count(&quiet, "figure.flow"), 1);
+    assert_eq!(count(&quiet, "li.lit"), 0);
+}
+
+#[wasm_bindgen_test]
+async fn context_view_shows_the_engines_counts_before_and_after() {
+    let (_, m) = compact_analysis();
+    let root = mount_point();
+    Renderer::<ContextView>::with_root_and_props(
+        root.clone(),
+        ContextViewProps {
+            moment: m.clone(),
+            touched: Vec::new(),
+            open: Vec::new(),
+            on_lineage: Callback::noop(),
+        },
+    )
+    .render();
+    settle().await;
+    let shown = text(&root);
+    assert!(shown.contains(&grouped(m.tokens_before)), "count before");
+    assert!(shown.contains(&grouped(m.frame.count.tokens)), "count after");
+    assert!(shown.contains(&format!("{} messages summarised", m.summarised)));
+    assert!(shown.contains(&format!("Before: {} messages", m.before.len())));
+    assert!(shown.contains(&format!("After: {} messages", m.after.len())));
+    assert!(
+        shown.contains("Boundary written"),
+        "a successful /compact writes a boundary"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn readout_shows_the_lines_the_engine_computes() {
+    let t = Thresholds::compute(&ThresholdSettings::for_window(1_000_000).with_max_output_tokens(32_000))
+        .unwrap();
+    let root = mount_point();
+    Renderer::<Readout>::with_root_and_props(
+        root.clone(),
+        ReadoutProps {
+            thresholds: t.clone(),
+        },
+    )
+    .render();
+    settle().await;
+    let shown = text(&root);
+    for n in [t.budget, t.precompute, t.warn, t.compact, t.blocked] {
+        assert!(shown.contains(&grouped(n)), "{n} shown in {shown}");
+    }
+    assert!(
+        shown.contains(&grouped(967_000)),
+        "the compact line for a 1M window"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_page_reruns_the_engine_when_a_control_changes() {
+    let root = mount_point();
+    Renderer::<App>::with_root(root.clone()).render();
+    settle().await;
+    assert!(
+        count(&root, "table.steps tbody tr") > 0,
+        "the first scenario's steps are shown"
+    );
+    let window: HtmlInputElement = root
+        .query_selector("input#window")
+        .unwrap()
+        .expect("a labelled window field")
+        .dyn_into()
+        .unwrap();
+    window.set_value("1000000");
+    let event = web_sys::InputEvent::new("input").unwrap();
+    window.dispatch_event(&event).unwrap();
+    settle().await;
+    // 1,000,000 − the 20,000 reserve − 13,000 (R1.2), computed by the engine.
+    assert!(
+        text(&root).contains(&grouped(967_000)),
+        "the page shows the new compact line"
+    );
+}
