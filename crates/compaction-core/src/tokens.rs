@@ -34,6 +34,16 @@ impl Estimator {
         chars.div_ceil(self.chars_per_token.max(1))
     }
 
+    /// `ceil(chars / chars_per_token)` for a value's compact JSON text,
+    /// counted as it is written, never built.
+    pub fn json<T: Serialize + ?Sized>(&self, value: &T) -> u64 {
+        let mut chars = CharCount(0);
+        // Writing JSON into a counter fails only if serialising fails,
+        // which a `Value` or its map never does.
+        let _ = serde_json::to_writer(&mut chars, value);
+        chars.0.div_ceil(self.chars_per_token.max(1))
+    }
+
     /// The estimate for one block: its text (a `tool_use` counts its name
     /// and its input as JSON), a fixed figure for images, and the JSON of
     /// kinds the engine does not know.
@@ -41,10 +51,10 @@ impl Estimator {
         match block {
             Block::Text { text, .. } => self.text(text),
             Block::Thinking { thinking, .. } => self.text(thinking),
-            Block::ToolUse { name, input, .. } => self.text(name) + self.text(&input.to_string()),
+            Block::ToolUse { name, input, .. } => self.text(name) + self.json(input),
             Block::ToolResult { content, .. } => self.tool_result(content),
             Block::Image { .. } => self.image_tokens,
-            Block::Other { extra, .. } => self.text(&serde_json::Value::Object(extra.clone()).to_string()),
+            Block::Other { extra, .. } => self.json(extra),
         }
     }
 
@@ -63,6 +73,21 @@ impl Estimator {
             Content::Text(text) => self.text(text),
             Content::Blocks(blocks) => blocks.iter().map(|b| self.block(b)).sum(),
         }
+    }
+}
+
+/// Counts the Unicode scalar values of UTF-8 written to it (bytes that do
+/// not continue a character).
+struct CharCount(u64);
+
+impl std::io::Write for CharCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -114,6 +139,13 @@ mod tests {
         assert_eq!(e.text("日本語!"), 1);
         // An emoji is one scalar, two UTF-16 units.
         assert_eq!(e.text("😀😀😀😀😀"), 2);
+    }
+
+    #[test]
+    fn json_is_counted_as_its_text_without_building_it() {
+        let e = Estimator::default();
+        let v = json!({"path": "日本語/é.rs", "n": [1, 2.5, null], "emoji": "😀", "q": "a\"b\n"});
+        assert_eq!(e.json(&v), e.text(&v.to_string()));
     }
 
     #[test]

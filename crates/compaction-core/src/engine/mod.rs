@@ -190,11 +190,12 @@ impl Engine {
             self.prompts += 1;
         }
         Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
+        let estimate = self.view.estimator().message(&stored);
         let before = {
             // The count as if the message entered unreduced.
             let now = self.count();
             TokenFigure {
-                tokens: now.tokens + self.settings.estimator.message(&stored),
+                tokens: now.tokens + estimate,
                 basis: now.basis,
             }
         };
@@ -227,7 +228,9 @@ impl Engine {
                     ),
                 });
             }
-            None => self.view.push(stored, Source::Stored, Vec::new()),
+            None => self
+                .view
+                .push_estimated(stored, Source::Stored, Vec::new(), estimate),
         }
         Ok(())
     }
