@@ -5,12 +5,13 @@
 //! Blocks of unknown kinds, and unknown fields of known kinds, are kept
 //! verbatim: what comes in goes out unchanged unless a rule changes it.
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::time::Timestamp;
 
 mod de;
+mod ser;
 
 /// Fields of a block the engine does not interpret (`cache_control`,
 /// `citations`, an image's `source`…), kept in their original order.
@@ -337,6 +338,9 @@ impl Block {
         }
     }
 
+    /// The block as a JSON map: the reference its `Serialize` is checked
+    /// against.
+    #[cfg(test)]
     fn to_map(&self) -> Extra {
         let mut map = Extra::new();
         map.insert("type".into(), Value::String(self.kind().to_owned()));
@@ -388,12 +392,6 @@ impl Block {
             map.insert(k.clone(), v.clone());
         }
         map
-    }
-}
-
-impl Serialize for Block {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_map().serialize(serializer)
     }
 }
 

@@ -2,6 +2,7 @@
 //! and every figure says which (SPEC "tokens", R1.6).
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::message::{Block, Content, Message, ToolResultContent};
 
@@ -34,14 +35,16 @@ impl Estimator {
         chars.div_ceil(self.chars_per_token.max(1))
     }
 
-    /// `ceil(chars / chars_per_token)` for a value's compact JSON text,
-    /// counted as it is written, never built.
-    pub fn json<T: Serialize + ?Sized>(&self, value: &T) -> u64 {
-        let mut chars = CharCount(0);
-        // Writing JSON into a counter fails only if serialising fails,
-        // which a `Value` or its map never does.
-        let _ = serde_json::to_writer(&mut chars, value);
-        chars.0.div_ceil(self.chars_per_token.max(1))
+    /// `ceil(chars / chars_per_token)` for a value's compact JSON text
+    /// (as `serde_json::to_string` writes it), counted by walking the
+    /// value, never building the text.
+    pub fn json(&self, value: &Value) -> u64 {
+        json_chars(value).div_ceil(self.chars_per_token.max(1))
+    }
+
+    /// [`Estimator::json`] for an object given as its map.
+    pub fn json_object(&self, map: &Map<String, Value>) -> u64 {
+        object_chars(map).div_ceil(self.chars_per_token.max(1))
     }
 
     /// The estimate for one block: its text (a `tool_use` counts its name
@@ -54,7 +57,7 @@ impl Estimator {
             Block::ToolUse { name, input, .. } => self.text(name) + self.json(input),
             Block::ToolResult { content, .. } => self.tool_result(content),
             Block::Image { .. } => self.image_tokens,
-            Block::Other { extra, .. } => self.json(extra),
+            Block::Other { extra, .. } => self.json_object(extra),
         }
     }
 
@@ -76,19 +79,60 @@ impl Estimator {
     }
 }
 
-/// Counts the Unicode scalar values of UTF-8 written to it (bytes that do
-/// not continue a character).
-struct CharCount(u64);
-
-impl std::io::Write for CharCount {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.iter().filter(|&&b| (b as i8) >= -0x40).count() as u64;
-        Ok(buf.len())
+/// Characters of a value's compact JSON text.
+fn json_chars(value: &Value) -> u64 {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_chars(n),
+        Value::String(s) => string_chars(s),
+        Value::Array(items) => {
+            // `[` `]` and a comma between items.
+            2 + items.len().saturating_sub(1) as u64 + items.iter().map(json_chars).sum::<u64>()
+        }
+        Value::Object(map) => object_chars(map),
     }
+}
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+fn object_chars(map: &Map<String, Value>) -> u64 {
+    // `{` `}`, a comma between entries, a colon in each.
+    2 + map.len().saturating_sub(1) as u64
+        + map
+            .iter()
+            .map(|(k, v)| string_chars(k) + 1 + json_chars(v))
+            .sum::<u64>()
+}
+
+/// A number's text, as serde_json prints it (short: written, not walked).
+fn number_chars(n: &serde_json::Number) -> u64 {
+    struct Count(u64);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.len() as u64; // digits, signs, `.`, `e`: ASCII
+            Ok(())
+        }
     }
+    let mut count = Count(0);
+    let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
+    count.0
+}
+
+/// A string's JSON text: its quotes, its characters, and what escaping
+/// adds (`\"`, `\\` and the short control escapes one character each,
+/// other control characters `\u00XX`, five).
+fn string_chars(s: &str) -> u64 {
+    let mut chars = 2u64;
+    for &b in s.as_bytes() {
+        // Bytes that start a character (not UTF-8 continuation bytes).
+        chars += u64::from((b as i8) >= -0x40);
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            chars += match b {
+                b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+                _ => 5,
+            };
+        }
+    }
+    chars
 }
 
 /// Where a token figure comes from.
@@ -144,8 +188,23 @@ mod tests {
     #[test]
     fn json_is_counted_as_its_text_without_building_it() {
         let e = Estimator::default();
-        let v = json!({"path": "日本語/é.rs", "n": [1, 2.5, null], "emoji": "😀", "q": "a\"b\n"});
+        let v = json!({"path": "日本語/é.rs", "n": [1, -2.5, null, 1e300, u64::MAX, i64::MIN], "emoji": "😀",
+            "q": "a\"b\n\\\u{1}\u{8}\u{c}\r\t\u{7f}", "": {}, "e": [], "o": {"t": true, "f": false, "x": [[]]}});
         assert_eq!(e.json(&v), e.text(&v.to_string()));
+        // Exact, not only after rounding.
+        let exact = |v: &Value| json_chars(v) == v.to_string().chars().count() as u64;
+        assert!(exact(&v));
+        for n in 0..40u32 {
+            let s: String = (0..n)
+                .map(|i| char::from_u32(i * 7 % 130).unwrap_or('é'))
+                .collect();
+            assert!(exact(&json!({ s.clone(): [s.clone(), n] })), "{s:?}");
+        }
+        let Value::Object(map) = &v else { unreachable!() };
+        assert_eq!(e.json_object(map), e.text(&v.to_string()));
+        for s in ["", "\"", "\u{1f}", "😀😀😀😀x", "abc"] {
+            assert_eq!(e.json(&json!(s)), e.text(&json!(s).to_string()), "{s:?}");
+        }
     }
 
     #[test]
