@@ -5,10 +5,13 @@
 //! Blocks of unknown kinds, and unknown fields of known kinds, are kept
 //! verbatim: what comes in goes out unchanged unless a rule changes it.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::time::Timestamp;
+
+mod de;
+mod ser;
 
 /// Fields of a block the engine does not interpret (`cache_control`,
 /// `citations`, an image's `source`…), kept in their original order.
@@ -335,6 +338,9 @@ impl Block {
         }
     }
 
+    /// The block as a JSON map: the reference its `Serialize` is checked
+    /// against.
+    #[cfg(test)]
     fn to_map(&self) -> Extra {
         let mut map = Extra::new();
         map.insert("type".into(), Value::String(self.kind().to_owned()));
@@ -386,37 +392,6 @@ impl Block {
             map.insert(k.clone(), v.clone());
         }
         map
-    }
-}
-
-impl<'de> Deserialize<'de> for Content {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
-        match Value::deserialize(deserializer)? {
-            Value::String(text) => Ok(Content::Text(text)),
-            Value::Array(items) => Ok(Content::Blocks(
-                items
-                    .into_iter()
-                    .map(Block::from_value::<D::Error>)
-                    .collect::<Result<_, _>>()?,
-            )),
-            other => Err(D::Error::custom(format!(
-                "`content` must be a string or a list of blocks, got {other}"
-            ))),
-        }
-    }
-}
-
-impl Serialize for Block {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_map().serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Block {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let map = Extra::deserialize(deserializer)?;
-        Block::from_map::<D::Error>(map)
     }
 }
 

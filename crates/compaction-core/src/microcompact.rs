@@ -336,44 +336,52 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
         if !answers_one {
             continue;
         }
-        let mut changed = Vec::new();
-        let mut new_blocks = blocks.clone();
-        for (i, block) in blocks.iter().enumerate() {
-            let Block::ToolResult {
-                tool_use_id,
-                content,
-                is_error,
-                extra,
-            } = block
-            else {
-                continue;
-            };
-            if !ids.contains(tool_use_id.as_str()) {
-                continue;
-            }
-            let replacement = match sentinel {
-                Some(text) => ToolResultContent::Text(text.to_owned()),
-                None => ToolResultContent::Text(String::new()),
-            };
-            // Already cleared (R4.5), or not worth clearing: a result no
-            // bigger than its replacement would raise the count.
-            let estimator = view.estimator();
-            if *content == replacement
-                || estimator.tool_result(content) <= estimator.tool_result(&replacement) && sentinel.is_some()
-            {
-                continue;
-            }
-            new_blocks[i] = Block::ToolResult {
-                tool_use_id: tool_use_id.clone(),
-                content: replacement,
-                is_error: *is_error,
-                extra: extra.clone(),
-            };
-            changed.push(i);
-        }
+        let replacement = match sentinel {
+            Some(text) => ToolResultContent::Text(text.to_owned()),
+            None => ToolResultContent::Text(String::new()),
+        };
+        let estimator = view.estimator();
+        let changed: Vec<usize> = blocks
+            .iter()
+            .enumerate()
+            .filter(|(_, block)| match block {
+                Block::ToolResult {
+                    tool_use_id, content, ..
+                } => {
+                    // Already cleared (R4.5), or not worth clearing: a result
+                    // no bigger than its replacement would raise the count.
+                    ids.contains(tool_use_id.as_str())
+                        && *content != replacement
+                        && !(sentinel.is_some()
+                            && estimator.tool_result(content) <= estimator.tool_result(&replacement))
+                }
+                _ => false,
+            })
+            .map(|(i, _)| i)
+            .collect();
         if changed.is_empty() {
             continue;
         }
+        // The new blocks: the cleared ones rebuilt without copying the
+        // content they drop, the others copied.
+        let new_blocks: Vec<Block> = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, block)| match block {
+                Block::ToolResult {
+                    tool_use_id,
+                    is_error,
+                    extra,
+                    ..
+                } if changed.binary_search(&i).is_ok() => Block::ToolResult {
+                    tool_use_id: tool_use_id.clone(),
+                    content: replacement.clone(),
+                    is_error: *is_error,
+                    extra: extra.clone(),
+                },
+                other => other.clone(),
+            })
+            .collect();
         // The client's own copy, when the server clears other results of
         // this message: the same blocks change there too.
         let sent = match (sentinel, &entry.sent) {
@@ -390,8 +398,13 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
             }
             _ => None,
         };
-        let mut message: Message = (**base).clone();
-        message.content = Content::Blocks(new_blocks);
+        let message = Message {
+            uuid: base.uuid.clone(),
+            role: base.role,
+            content: Content::Blocks(new_blocks),
+            timestamp: base.timestamp.clone(),
+            usage: base.usage.clone(),
+        };
         let uuid = message.uuid.clone();
         match sentinel {
             Some(_) => view.replace_sent(index, Arc::new(message), sent, &changed),

@@ -96,6 +96,9 @@ pub fn reduce_content(
 ) -> Option<(ToolResultContent, usize)> {
     match content {
         ToolResultContent::Absent => None,
+        // Never more characters than bytes: a text this short is within
+        // the limit without being counted.
+        ToolResultContent::Text(text) if text.len() <= settings.max_chars => None,
         ToolResultContent::Text(text) => {
             let (head, tail, removed) = split(text, text.chars().count(), settings)?;
             Some((
@@ -133,8 +136,9 @@ fn worth_reducing(chars: usize, s: &ReductionSettings) -> bool {
 
 /// The byte offset of the `n`th character (a character boundary).
 fn byte_offset(text: &str, n: usize) -> usize {
-    if text.is_ascii() {
-        return n.min(text.len());
+    // The first `n` bytes are `n` characters when they are ASCII.
+    if text.as_bytes().get(..n).is_some_and(<[u8]>::is_ascii) {
+        return n;
     }
     text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
 }
@@ -145,10 +149,27 @@ fn tail_offset(text: &str, n: usize) -> usize {
     if n == 0 {
         return text.len();
     }
+    // The last `n` bytes are `n` characters when they are ASCII.
+    if let Some(start) = text.len().checked_sub(n) {
+        if text.as_bytes()[start..].is_ascii() {
+            return start;
+        }
+    }
     text.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
 }
 
 fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultContent, usize)> {
+    // As for one text: no more characters than bytes.
+    let bytes: usize = blocks
+        .iter()
+        .map(|b| match b {
+            Block::Text { text, .. } => text.len(),
+            _ => 0,
+        })
+        .sum();
+    if bytes <= s.max_chars {
+        return None;
+    }
     let lens: Vec<Option<usize>> = blocks
         .iter()
         .map(|b| match b {

@@ -2,6 +2,7 @@
 //! and every figure says which (SPEC "tokens", R1.6).
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::message::{Block, Content, Message, ToolResultContent};
 
@@ -34,6 +35,18 @@ impl Estimator {
         chars.div_ceil(self.chars_per_token.max(1))
     }
 
+    /// `ceil(chars / chars_per_token)` for a value's compact JSON text
+    /// (as `serde_json::to_string` writes it), counted by walking the
+    /// value, never building the text.
+    pub fn json(&self, value: &Value) -> u64 {
+        json_chars(value).div_ceil(self.chars_per_token.max(1))
+    }
+
+    /// [`Estimator::json`] for an object given as its map.
+    pub fn json_object(&self, map: &Map<String, Value>) -> u64 {
+        object_chars(map).div_ceil(self.chars_per_token.max(1))
+    }
+
     /// The estimate for one block: its text (a `tool_use` counts its name
     /// and its input as JSON), a fixed figure for images, and the JSON of
     /// kinds the engine does not know.
@@ -41,10 +54,10 @@ impl Estimator {
         match block {
             Block::Text { text, .. } => self.text(text),
             Block::Thinking { thinking, .. } => self.text(thinking),
-            Block::ToolUse { name, input, .. } => self.text(name) + self.text(&input.to_string()),
+            Block::ToolUse { name, input, .. } => self.text(name) + self.json(input),
             Block::ToolResult { content, .. } => self.tool_result(content),
             Block::Image { .. } => self.image_tokens,
-            Block::Other { extra, .. } => self.text(&serde_json::Value::Object(extra.clone()).to_string()),
+            Block::Other { extra, .. } => self.json_object(extra),
         }
     }
 
@@ -64,6 +77,62 @@ impl Estimator {
             Content::Blocks(blocks) => blocks.iter().map(|b| self.block(b)).sum(),
         }
     }
+}
+
+/// Characters of a value's compact JSON text.
+fn json_chars(value: &Value) -> u64 {
+    match value {
+        Value::Null | Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_chars(n),
+        Value::String(s) => string_chars(s),
+        Value::Array(items) => {
+            // `[` `]` and a comma between items.
+            2 + items.len().saturating_sub(1) as u64 + items.iter().map(json_chars).sum::<u64>()
+        }
+        Value::Object(map) => object_chars(map),
+    }
+}
+
+fn object_chars(map: &Map<String, Value>) -> u64 {
+    // `{` `}`, a comma between entries, a colon in each.
+    2 + map.len().saturating_sub(1) as u64
+        + map
+            .iter()
+            .map(|(k, v)| string_chars(k) + 1 + json_chars(v))
+            .sum::<u64>()
+}
+
+/// A number's text, as serde_json prints it (short: written, not walked).
+fn number_chars(n: &serde_json::Number) -> u64 {
+    struct Count(u64);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.len() as u64; // digits, signs, `.`, `e`: ASCII
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
+    count.0
+}
+
+/// A string's JSON text: its quotes, its characters, and what escaping
+/// adds (`\"`, `\\` and the short control escapes one character each,
+/// other control characters `\u00XX`, five).
+fn string_chars(s: &str) -> u64 {
+    let mut chars = 2u64;
+    for &b in s.as_bytes() {
+        // Bytes that start a character (not UTF-8 continuation bytes).
+        chars += u64::from((b as i8) >= -0x40);
+        if b < 0x20 || b == b'"' || b == b'\\' {
+            chars += match b {
+                b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+                _ => 5,
+            };
+        }
+    }
+    chars
 }
 
 /// Where a token figure comes from.
@@ -114,6 +183,28 @@ mod tests {
         assert_eq!(e.text("日本語!"), 1);
         // An emoji is one scalar, two UTF-16 units.
         assert_eq!(e.text("😀😀😀😀😀"), 2);
+    }
+
+    #[test]
+    fn json_is_counted_as_its_text_without_building_it() {
+        let e = Estimator::default();
+        let v = json!({"path": "日本語/é.rs", "n": [1, -2.5, null, 1e300, u64::MAX, i64::MIN], "emoji": "😀",
+            "q": "a\"b\n\\\u{1}\u{8}\u{c}\r\t\u{7f}", "": {}, "e": [], "o": {"t": true, "f": false, "x": [[]]}});
+        assert_eq!(e.json(&v), e.text(&v.to_string()));
+        // Exact, not only after rounding.
+        let exact = |v: &Value| json_chars(v) == v.to_string().chars().count() as u64;
+        assert!(exact(&v));
+        for n in 0..40u32 {
+            let s: String = (0..n)
+                .map(|i| char::from_u32(i * 7 % 130).unwrap_or('é'))
+                .collect();
+            assert!(exact(&json!({ s.clone(): [s.clone(), n] })), "{s:?}");
+        }
+        let Value::Object(map) = &v else { unreachable!() };
+        assert_eq!(e.json_object(map), e.text(&v.to_string()));
+        for s in ["", "\"", "\u{1f}", "😀😀😀😀x", "abc"] {
+            assert_eq!(e.json(&json!(s)), e.text(&json!(s).to_string()), "{s:?}");
+        }
     }
 
     #[test]

@@ -125,6 +125,18 @@ impl View {
     /// Appends an entry (O(1) amortised).
     pub fn push(&mut self, message: Arc<Message>, source: Source, settled_blocks: Vec<usize>) {
         let tokens = self.estimator.message(&message);
+        self.push_estimated(message, source, settled_blocks, tokens);
+    }
+
+    /// [`View::push`] for a message whose estimate the caller already has
+    /// (`tokens` must be `estimator().message(&message)`).
+    pub(crate) fn push_estimated(
+        &mut self,
+        message: Arc<Message>,
+        source: Source,
+        settled_blocks: Vec<usize>,
+        tokens: u64,
+    ) {
         let position = self.entries.len();
         let reported = message.usage.as_ref().map_or(0, |u| u.prompt_tokens());
         if reported > 0 {

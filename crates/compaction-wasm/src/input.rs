@@ -148,8 +148,8 @@ pub fn from_json(
 ) -> Result<(Option<String>, Vec<Message>), JsValue> {
     // Fast path: one pass straight into the messages. Only when it fails is
     // the input parsed again, message by message, to name the bad one.
-    let (system, items) = match serde_json::from_str::<Body<In>>(json) {
-        Ok(body) => body.split(),
+    let (system, items) = match parse_body::<In>(json) {
+        Ok(body) => body,
         Err(_) => return Err(locate_error(json)),
     };
     let mut out = Vec::with_capacity(items.len());
@@ -159,31 +159,31 @@ pub fn from_json(
     Ok((system, out))
 }
 
-/// The outer shape: a list, or a request body with `messages`.
+/// A request body: `messages` and, optionally, `system` (other fields, such
+/// as `model` or `max_tokens`, are skipped without being built).
 #[derive(Deserialize)]
-#[serde(untagged)]
-enum Body<T> {
-    List(Vec<T>),
-    Request {
-        #[serde(default)]
-        system: Option<serde_json::Value>,
-        messages: Vec<T>,
-    },
+struct Request<T> {
+    #[serde(default)]
+    system: Option<serde_json::Value>,
+    messages: Vec<T>,
 }
 
-impl<T> Body<T> {
-    fn split(self) -> (Option<String>, Vec<T>) {
-        match self {
-            Body::List(items) => (None, items),
-            Body::Request { system, messages } => (system.map(system_text), messages),
-        }
+/// The outer shape, a list or a request body with `messages`, told apart
+/// by its first character: one pass, never buffered (an untagged enum
+/// would read the whole input into an intermediate tree first).
+fn parse_body<T: serde::de::DeserializeOwned>(json: &str) -> serde_json::Result<(Option<String>, Vec<T>)> {
+    if json.trim_start().starts_with('{') {
+        let body: Request<T> = serde_json::from_str(json)?;
+        Ok((body.system.map(system_text), body.messages))
+    } else {
+        Ok((None, serde_json::from_str(json)?))
     }
 }
 
 /// The error for JSON the fast path refused, naming the message at fault.
 fn locate_error(json: &str) -> JsValue {
-    let items = match serde_json::from_str::<Body<serde_json::Value>>(json) {
-        Ok(body) => body.split().1,
+    let items = match parse_body::<serde_json::Value>(json) {
+        Ok(body) => body.1,
         Err(e) => {
             return js_error(
                 INVALID_JSON,

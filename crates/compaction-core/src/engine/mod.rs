@@ -190,11 +190,12 @@ impl Engine {
             self.prompts += 1;
         }
         Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
+        let estimate = self.view.estimator().message(&stored);
         let before = {
             // The count as if the message entered unreduced.
             let now = self.count();
             TokenFigure {
-                tokens: now.tokens + self.settings.estimator.message(&stored),
+                tokens: now.tokens + estimate,
                 basis: now.basis,
             }
         };
@@ -227,7 +228,9 @@ impl Engine {
                     ),
                 });
             }
-            None => self.view.push(stored, Source::Stored, Vec::new()),
+            None => self
+                .view
+                .push_estimated(stored, Source::Stored, Vec::new(), estimate),
         }
         Ok(())
     }
@@ -336,14 +339,20 @@ impl Engine {
         prompt: String,
         model: usize,
     ) -> Option<crate::compact::SummaryRequest> {
-        let messages: Vec<Message> = uuids
-            .iter()
-            .map(|u| {
-                self.view
-                    .position(u)
-                    .map(|i| (*self.view.entries()[i].message).clone())
-            })
-            .collect::<Option<_>>()?;
+        // `uuids` are in view order: each is looked for after the last one
+        // found (one pass over the view), then from the start.
+        let entries = self.view.entries();
+        let mut from = 0;
+        let mut messages = Vec::with_capacity(uuids.len());
+        for u in uuids {
+            let i = entries
+                .get(from..)
+                .and_then(|rest| rest.iter().position(|e| &e.message.uuid == u))
+                .map(|i| i + from)
+                .or_else(|| self.view.position(u))?;
+            messages.push((*entries[i].message).clone());
+            from = i + 1;
+        }
         let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
             .chain(self.settings.compact.fallback_models.iter().cloned())
             .collect();
