@@ -6,6 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 page="${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}/index.html"
 unset RUSTUP_TOOLCHAIN RUSTC_BOOTSTRAP CARGO_UNSTABLE_BUILD_STD CARGO_TARGET_DIR CARGO \
-    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER CARGO_BUILD_TARGET
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER CARGO_BUILD_TARGET \
+    CARGO_UNSTABLE_PANIC_IMMEDIATE_ABORT CARGO_PROFILE_RELEASE_PANIC
 cd "$root"
 cargo run --quiet --locked -p compaction-noscript -- "$page"
