@@ -19,4 +19,5 @@ pub mod error;
 pub mod input;
 pub mod plan;
 pub mod session;
+pub mod settings;
 pub mod thresholds;

@@ -1,0 +1,191 @@
+//! The mirrors against the engine's real output: every scenario played,
+//! every step, count, `context_management` edit, finished compaction
+//! and view message deserialized into its mirror, unknown fields
+//! refused. A change in the engine's shapes fails here, not in a user's
+//! TypeScript.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use super::*;
+use compaction_core::compact::Progress as CoreProgress;
+use compaction_core::engine::Engine;
+use compaction_core::scenarios::{self, Event};
+use serde::de::DeserializeOwned;
+
+fn mirror<T: DeserializeOwned>(what: &str, value: &impl Serialize) -> T {
+    let json = serde_json::to_value(value).unwrap();
+    serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("{what}: {e}\n{json:#}"))
+}
+
+fn check_progress(scenario: &str, engine: &Engine, p: &CoreProgress, seen: &mut [bool; 4]) {
+    match p {
+        CoreProgress::NeedsFiles { request } => {
+            let _: FileRequest = mirror(scenario, request);
+        }
+        CoreProgress::Compacted { result } => {
+            let _: Compacted = mirror(scenario, result);
+            seen[1] = true;
+        }
+        _ => {}
+    }
+    for m in engine.view().sent_messages() {
+        let _: Message = mirror(scenario, m);
+    }
+}
+
+#[test]
+fn mirrors_match_the_engine() {
+    // [steps, compacted, context management, attachments]
+    let mut seen = [false; 4];
+    for scenario in scenarios::all() {
+        let name = scenario.name;
+        let mut engine = Engine::new(scenario.settings.clone()).unwrap();
+        for event in &scenario.events {
+            let mut progress = match event {
+                Event::Append(m) => {
+                    engine.append(m.clone()).unwrap();
+                    continue;
+                }
+                Event::Call(now) => {
+                    let d = engine.before_call(now.as_ref());
+                    for step in &d.steps {
+                        let _: Step = mirror(name, step);
+                        seen[0] = true;
+                    }
+                    let _: TokenFigure = mirror(name, &d.count);
+                    let _: Thresholds = mirror(name, &Thresholds::from(d.lines.clone()));
+                    if let Some(cm) = &d.context_management {
+                        let _: ContextManagement = mirror(name, cm);
+                        seen[2] = true;
+                    }
+                    for r in &d.collapse {
+                        engine.answer_collapse_offline(r.id).unwrap();
+                    }
+                    if let Some(r) = &d.precompute {
+                        engine.answer_precompute_offline(r.id).unwrap();
+                    }
+                    match d.compaction {
+                        Some(p) => p,
+                        None => continue,
+                    }
+                }
+                Event::Compact(instructions) => {
+                    engine
+                        .compact(compaction_core::compact::CompactOptions {
+                            instructions: instructions.clone(),
+                            ..Default::default()
+                        })
+                        .1
+                }
+                Event::PromptTooLong => engine.prompt_too_long().1,
+            };
+            // Drive the compaction to its end offline.
+            for _ in 0..16 {
+                check_progress(name, &engine, &progress, &mut seen);
+                progress = match progress {
+                    CoreProgress::NeedsSummary { request } => engine.answer_offline(request.id).unwrap().1,
+                    CoreProgress::NeedsFiles { request } => {
+                        seen[3] = true;
+                        let answers: Vec<_> = request
+                            .paths
+                            .iter()
+                            .map(|p| compaction_core::compact::FileAnswer {
+                                path: p.clone(),
+                                content: Ok(format!("contents of {p}")),
+                            })
+                            .collect();
+                        engine.answer_files(request.id, &answers).unwrap().1
+                    }
+                    CoreProgress::NeedsCollapse { requests } => {
+                        for r in requests {
+                            engine.answer_collapse_offline(r.id).unwrap();
+                        }
+                        break;
+                    }
+                    _ => break,
+                };
+            }
+        }
+    }
+    assert_eq!(seen, [true; 4], "every mirrored shape was exercised");
+}
+
+/// Every attachment kind (SPEC R7.7) in a finished compaction mirrors.
+#[test]
+fn every_attachment_kind_mirrors() {
+    use compaction_core::compact::attachments::Kind;
+    use compaction_core::compact::{ContextItem as CoreItem, HookOutput as CoreHook};
+    use compaction_core::message::{Block, Content, Message as CoreMessage, Role, ToolResultContent};
+    let mut s = compaction_core::settings::Preset::Seed.settings(200_000);
+    s.compact.attachments.post_compact_hooks = true;
+    let mut e = Engine::new(s).unwrap();
+    e.append(CoreMessage::user("u", "plan it")).unwrap();
+    for (n, (name, input)) in [
+        ("ExitPlanMode", serde_json::json!({"plan": "1. do it"})),
+        (
+            "TodoWrite",
+            serde_json::json!({"todos": [{"content": "do it", "status": "pending"}]}),
+        ),
+        ("Skill", serde_json::json!({"skill": "pdf"})),
+        ("Read", serde_json::json!({"file_path": "a.rs"})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = format!("toolu_{n}");
+        e.append(CoreMessage::new(
+            format!("c{n}"),
+            Role::Assistant,
+            Content::Blocks(vec![Block::ToolUse {
+                id: id.clone(),
+                name: name.into(),
+                input,
+                extra: Default::default(),
+            }]),
+        ))
+        .unwrap();
+        e.append(CoreMessage::new(
+            format!("r{n}"),
+            Role::User,
+            Content::Blocks(vec![Block::ToolResult {
+                tool_use_id: id,
+                content: ToolResultContent::Text("ok".into()),
+                is_error: None,
+                extra: Default::default(),
+            }]),
+        ))
+        .unwrap();
+    }
+    e.append(CoreMessage::user("u2", "go on")).unwrap();
+    e.set_context(vec![CoreItem {
+        kind: Kind::Mcp,
+        name: "github".into(),
+        content: "use it".into(),
+    }])
+    .unwrap();
+    let (_, p) = e.compact(Default::default());
+    let CoreProgress::NeedsSummary { request } = p else {
+        panic!("{p:?}")
+    };
+    let (_, p) = e.answer_offline(request.id).unwrap();
+    let CoreProgress::NeedsFiles { request } = p else {
+        panic!("{p:?}")
+    };
+    let _: FileRequest = mirror("files", &request);
+    let hooks = [CoreHook {
+        hook: "h".into(),
+        output: "out".into(),
+    }];
+    let (_, p) = e.answer_files_and_hooks(request.id, &[], &hooks).unwrap();
+    let CoreProgress::Compacted { result } = p else {
+        panic!("{p:?}")
+    };
+    let mirrored: Compacted = mirror("kinds", &result);
+    let json = serde_json::to_value(&mirrored).unwrap();
+    let kinds: Vec<&str> = json["attachments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["file", "plan", "taskState", "skill", "mcp", "hookOutput"]);
+}

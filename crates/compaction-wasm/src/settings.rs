@@ -1,0 +1,126 @@
+//! An engine's settings from JS: a preset name, an `EngineSettings`
+//! object read field by field (so a bad value is an error naming that
+//! field), or nothing.
+
+use compaction_core::settings::{EngineSettings as CoreSettings, Preset};
+use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings as CoreThresholdSettings};
+use wasm_bindgen::prelude::*;
+
+use crate::error::{from_engine, js_error, INVALID_SETTING};
+use crate::thresholds::{describe, known_keys, number};
+
+const SETTINGS_FIELDS: [&str; 11] = [
+    "preset",
+    "window",
+    "maxOutputTokens",
+    "reserveCap",
+    "ceiling",
+    "overridePct",
+    "model",
+    "fallbackModels",
+    "sessionId",
+    "snip",
+    "collapse",
+];
+
+/// Settings from a preset name, an `EngineSettings` object, or `undefined`.
+pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), JsValue> {
+    let preset_of = |name: &str| {
+        Preset::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+            js_error(
+                INVALID_SETTING,
+                "preset",
+                &format!("unknown preset {:?}; known presets: {}", name, known.join(", ")),
+            )
+        })
+    };
+    let default_session = "context-compaction".to_owned();
+    if value.is_undefined() {
+        return Ok((Preset::Seed.settings(200_000), default_session));
+    }
+    if let Some(name) = value.as_string() {
+        return Ok((preset_of(&name)?.settings(200_000), default_session));
+    }
+    if !value.is_object() || value.is_function() {
+        return Err(js_error(
+            INVALID_SETTING,
+            "settings",
+            &format!(
+                "settings must be a preset name or an object like {{ preset: \"seed\", window: 200000 }}, got {}",
+                describe(value)
+            ),
+        ));
+    }
+    known_keys(value, &SETTINGS_FIELDS)?;
+    let string = |field: &str| -> Result<Option<String>, JsValue> {
+        let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        if v.is_undefined() {
+            return Ok(None);
+        }
+        v.as_string().map(Some).ok_or_else(|| {
+            js_error(
+                INVALID_SETTING,
+                field,
+                &format!("invalid setting `{field}` = {}: must be a string", describe(&v)),
+            )
+        })
+    };
+    let preset = match string("preset")? {
+        Some(name) => preset_of(&name)?,
+        None => Preset::Seed,
+    };
+    let raw = RawThresholdSettings {
+        window: number(value, "window")?.unwrap_or(200_000.0),
+        max_output_tokens: number(value, "maxOutputTokens")?,
+        reserve_cap: number(value, "reserveCap")?,
+        ceiling: number(value, "ceiling")?,
+        override_pct: number(value, "overridePct")?,
+    };
+    let thresholds = CoreThresholdSettings::try_from(&raw).map_err(|e| from_engine(&e))?;
+    // The lines must be computable now, so a bad combination fails here.
+    compaction_core::thresholds::Thresholds::compute(&thresholds).map_err(|e| from_engine(&e))?;
+    let mut settings = preset.settings(thresholds.window);
+    settings.thresholds = thresholds;
+    if let Some(model) = string("model")? {
+        settings.compact.model = model;
+    }
+    let fallback = js_sys::Reflect::get(value, &"fallbackModels".into()).unwrap_or(JsValue::UNDEFINED);
+    if !fallback.is_undefined() {
+        let list: Option<Vec<String>> = js_sys::Array::is_array(&fallback)
+            .then(|| {
+                js_sys::Array::from(&fallback)
+                    .iter()
+                    .map(|v| v.as_string())
+                    .collect()
+            })
+            .flatten();
+        settings.compact.fallback_models = list.ok_or_else(|| {
+            js_error(
+                INVALID_SETTING,
+                "fallbackModels",
+                "invalid setting `fallbackModels`: must be an array of model names",
+            )
+        })?;
+    }
+    for (field, slot) in [
+        ("snip", &mut settings.snip),
+        ("collapse", &mut settings.collapse.enabled),
+    ] {
+        let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        if !v.is_undefined() {
+            *slot = v.as_bool().ok_or_else(|| {
+                js_error(
+                    INVALID_SETTING,
+                    field,
+                    &format!(
+                        "invalid setting `{field}` = {}: must be true or false",
+                        describe(&v)
+                    ),
+                )
+            })?;
+        }
+    }
+    let session = string("sessionId")?.unwrap_or(default_session);
+    Ok((settings, session))
+}
