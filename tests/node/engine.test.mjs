@@ -134,6 +134,10 @@ test("garbage messages are INVALID_MESSAGE errors naming the field, and the same
   }
   throwsCode(() => engine.loadJson("{not json"), "INVALID_JSON", "messages");
   throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":"user"}]'), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.loadJson('{"messages":[{"role":"user","content":"ok"},{"role":"user","content":7}]}'), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.loadJson('{"system":7,"messages":[]}'), "INVALID_JSON", "system");
+  throwsCode(() => engine.loadJson('{"model":"m"}'), "INVALID_JSON", "messages");
+  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"}] trailing'), "INVALID_JSON", "messages");
   throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: 1 }]), "INVALID_MESSAGE", "messages[1]");
   throwsCode(() => engine.load("nope"), "INVALID_ARGUMENT", "messages");
   throwsCode(() => engine.beforeCall("soon"), "INVALID_ARGUMENT", "now");
@@ -166,6 +170,15 @@ test("loadJson: an array or a request body; same engine state as load() of the o
   const c = new Engine();
   c.loadJson(JSON.stringify({ system: "You are terse. ".repeat(400), messages: history }));
   assert.ok(c.count().tokens > a.count().tokens, "the request's system prompt counts");
+  // `system` as text blocks (cache_control and other fields ignored) counts the same.
+  const d = new Engine();
+  const half = "You are terse. ".repeat(200);
+  d.loadJson(JSON.stringify({
+    model: "claude-sonnet-4", max_tokens: 1024,
+    system: [{ type: "text", text: half }, { type: "text", text: half, cache_control: { type: "ephemeral" } }],
+    messages: history,
+  }));
+  assert.ok(Math.abs(d.count().tokens - c.count().tokens) <= 2, `${d.count().tokens} vs ${c.count().tokens}`);
 });
 
 test("usage as the SDK reports it (cache counters may be null) makes the count reported", () => {

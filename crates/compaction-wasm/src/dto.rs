@@ -72,7 +72,7 @@ pub struct MessageInput {
     pub role: String,
     /// What it says: a string, or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]
-    pub content: serde_json::Value,
+    pub content: compaction_core::message::Content,
     /// Stable identity in the engine (default: `m1`, `m2`, … in append order).
     #[tsify(optional)]
     pub uuid: Option<String>,
@@ -97,7 +97,7 @@ pub struct Message {
     pub role: String,
     /// A string or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]
-    pub content: serde_json::Value,
+    pub content: compaction_core::message::Content,
     /// When it was written (RFC 3339), if known.
     #[tsify(optional)]
     pub timestamp: Option<String>,
@@ -129,7 +129,7 @@ pub struct MessageParam {
     pub role: String,
     /// A string or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]
-    pub content: serde_json::Value,
+    pub content: compaction_core::message::Content,
 }
 
 /// The preset names (settings where the sources disagree).
@@ -350,7 +350,7 @@ pub fn param(m: &compaction_core::message::Message) -> MessageParam {
             compaction_core::message::Role::User => "user".to_owned(),
             compaction_core::message::Role::Assistant => "assistant".to_owned(),
         },
-        content: serde_json::to_value(&m.content).unwrap_or(serde_json::Value::Null),
+        content: m.content.clone(),
     }
 }
 

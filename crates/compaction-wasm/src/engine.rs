@@ -51,7 +51,7 @@ pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result
         })?
         .as_string()
         .ok_or_else(|| "not serializable as JSON".to_owned())?;
-    serde_json::from_str(&json).map_err(|e| e.to_string())
+    serde_json::from_slice(json.as_bytes()).map_err(|e| e.to_string())
 }
 
 /// An optional RFC 3339 time argument.
@@ -208,23 +208,21 @@ impl State {
         let Some(m) = self.engine.store().get(uuid) else {
             return String::new();
         };
-        let mut payload = serde_json::json!({ "role": m.role, "content": m.content });
-        if let Some(usage) = &m.usage {
-            payload["usage"] = serde_json::json!(usage);
-        }
-        let mut record = serde_json::json!({
-            "type": if m.role == Role::User { "user" } else { "assistant" },
-            "uuid": m.uuid,
-            "parentUuid": parent,
-            "isSidechain": false,
-            "userType": "external",
-            "sessionId": self.session_id,
-            "message": payload,
-        });
-        if let Some(t) = &m.timestamp {
-            record["timestamp"] = serde_json::json!(t.as_str());
-        }
-        record.to_string()
+        let record = Record {
+            is_sidechain: false,
+            message: Payload {
+                content: &m.content,
+                role: m.role,
+                usage: m.usage.as_ref(),
+            },
+            parent_uuid: parent.as_ref(),
+            session_id: &self.session_id,
+            timestamp: m.timestamp.as_ref().map(Timestamp::as_str),
+            kind: m.role,
+            user_type: "external",
+            uuid: &m.uuid,
+        };
+        serde_json::to_string(&record).unwrap_or_default()
     }
 
     fn records(&self, from: usize) -> Vec<String> {
@@ -271,6 +269,32 @@ impl State {
             appended: appended as f64,
         })
     }
+}
+
+/// A transcript record for a message the host appended, in Claude Code's
+/// session format (keys in the order the earlier `json!` rendering gave).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Record<'a> {
+    is_sidechain: bool,
+    message: Payload<'a>,
+    parent_uuid: Option<&'a Uuid>,
+    session_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: Role,
+    user_type: &'static str,
+    uuid: &'a Uuid,
+}
+
+/// A record's `message`: the API payload.
+#[derive(Serialize)]
+struct Payload<'a> {
+    content: &'a Content,
+    role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a compaction_core::message::Usage>,
 }
 
 /// A message reduced to what the API takes, borrowed (no copy before JS).

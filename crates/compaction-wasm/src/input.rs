@@ -5,7 +5,11 @@
 
 use compaction_core::message::{Content, Message, Role, Usage, Uuid};
 use compaction_core::time::Timestamp;
+use std::cell::Cell;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::error::Category;
 use wasm_bindgen::JsValue;
 
 use crate::error::{js_error, INVALID_JSON, INVALID_MESSAGE};
@@ -146,12 +150,21 @@ pub fn from_json(
     json: &str,
     mut uuid: impl FnMut() -> Uuid,
 ) -> Result<(Option<String>, Vec<Message>), JsValue> {
-    // Fast path: one pass straight into the messages. Only when it fails is
-    // the input parsed again, message by message, to name the bad one.
-    let (system, items) = match parse_body::<In>(json) {
-        Ok(body) => body,
-        Err(_) => return Err(locate_error(json)),
-    };
+    // One pass straight into the messages; a message that does not parse is
+    // named by its index (the list visitor counts), a syntax error is not.
+    let at = Cell::new(At::Body);
+    let (system, items) = parse_body(json, &at).map_err(|e| match (at.get(), e.classify()) {
+        (At::Message(i), Category::Data) => {
+            let field = format!("messages[{i}]");
+            js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+        }
+        (At::System, Category::Data) => js_error(INVALID_JSON, "system", &format!("system: {e}")),
+        _ => js_error(
+            INVALID_JSON,
+            "messages",
+            &format!("messages: not a JSON array of messages or an object with `messages`: {e}"),
+        ),
+    })?;
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
         out.push(convert(raw, &format!("messages[{i}]"), &mut uuid)?);
@@ -159,57 +172,123 @@ pub fn from_json(
     Ok((system, out))
 }
 
-/// A request body: `messages` and, optionally, `system` (other fields, such
-/// as `model` or `max_tokens`, are skipped without being built).
-#[derive(Deserialize)]
-struct Request<T> {
-    #[serde(default)]
-    system: Option<serde_json::Value>,
-    messages: Vec<T>,
-}
-
-/// The outer shape, a list or a request body with `messages`, told apart
-/// by its first character: one pass, never buffered (an untagged enum
-/// would read the whole input into an intermediate tree first).
-fn parse_body<T: serde::de::DeserializeOwned>(json: &str) -> serde_json::Result<(Option<String>, Vec<T>)> {
-    if json.trim_start().starts_with('{') {
-        let body: Request<T> = serde_json::from_str(json)?;
-        Ok((body.system.map(system_text), body.messages))
+/// The outer shape, a list or a request body with `messages` (other fields,
+/// such as `model` or `max_tokens`, are skipped without being built), told
+/// apart by its first character: one pass, never buffered.
+fn parse_body(json: &str, at: &Cell<At>) -> serde_json::Result<(Option<String>, Vec<In>)> {
+    let mut de = serde_json::Deserializer::from_slice(json.as_bytes());
+    let out = if json.trim_start().starts_with('{') {
+        de.deserialize_map(BodyVisitor(at))?
     } else {
-        Ok((None, serde_json::from_str(json)?))
-    }
-}
-
-/// The error for JSON the fast path refused, naming the message at fault.
-fn locate_error(json: &str) -> JsValue {
-    let items = match parse_body::<serde_json::Value>(json) {
-        Ok(body) => body.1,
-        Err(e) => {
-            return js_error(
-                INVALID_JSON,
-                "messages",
-                &format!("messages: not a JSON array of messages or an object with `messages`: {e}"),
-            )
-        }
+        (None, de.deserialize_seq(ListVisitor(at))?)
     };
-    for (i, item) in items.into_iter().enumerate() {
-        let field = format!("messages[{i}]");
-        if let Err(e) = serde_json::from_value::<In>(item) {
-            return js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"));
-        }
-    }
-    js_error(INVALID_JSON, "messages", "messages: not a valid list of messages")
+    de.end()?;
+    Ok(out)
 }
 
-/// The text of an API `system` parameter (a string or text blocks).
-pub fn system_text(system: serde_json::Value) -> String {
-    match system {
-        serde_json::Value::String(s) => s,
-        serde_json::Value::Array(blocks) => blocks
-            .iter()
-            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
+/// Where the parse is, to name the field at fault when it fails.
+#[derive(Clone, Copy)]
+enum At {
+    Body,
+    System,
+    Message(usize),
+}
+
+/// A list of messages that remembers the index of the one being read.
+struct ListVisitor<'a>(&'a Cell<At>);
+
+impl<'de> Visitor<'de> for ListVisitor<'_> {
+    type Value = Vec<In>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a list of messages")
     }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<In>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        loop {
+            self.0.set(At::Message(out.len()));
+            match seq.next_element::<In>()? {
+                Some(item) => out.push(item),
+                None => break,
+            }
+        }
+        self.0.set(At::Body);
+        Ok(out)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ListVisitor<'_> {
+    type Value = Vec<In>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Vec<In>, D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+/// A request body: `messages` and, optionally, `system`.
+struct BodyVisitor<'a>(&'a Cell<At>);
+
+impl<'de> Visitor<'de> for BodyVisitor<'_> {
+    type Value = (Option<String>, Vec<In>);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a request body with `messages`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut system, mut messages) = (None, None);
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*key {
+                "system" => {
+                    self.0.set(At::System);
+                    system = map.next_value::<Option<System>>()?.map(|s| s.0);
+                    self.0.set(At::Body);
+                }
+                "messages" => messages = Some(map.next_value_seed(ListVisitor(self.0))?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let messages = messages.ok_or_else(|| serde::de::Error::missing_field("messages"))?;
+        Ok((system, messages))
+    }
+}
+
+/// The API's `system` parameter: a string, or text blocks (their texts
+/// joined by newlines; other block fields are ignored).
+struct System(String);
+
+impl<'de> Deserialize<'de> for System {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = System;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string or a list of text blocks")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<System, E> {
+                Ok(System(v.to_owned()))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<System, A::Error> {
+                let mut texts = Vec::new();
+                while let Some(block) = seq.next_element::<SystemBlock>()? {
+                    texts.extend(block.text);
+                }
+                Ok(System(texts.join("\n")))
+            }
+        }
+        deserializer.deserialize_any(V)
+    }
+}
+
+/// One block of `system`; only its text is kept.
+#[derive(Deserialize)]
+struct SystemBlock {
+    #[serde(default)]
+    text: Option<String>,
 }

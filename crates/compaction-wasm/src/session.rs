@@ -144,9 +144,9 @@ pub(crate) fn report(transcript: &Transcript, resume: &Resume) -> ImportReport {
 fn problem(p: &compaction_core::transcript::Problem) -> Problem {
     Problem {
         line: f64::from(p.line),
-        kind: serde_json::to_value(p.kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
+        // The kind's serde name (a JSON string, quotes removed).
+        kind: serde_json::to_string(&p.kind)
+            .map(|s| s.trim_matches('"').to_owned())
             .unwrap_or_default(),
         detail: p.detail.clone(),
     }
