@@ -144,6 +144,8 @@ test("garbage messages are INVALID_MESSAGE errors naming the field, and the same
   throwsCode(() => engine.answerSummary(99, "text"), "UNKNOWN_REQUEST", "id");
   throwsCode(() => engine.answerSummary(-1, "text"), "INVALID_ARGUMENT", "id");
   throwsCode(() => engine.answerSummary(1, { kind: "banana" }), "INVALID_ARGUMENT", "answer");
+  throwsCode(() => engine.answerSummary(1, { kind: "text" }), "INVALID_ARGUMENT", "answer");
+  throwsCode(() => engine.answerSummary(1, { kind: "text", text: 5 }), "INVALID_ARGUMENT", "answer");
   throwsCode(() => engine.answerCollapse(7, "text"), "UNKNOWN_REQUEST", "id");
   throwsCode(() => engine.answerPrecompute(7, "text"), "UNKNOWN_REQUEST", "id");
   throwsCode(() => engine.answerFiles(7, [{ path: "a" }]), "UNKNOWN_REQUEST", "id");

@@ -29,7 +29,9 @@ pub struct Segmentation {
     /// `tool_use`s still waiting for their result, by index: no cut may
     /// fall after the first of them, or a result arriving later would be
     /// separated from its call.
-    open: std::collections::BTreeMap<usize, usize>,
+    /// (index, how many are waiting there), sorted by index (indices only
+    /// grow: a sorted list, no map).
+    open: Vec<(usize, usize)>,
     /// The index of each waiting `tool_use` id.
     open_ids: HashMap<String, usize>,
     /// Number of messages seen.
@@ -56,10 +58,10 @@ impl Segmentation {
         let mut answers: Option<usize> = None;
         for id in message.tool_result_ids() {
             if let Some(index) = self.open_ids.remove(id) {
-                if let Some(count) = self.open.get_mut(&index) {
-                    *count -= 1;
-                    if *count == 0 {
-                        self.open.remove(&index);
+                if let Ok(pos) = self.open.binary_search_by_key(&index, |&(i, _)| i) {
+                    self.open[pos].1 -= 1;
+                    if self.open[pos].1 == 0 {
+                        self.open.remove(pos);
                     }
                 }
             }
@@ -86,7 +88,10 @@ impl Segmentation {
                 .or_insert(at);
             if !self.open_ids.contains_key(id) {
                 self.open_ids.insert(id.to_owned(), at);
-                *self.open.entry(at).or_insert(0) += 1;
+                match self.open.last_mut() {
+                    Some((index, count)) if *index == at => *count += 1,
+                    _ => self.open.push((at, 1)),
+                }
             }
         }
 
@@ -126,7 +131,7 @@ impl Segmentation {
 
     /// The index of the first `tool_use` still waiting for its result.
     pub fn first_open(&self) -> Option<usize> {
-        self.open.keys().next().copied()
+        self.open.first().map(|&(index, _)| index)
     }
 
     /// Group starts that are legal cuts: none after a `tool_use` still

@@ -69,6 +69,23 @@ impl Content {
             Content::Blocks(blocks) => blocks,
         }
     }
+
+    /// Content from JSON already parsed (a transcript record's `message`):
+    /// the same blocks its `Deserialize` makes, without running a second
+    /// deserializer over the tree.
+    pub fn from_value<E: serde::de::Error>(value: Value) -> Result<Self, E> {
+        match value {
+            Value::String(text) => Ok(Content::Text(text)),
+            Value::Array(items) => items
+                .into_iter()
+                .map(Block::from_value)
+                .collect::<Result<_, E>>()
+                .map(Content::Blocks),
+            other => Err(E::custom(format!(
+                "content must be a string or a list, got {other}"
+            ))),
+        }
+    }
 }
 
 /// The content of a `tool_result` block.

@@ -4,7 +4,7 @@
 //! time-based, where the client replaces them with a canonical sentinel
 //! after an idle gap (R4.4, R4.5).
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -73,8 +73,8 @@ pub struct Outcome {
 pub struct Microcompact {
     /// Eligible tool calls in view order (`tool_use_id`s).
     calls: Vec<String>,
-    /// Names of tools seen that are not eligible.
-    other_tools: BTreeSet<String>,
+    /// Names of tools seen that are not eligible, sorted, each once.
+    other_tools: Vec<String>,
     /// Results the client replaced with the sentinel.
     client_cleared: HashSet<String>,
     /// The first this many of `calls` are cleared by the server.
@@ -93,7 +93,9 @@ impl Microcompact {
                 if settings.eligible_tools.iter().any(|t| t == name) {
                     self.calls.push(id.clone());
                 } else {
-                    self.other_tools.insert(name.clone());
+                    if let Err(at) = self.other_tools.binary_search(name) {
+                        self.other_tools.insert(at, name.clone());
+                    }
                 }
             }
         }
@@ -188,7 +190,7 @@ impl Microcompact {
                     value: (self.calls.len() - self.server_cleared) as u64,
                 },
                 clear_at_least: None,
-                exclude_tools: self.other_tools.iter().cloned().collect(),
+                exclude_tools: self.other_tools.clone(),
                 clear_tool_inputs: false,
             }],
         })

@@ -38,20 +38,13 @@ async fn ask(
 ) -> Result<core_compact::SummaryAnswer, JsValue> {
     let arg = to_js(&SummaryRequest::from_core(request))?;
     match call(summarize, &arg).await {
-        Ok(value) => {
-            if let Some(text) = value.as_string() {
-                return Ok(core_compact::SummaryAnswer::Text(text));
-            }
-            crate::engine::from_js::<crate::dto::SummaryAnswer>(&value)
-                .map(Into::into)
-                .map_err(|e| {
-                    js_error(
-                        INVALID_ARGUMENT,
-                        "summarize",
-                        &format!("summarize must resolve to the summary text or a SummaryAnswer: {e}"),
-                    )
-                })
-        }
+        Ok(value) => crate::engine::answer_from_js(&value).map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "summarize",
+                &format!("summarize must resolve to the summary text or a SummaryAnswer: {e}"),
+            )
+        }),
         Err(_) => Ok(core_compact::SummaryAnswer::ModelUnavailable),
     }
 }

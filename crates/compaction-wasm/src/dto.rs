@@ -901,7 +901,7 @@ pub struct ImportReport {
     pub records: f64,
     /// Records per `type`.
     #[tsify(type = "Record<string, number>")]
-    pub record_types: std::collections::BTreeMap<String, f64>,
+    pub record_types: std::collections::BTreeMap<String, u32>,
     /// Sidechain records (subagents), not in the main chain.
     pub sidechain_records: f64,
     /// Messages (split assistant lines merged).

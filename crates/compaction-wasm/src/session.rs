@@ -110,11 +110,7 @@ pub(crate) fn report(transcript: &Transcript, resume: &Resume) -> ImportReport {
     ImportReport {
         lines: f64::from(i.lines),
         records: f64::from(i.records),
-        record_types: i
-            .record_types
-            .iter()
-            .map(|(k, v)| (k.clone(), f64::from(*v)))
-            .collect(),
+        record_types: i.record_types.clone(),
         sidechain_records: f64::from(i.sidechain_records),
         messages: f64::from(i.messages),
         tool_uses: f64::from(i.tool_uses),

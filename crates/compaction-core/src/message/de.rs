@@ -323,6 +323,12 @@ mod tests {
         if let (Ok(a), Ok(b)) = (&a, &b) {
             assert_eq!(a, b);
         }
+        // And the content alone through `Content::from_value` (how the
+        // transcript importer reads records): the same blocks.
+        if let (Ok(a), Some(content)) = (&a, v.get("content")) {
+            let c = Content::from_value::<serde_json::Error>(content.clone()).map_err(|e| e.to_string());
+            assert_eq!(c.as_ref(), Ok(&a.content));
+        }
         a
     }
 

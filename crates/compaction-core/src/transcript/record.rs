@@ -311,7 +311,7 @@ fn message(mut map: Map<String, Value>, kind: &str) -> Result<Record, (Invalid, 
     };
     let content = match message_extra.remove("content") {
         Some(content @ (Value::String(_) | Value::Array(_))) => {
-            match serde_json::from_value::<Content>(content) {
+            match Content::from_value::<serde_json::Error>(content) {
                 Ok(content) => content,
                 Err(err) => return Err((format!("`message.content`: {err}"), map)),
             }
