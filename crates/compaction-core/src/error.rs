@@ -103,6 +103,31 @@ pub enum Error {
     },
 }
 
+/// A number from untrusted input, shown in an error message: whole
+/// numbers as integers, others in their shortest round-trip form (what
+/// `JSON.stringify` shows), without pulling `f64`'s `Display` machinery
+/// into the wasm module.
+pub(crate) struct Num(pub f64);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if v.is_nan() {
+            f.write_str("NaN")
+        } else if v.is_infinite() {
+            f.write_str(if v > 0.0 { "inf" } else { "-inf" })
+        } else if v.fract() == 0.0 && v.abs() < 9.2e18 {
+            // Whole and within i64: the cast is exact.
+            write!(f, "{}", v as i64)
+        } else {
+            match serde_json::Number::from_f64(v) {
+                Some(n) => write!(f, "{n}"),
+                None => f.write_str("NaN"),
+            }
+        }
+    }
+}
+
 impl Error {
     /// Shorthand for [`Error::InvalidSetting`].
     pub(crate) fn invalid(setting: Setting, value: impl fmt::Display, reason: impl Into<String>) -> Self {

@@ -15,7 +15,7 @@
 
 use serde::Serialize;
 
-use crate::error::{Error, Setting};
+use crate::error::{Error, Num, Setting};
 
 /// The largest token figure the engine accepts: 2^53 − 1, so that every
 /// figure survives a trip through a JavaScript number unchanged.
@@ -141,18 +141,22 @@ impl TryFrom<&RawThresholdSettings> for ThresholdSettings {
 /// Converts an untrusted number into a whole token count.
 pub fn whole_tokens(setting: Setting, value: f64) -> Result<u64, Error> {
     if !value.is_finite() {
-        return Err(Error::invalid(setting, value, "must be a finite number"));
+        return Err(Error::invalid(setting, Num(value), "must be a finite number"));
     }
     if value.fract() != 0.0 {
-        return Err(Error::invalid(setting, value, "must be a whole number of tokens"));
+        return Err(Error::invalid(
+            setting,
+            Num(value),
+            "must be a whole number of tokens",
+        ));
     }
     if value < 0.0 {
-        return Err(Error::invalid(setting, value, "must not be negative"));
+        return Err(Error::invalid(setting, Num(value), "must not be negative"));
     }
     if value > MAX_TOKENS as f64 {
         return Err(Error::invalid(
             setting,
-            value,
+            Num(value),
             format!("must be at most {MAX_TOKENS}"),
         ));
     }
@@ -208,7 +212,7 @@ impl Thresholds {
             if !pct.is_finite() || !(1.0..=100.0).contains(&pct) {
                 return Err(Error::invalid(
                     Setting::OverridePct,
-                    pct,
+                    Num(pct),
                     "must be a percentage from 1 to 100",
                 ));
             }
@@ -256,7 +260,7 @@ impl Thresholds {
         let compact_line_error = |line: &str, value: i128| match override_applied_pct {
             Some(pct) => Error::invalid(
                 Setting::OverridePct,
-                pct,
+                Num(pct),
                 format!("too low: the {line} line would be {value} tokens, and every line must be above 0"),
             ),
             None => window_too_small(line, value),
@@ -334,6 +338,16 @@ mod tests {
             whole_tokens(Setting::Window, 9_007_199_254_740_991.0),
             Ok(MAX_TOKENS)
         );
+    }
+
+    #[test]
+    fn rejected_numbers_are_shown_as_json_shows_them() {
+        let shown = |v: f64| whole_tokens(Setting::Window, v).unwrap_err().to_string();
+        assert!(shown(1.5).contains("`window` = 1.5:"), "{}", shown(1.5));
+        assert!(shown(-3.0).contains("`window` = -3:"), "{}", shown(-3.0));
+        assert!(shown(f64::NAN).contains("`window` = NaN:"), "{}", shown(f64::NAN));
+        assert!(shown(f64::NEG_INFINITY).contains("`window` = -inf:"));
+        assert!(shown(1e300).contains("`window` = 1e+300:"), "{}", shown(1e300));
     }
 
     #[test]
