@@ -100,7 +100,7 @@ pub fn reduce_content(
         // the limit without being counted.
         ToolResultContent::Text(text) if text.len() <= settings.max_chars => None,
         ToolResultContent::Text(text) => {
-            let (head, tail, removed) = split(text, text.chars().count(), settings)?;
+            let (head, tail, removed) = split(text, crate::tokens::char_count(text), settings)?;
             Some((
                 ToolResultContent::Text(format!("{head}{}{tail}", marker(removed))),
                 removed,
@@ -140,7 +140,18 @@ fn byte_offset(text: &str, n: usize) -> usize {
     if text.as_bytes().get(..n).is_some_and(<[u8]>::is_ascii) {
         return n;
     }
-    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+    // Otherwise count character starts (bytes that are not UTF-8
+    // continuation bytes): a plain byte loop, fast in the wasm build too.
+    let mut seen = 0;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if (b as i8) >= -0x40 {
+            if seen == n {
+                return i;
+            }
+            seen += 1;
+        }
+    }
+    text.len()
 }
 
 /// The byte offset where the last `n` characters start, walking back from
@@ -155,7 +166,16 @@ fn tail_offset(text: &str, n: usize) -> usize {
             return start;
         }
     }
-    text.char_indices().rev().nth(n - 1).map_or(0, |(i, _)| i)
+    let mut seen = 0;
+    for (i, &b) in text.as_bytes().iter().enumerate().rev() {
+        if (b as i8) >= -0x40 {
+            seen += 1;
+            if seen == n {
+                return i;
+            }
+        }
+    }
+    0
 }
 
 fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultContent, usize)> {
@@ -173,7 +193,7 @@ fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultC
     let lens: Vec<Option<usize>> = blocks
         .iter()
         .map(|b| match b {
-            Block::Text { text, .. } => Some(text.chars().count()),
+            Block::Text { text, .. } => Some(crate::tokens::char_count(text)),
             _ => None,
         })
         .collect();
@@ -228,6 +248,17 @@ mod tests {
                 })
                 .collect(),
             ToolResultContent::Absent => String::new(),
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn offsets_are_char_indices(s in "\\PC{0,40}", n in 0usize..45) {
+            let starts: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
+            let chars = starts.len();
+            proptest::prop_assert_eq!(byte_offset(&s, n), starts.get(n).copied().unwrap_or(s.len()));
+            let tail = if n == 0 { s.len() } else if n > chars { 0 } else { starts[chars - n] };
+            proptest::prop_assert_eq!(tail_offset(&s, n), tail);
         }
     }
 

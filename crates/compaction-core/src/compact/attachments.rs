@@ -222,7 +222,7 @@ pub(super) fn cut_to(content: &str, tokens: u64, estimator: &Estimator) -> (Stri
         return (content.to_owned(), false);
     }
     let keep = usize::try_from(tokens.saturating_mul(estimator.chars_per_token)).unwrap_or(usize::MAX);
-    let total = content.chars().count();
+    let total = crate::tokens::char_count(content);
     let end = content.char_indices().nth(keep).map_or(content.len(), |(i, _)| i);
     (
         format!(
