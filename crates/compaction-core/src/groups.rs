@@ -10,7 +10,7 @@
 //! A **turn** starts at each real user prompt (a user message that is not
 //! only tool results) and runs to the next one.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 
 use crate::message::Message;
 
@@ -169,8 +169,8 @@ fn ranges(starts: &[usize], len: usize) -> impl Iterator<Item = std::ops::Range<
 /// waiting for its result at the end is legal.) The reference check that
 /// property tests hold every operation to.
 pub fn pairing_is_legal(messages: &[Message]) -> Result<(), String> {
-    let mut open: HashMap<&str, usize> = HashMap::new();
-    let mut answered: HashMap<&str, usize> = HashMap::new();
+    let mut open: HashMap<&str, usize> = HashMap::default();
+    let mut answered: HashMap<&str, usize> = HashMap::default();
     for (i, m) in messages.iter().enumerate() {
         for id in m.tool_result_ids() {
             if !open.contains_key(id) {

@@ -39,6 +39,7 @@ pub mod engine;
 pub mod error;
 pub mod figures;
 pub mod groups;
+pub mod hash;
 pub mod message;
 pub mod microcompact;
 pub mod reduction;

@@ -4,7 +4,7 @@
 //! time-based, where the client replaces them with a canonical sentinel
 //! after an idle gap (R4.4, R4.5).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 use std::sync::Arc;
 
 use serde::Serialize;

@@ -3,7 +3,7 @@
 //! The turn in progress is never snipped. The store keeps every snipped
 //! message (extension: Claude Code discards them).
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use crate::message::Uuid;
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};

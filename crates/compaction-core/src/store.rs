@@ -1,7 +1,7 @@
 //! The store: every message ever appended, in order, never changed
 //! (SPEC "store vs active view"). Compaction changes the view only.
 
-use std::collections::HashMap;
+use crate::hash::HashMap;
 use std::sync::Arc;
 
 use crate::error::Error;
@@ -33,6 +33,13 @@ impl Store {
         Arc::make_mut(&mut self.by_uuid).insert(message.uuid.clone(), at);
         Arc::make_mut(&mut self.messages).push(Arc::clone(&message));
         Ok(message)
+    }
+
+    /// Makes room for `additional` more messages (a bulk load: the uuid
+    /// index is sized once instead of rehashed as it grows).
+    pub fn reserve(&mut self, additional: usize) {
+        Arc::make_mut(&mut self.messages).reserve(additional);
+        Arc::make_mut(&mut self.by_uuid).reserve(additional);
     }
 
     /// The message with this uuid.

@@ -104,10 +104,16 @@ impl State {
     }
 
     pub(crate) fn append(&mut self, message: Message, field: &str) -> Result<Uuid, JsValue> {
+        self.append_named(message, || field.to_owned())
+    }
+
+    /// `append`, naming the field only if it fails (a bulk load appends
+    /// thousands).
+    fn append_named(&mut self, message: Message, field: impl FnOnce() -> String) -> Result<Uuid, JsValue> {
         let uuid = message.uuid.clone();
         self.engine
             .append(message)
-            .map_err(|e| from_engine_at(&e, field))?;
+            .map_err(|e| from_engine_at(&e, &field()))?;
         self.log.push(Logged::Message {
             uuid: uuid.clone(),
             parent: self.parent.replace(uuid.clone()),
@@ -126,8 +132,9 @@ impl State {
             self.engine.set_system(&system);
         }
         let n = messages.len();
+        self.engine.reserve(n);
         for (i, m) in messages.into_iter().enumerate() {
-            self.append(m, &format!("messages[{i}]"))?;
+            self.append_named(m, || format!("messages[{i}]"))?;
         }
         Ok(n)
     }
@@ -481,8 +488,9 @@ impl Engine {
             }
             s.uuids = maker;
             let n = parsed.len();
+            s.engine.reserve(n);
             for (i, m) in parsed.into_iter().enumerate() {
-                s.append(m, &format!("messages[{i}]"))?;
+                s.append_named(m, || format!("messages[{i}]"))?;
             }
             Ok(n)
         })

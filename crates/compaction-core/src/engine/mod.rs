@@ -2,7 +2,7 @@
 //! reports each decision as a [`Step`]. Sans-IO: messages, "now" and
 //! (later) summaries come in as data; nothing is read from the world.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 use std::sync::Arc;
 
 mod decision;
@@ -103,8 +103,8 @@ impl Engine {
             breakers: Breakers::new(settings_breakers),
             prompts: 0,
             reactive: None,
-            pinned: HashSet::new(),
-            lineage: HashMap::new(),
+            pinned: HashSet::default(),
+            lineage: HashMap::default(),
             turn_of: Arc::default(),
             collapse_pending: Vec::new(),
             precompute: None,
@@ -179,6 +179,13 @@ impl Engine {
         self.view
             .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
         Ok(())
+    }
+
+    /// Makes room for `additional` more messages before a bulk load (no
+    /// effect on behaviour; the indices are sized once).
+    pub fn reserve(&mut self, additional: usize) {
+        self.store.reserve(additional);
+        Arc::make_mut(&mut self.turn_of).reserve(additional);
     }
 
     /// Appends a message to the store and the view. Oversized tool results

@@ -1,7 +1,7 @@
 //! Extensions over Claude Code (ANCHORS.md §3): pinned messages, and
 //! expanding a compaction or collapse back to what it replaced.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use super::Engine;
 use crate::error::Error;

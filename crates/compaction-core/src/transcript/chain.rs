@@ -3,8 +3,8 @@
 //! across compact boundaries, around preserved messages, and past parallel
 //! tool calls (see the module docs of `transcript` for the rules).
 
+use crate::hash::{HashMap, HashSet};
 use std::collections::hash_map::Entry;
-use std::collections::{HashMap, HashSet};
 
 use super::model::{Boundary, Era, ImportedMessage};
 use super::{Problem, ProblemKind};
@@ -262,7 +262,7 @@ impl Graph {
             });
             preserved.push(self.preserved_of(boundary, messages, problems));
         }
-        let mut preserved_by: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut preserved_by: HashMap<usize, Vec<usize>> = HashMap::default();
         for (b, list) in preserved.iter().enumerate() {
             for &m in list {
                 preserved_by.entry(m).or_default().push(b);
@@ -316,7 +316,7 @@ impl Graph {
             return out;
         };
         let mut at = Some(start);
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut reached = false;
         while let Some(i) = at.filter(|&i| seen.insert(i)) {
             let Some(node) = self.nodes.get(i) else { break };
@@ -460,8 +460,8 @@ fn recover_parallel_results(
     from: u32,
     to: u32,
 ) -> Vec<usize> {
-    let mut open: HashSet<&str> = HashSet::new();
-    let mut answered: HashSet<&str> = HashSet::new();
+    let mut open: HashSet<&str> = HashSet::default();
+    let mut answered: HashSet<&str> = HashSet::default();
     for msg in in_era.iter().filter_map(|&m| messages.get(m)) {
         open.extend(msg.message.tool_use_ids());
         answered.extend(msg.message.tool_result_ids());

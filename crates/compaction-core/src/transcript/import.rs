@@ -1,7 +1,9 @@
 //! The streaming importer: bytes in, in chunks of any size; lines split,
 //! parsed and folded into the kept model one at a time.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use crate::hash::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -399,8 +401,8 @@ fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option
 
 /// File-wide unpaired tool blocks, one problem each.
 fn orphan_problems(messages: &[ImportedMessage], problems: &mut Vec<Problem>) {
-    let mut uses: HashSet<&str> = HashSet::new();
-    let mut results: HashSet<&str> = HashSet::new();
+    let mut uses: HashSet<&str> = HashSet::default();
+    let mut results: HashSet<&str> = HashSet::default();
     for m in messages {
         uses.extend(m.message.tool_use_ids());
         results.extend(m.message.tool_result_ids());

@@ -1,7 +1,9 @@
 //! What an import keeps: merged messages, boundaries, the record graph, the
 //! problems; and the plain data it reports (inspection, eras).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use crate::hash::HashMap;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -288,8 +290,8 @@ impl Transcript {
     /// `tool_use` blocks, `tool_result` blocks, and the unpaired ones among
     /// them, over the main-conversation messages.
     pub fn tool_counts(&self) -> (u32, u32, u32) {
-        let mut uses: HashMap<&str, u32> = HashMap::new();
-        let mut results: HashMap<&str, u32> = HashMap::new();
+        let mut uses: HashMap<&str, u32> = HashMap::default();
+        let mut results: HashMap<&str, u32> = HashMap::default();
         for m in &self.messages {
             for id in m.message.tool_use_ids() {
                 *uses.entry(id).or_default() += 1;

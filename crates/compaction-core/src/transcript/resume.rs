@@ -2,7 +2,7 @@
 //! boundary's summary, the preserved messages relinked after it, then what
 //! followed — with every tool pair legal; and the full history as eras.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use serde::Serialize;
 
@@ -89,7 +89,7 @@ impl Transcript {
     /// The newest era and the repairs that make its tool pairs legal.
     fn active_view(&self) -> Option<(Era, Vec<Repair>, Vec<Problem>)> {
         let start = self.graph.view_start()?;
-        let (era, _) = self.graph.era(start, &self.messages, &mut HashSet::new());
+        let (era, _) = self.graph.era(start, &self.messages, &mut HashSet::default());
         let view: Vec<&ImportedMessage> = era
             .messages
             .iter()
@@ -105,7 +105,7 @@ impl Transcript {
     /// Messages are as in the file (no pairing repair, usage as written).
     pub fn eras(&self) -> Vec<Era> {
         let mut eras = Vec::new();
-        let mut visited = HashSet::new();
+        let mut visited = HashSet::default();
         let mut start = self.graph.view_start();
         while let Some(at) = start.filter(|at| !visited.contains(at)) {
             let (era, before) = self.graph.era(at, &self.messages, &mut visited);
@@ -131,8 +131,8 @@ struct Repair {
 fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
     let mut repairs = Vec::new();
     let mut problems = Vec::new();
-    let mut open: HashSet<&str> = HashSet::new();
-    let mut answered: HashSet<&str> = HashSet::new();
+    let mut open: HashSet<&str> = HashSet::default();
+    let mut answered: HashSet<&str> = HashSet::default();
     for (at, m) in view.iter().enumerate() {
         let uuid = &m.message.uuid;
         let blocks = m.message.content.blocks();
