@@ -107,7 +107,7 @@ pub enum Error {
 /// numbers as integers, others in their shortest round-trip form (what
 /// `JSON.stringify` shows), without pulling `f64`'s `Display` machinery
 /// into the wasm module.
-pub(crate) struct Num(pub f64);
+pub struct Num(pub f64);
 
 impl fmt::Display for Num {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

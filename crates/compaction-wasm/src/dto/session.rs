@@ -1,0 +1,90 @@
+//! What a session import reports.
+
+use serde::{Deserialize, Serialize};
+use tsify::Tsify;
+
+/// One problem found in a session file (never silently dropped).
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Problem {
+    /// The 1-based line.
+    pub line: f64,
+    /// What kind (`malformed_json`, `truncated_line`, `orphan_tool_result`, …).
+    pub kind: String,
+    /// Details.
+    pub detail: String,
+}
+
+/// A boundary found in a session file.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BoundarySummary {
+    /// The boundary record's uuid.
+    pub uuid: String,
+    /// `"manual"`, `"auto"`, or `null` when the record has none.
+    #[tsify(type = "string | null")]
+    pub trigger: Option<String>,
+    /// The count before, or `null`.
+    #[tsify(type = "number | null")]
+    pub pre_tokens: Option<f64>,
+    /// The count after, when recorded.
+    #[tsify(optional)]
+    pub post_tokens: Option<f64>,
+    /// Its 1-based line.
+    pub line: f64,
+    /// Whether its `logicalParentUuid` is in the file.
+    pub logical_parent_found: bool,
+    /// The summary record after it, or `null`.
+    #[tsify(type = "string | null")]
+    pub summary_uuid: Option<String>,
+}
+
+/// What importing a Claude Code session file found (SPEC R11).
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportReport {
+    /// Lines read.
+    pub lines: f64,
+    /// Records parsed.
+    pub records: f64,
+    /// Records per `type`.
+    #[tsify(type = "Record<string, number>")]
+    pub record_types: std::collections::BTreeMap<String, u32>,
+    /// Sidechain records (subagents), not in the main chain.
+    pub sidechain_records: f64,
+    /// Messages (split assistant lines merged).
+    pub messages: f64,
+    /// `tool_use` blocks.
+    pub tool_uses: f64,
+    /// `tool_result` blocks.
+    pub tool_results: f64,
+    /// Unpaired tool uses and results.
+    pub orphans: f64,
+    /// Boundaries in file order.
+    pub boundaries: Vec<BoundarySummary>,
+    /// Client versions seen.
+    pub versions: Vec<String>,
+    /// Session ids seen.
+    pub sessions: Vec<String>,
+    /// The chain's leaf, or `null`.
+    #[tsify(type = "string | null")]
+    pub leaf: Option<String>,
+    /// Messages in the resumed view.
+    pub active_messages: f64,
+    /// Every problem found, including repairs made to keep tool pairs legal.
+    pub problems: Vec<Problem>,
+}
+
+/// What the engine loaded from a session file: the file's report, and the
+/// messages now in the engine's view.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionLoad {
+    /// The file's report.
+    pub report: ImportReport,
+    /// The boundary the resumed view starts after, or `null`.
+    #[tsify(type = "string | null")]
+    pub boundary: Option<String>,
+    /// Messages appended to the engine.
+    pub appended: f64,
+}

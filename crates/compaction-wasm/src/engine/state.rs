@@ -1,0 +1,322 @@
+//! The state behind one JS `Engine`: the core engine, the transcript log
+//! (records to persist), and the conversions of its answers into DTOs.
+
+use super::*;
+
+/// An optional RFC 3339 time argument.
+pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
+    match now {
+        None => Ok(None),
+        Some(text) => Timestamp::parse(&text).map(Some).ok_or_else(|| {
+            js_error(
+                INVALID_ARGUMENT,
+                "now",
+                &format!("now: {text:?} is not an RFC 3339 timestamp like \"2026-11-30T12:00:00Z\""),
+            )
+        }),
+    }
+}
+
+/// What the transcript log holds, in order.
+pub(super) enum Logged {
+    /// A message appended by the host (rendered from the store on demand).
+    Message { uuid: Uuid, parent: Option<Uuid> },
+    /// Records written whole (a compaction's boundary, summary, attachments).
+    Lines(Vec<String>),
+}
+
+/// The state behind one JS `Engine`.
+pub(crate) struct State {
+    pub(crate) engine: CoreEngine,
+    pub(super) uuids: UuidMaker,
+    pub(super) log: Vec<Logged>,
+    /// Log items already handed out by `takeRecords()`.
+    pub(super) taken: usize,
+    /// The last record written (the next one's `parentUuid`).
+    pub(super) parent: Option<Uuid>,
+    pub(super) session_id: String,
+    /// The host's latest clock reading (records get it as their time).
+    pub(super) last_now: Option<Timestamp>,
+}
+
+impl State {
+    pub(crate) fn new(settings: CoreSettings, session_id: String) -> Result<Self, JsValue> {
+        Ok(State {
+            engine: CoreEngine::new(settings).map_err(|e| from_engine(&e))?,
+            uuids: UuidMaker::default(),
+            log: Vec::new(),
+            taken: 0,
+            parent: None,
+            session_id,
+            last_now: None,
+        })
+    }
+
+    pub(crate) fn append(&mut self, message: Message, field: &str) -> Result<Uuid, JsValue> {
+        self.append_named(message, || field.to_owned())
+    }
+
+    /// `append`, naming the field only if it fails (a bulk load appends
+    /// thousands).
+    pub(super) fn append_named(
+        &mut self,
+        message: Message,
+        field: impl FnOnce() -> String,
+    ) -> Result<Uuid, JsValue> {
+        let uuid = message.uuid.clone();
+        self.engine
+            .append(message)
+            .map_err(|e| from_engine_at(&e, &field()))?;
+        self.log.push(Logged::Message {
+            uuid: uuid.clone(),
+            parent: self.parent.replace(uuid.clone()),
+        });
+        Ok(uuid)
+    }
+
+    /// Appends a JSON string of messages; all or nothing (checked before any
+    /// enters the engine, except a duplicate uuid, found on append).
+    pub(crate) fn load_json(&mut self, json: &str) -> Result<usize, JsValue> {
+        let mut maker = self.uuids.clone();
+        let store = self.engine.store();
+        let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
+        self.uuids = maker;
+        if let Some(system) = system {
+            self.engine.set_system(&system);
+        }
+        let n = messages.len();
+        self.engine.reserve(n);
+        for (i, m) in messages.into_iter().enumerate() {
+            self.append_named(m, || format!("messages[{i}]"))?;
+        }
+        Ok(n)
+    }
+
+    /// Appends one message object.
+    pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
+        let mut maker = self.uuids.clone();
+        let store = self.engine.store();
+        let m = input::from_js(message, field, || maker.make(|u| store.get(u).is_some()))?;
+        self.uuids = maker;
+        self.append(m, field)
+    }
+
+    pub(super) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
+        let now = read_now(now)?;
+        if now.is_some() {
+            self.last_now.clone_from(&now);
+        }
+        Ok(now)
+    }
+
+    pub(crate) fn decision(&mut self, d: compaction_core::engine::Decision) -> Decision {
+        convert_decision(d, |p| self.progress(p))
+    }
+
+    /// Converts a compaction's progress; a finished one is logged as
+    /// transcript records.
+    pub(super) fn progress(&mut self, p: core_compact::Progress) -> Progress {
+        match p {
+            core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
+                request: SummaryRequest::from_core(&request),
+            },
+            core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
+            core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
+                requests: requests.iter().map(SummaryRequest::from_core).collect(),
+            },
+            core_compact::Progress::Failed { reason } => Progress::Failed { reason },
+            core_compact::Progress::Compacted { result } => {
+                let attachments: Vec<Message> = self
+                    .engine
+                    .view()
+                    .entries()
+                    .iter()
+                    .filter(|e| e.source == Source::Attachment)
+                    .map(|e| (*e.message).clone())
+                    .collect();
+                let ctx = RecordContext {
+                    session_id: self.session_id.clone(),
+                    version: "context-compaction".to_owned(),
+                    timestamp: self
+                        .last_now
+                        .clone()
+                        .unwrap_or_else(|| Timestamp::from_unix_ms(0)),
+                };
+                let records = compaction_records(&result, &attachments, &ctx);
+                self.parent = Some(
+                    attachments
+                        .last()
+                        .map(|m| m.uuid.clone())
+                        .unwrap_or_else(|| result.summary.uuid.clone()),
+                );
+                self.log.push(Logged::Lines(records.clone()));
+                Progress::Compacted { result, records }
+            }
+        }
+    }
+
+    pub(super) fn outcome(
+        &mut self,
+        (steps, progress): (Vec<compaction_core::step::Step>, core_compact::Progress),
+    ) -> Result<JsValue, JsValue> {
+        let progress = self.progress(progress);
+        to_js(&dto::CompactionOutcome { steps, progress })
+    }
+
+    /// One transcript record for a message the host appended.
+    pub(super) fn render(&self, uuid: &Uuid, parent: &Option<Uuid>) -> String {
+        let Some(m) = self.engine.store().get(uuid) else {
+            return String::new();
+        };
+        let record = Record {
+            is_sidechain: false,
+            message: Payload {
+                content: &m.content,
+                role: m.role,
+                usage: m.usage.as_ref(),
+            },
+            parent_uuid: parent.as_ref(),
+            session_id: &self.session_id,
+            timestamp: m.timestamp.as_ref().map(Timestamp::as_str),
+            kind: m.role,
+            user_type: "external",
+            uuid: &m.uuid,
+        };
+        serde_json::to_string(&record).unwrap_or_default()
+    }
+
+    pub(super) fn records(&self, from: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for item in &self.log[from.min(self.log.len())..] {
+            match item {
+                Logged::Message { uuid, parent } => out.push(self.render(uuid, parent)),
+                Logged::Lines(lines) => out.extend(lines.iter().cloned()),
+            }
+        }
+        out
+    }
+
+    /// Loads an imported session's resumed view (SPEC R11.2).
+    pub(super) fn load_session(&mut self, transcript: Transcript) -> Result<JsValue, JsValue> {
+        if !self.engine.store().is_empty() {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "session",
+                "session: load a session into a new engine (this one already holds messages)",
+            ));
+        }
+        let resume = transcript.resume();
+        let report = crate::session::report(&transcript, &resume);
+        let boundary = resume.boundary.as_ref().map(|b| b.uuid.0.clone());
+        let mut appended = 0usize;
+        for (i, m) in resume.messages.into_iter().enumerate() {
+            let result = if m.is_compact_summary {
+                self.engine.append_summary(m.message)
+            } else {
+                self.engine.append(m.message)
+            };
+            result.map_err(|e| from_engine_at(&e, &format!("session message {i}")))?;
+            appended += 1;
+        }
+        // New records continue the file's chain.
+        self.parent = transcript.leaf().cloned();
+        if let Some(session) = transcript.sessions.last() {
+            self.session_id.clone_from(session);
+        }
+        to_js(&dto::SessionLoad {
+            report,
+            boundary,
+            appended: appended as f64,
+        })
+    }
+}
+
+/// A transcript record for a message the host appended, in Claude Code's
+/// session format (keys in the order the earlier `json!` rendering gave).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Record<'a> {
+    is_sidechain: bool,
+    message: Payload<'a>,
+    parent_uuid: Option<&'a Uuid>,
+    session_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: Role,
+    user_type: &'static str,
+    uuid: &'a Uuid,
+}
+
+/// A record's `message`: the API payload.
+#[derive(Serialize)]
+struct Payload<'a> {
+    content: &'a Content,
+    role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a compaction_core::message::Usage>,
+}
+
+/// A message reduced to what the API takes, borrowed (no copy before JS).
+#[derive(Serialize)]
+pub(super) struct ParamRef<'a> {
+    pub(super) role: Role,
+    pub(super) content: &'a Content,
+}
+
+/// An engine decision in JS terms; `progress` converts a compaction's.
+pub(super) fn convert_decision(
+    d: compaction_core::engine::Decision,
+    progress: impl FnOnce(core_compact::Progress) -> Progress,
+) -> Decision {
+    Decision {
+        steps: d.steps,
+        count: d.count,
+        lines: Thresholds::from(d.lines),
+        status: dto::CallStatus::from(&d.status),
+        context_management: d.context_management,
+        cleared_by_client: d.cleared_by_client,
+        compaction: d.compaction.map(progress),
+        breaker: d.breaker,
+        collapse: d.collapse.iter().map(SummaryRequest::from_core).collect(),
+        precompute: d.precompute.as_ref().map(SummaryRequest::from_core),
+    }
+}
+
+/// A dry run's compaction progress (nothing logged).
+pub(super) fn dry_progress(p: core_compact::Progress) -> Progress {
+    match p {
+        core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
+            request: SummaryRequest::from_core(&request),
+        },
+        core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
+        core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
+            requests: requests.iter().map(SummaryRequest::from_core).collect(),
+        },
+        core_compact::Progress::Failed { reason } => Progress::Failed { reason },
+        core_compact::Progress::Compacted { result } => Progress::Compacted {
+            result,
+            records: Vec::new(),
+        },
+    }
+}
+
+impl State {
+    /// `before_call` for the driver: returns the decision in engine terms.
+    pub(crate) fn before_call_raw(
+        &mut self,
+        now: Option<String>,
+    ) -> Result<compaction_core::engine::Decision, JsValue> {
+        let now = self.now(now)?;
+        Ok(self.engine.before_call(now.as_ref()))
+    }
+
+    pub(crate) fn progress_pub(&mut self, p: core_compact::Progress) -> Progress {
+        self.progress(p)
+    }
+}
+
+/// Borrows the state for the driver.
+pub(crate) fn borrow(state: &Rc<RefCell<State>>) -> Result<std::cell::RefMut<'_, State>, JsValue> {
+    state.try_borrow_mut().map_err(|_| busy())
+}
