@@ -1,0 +1,89 @@
+// A browser benchmark, not a timed test: importing a Claude Code session
+// file of tens of MB into the sandbox. It prints how long the import takes
+// (read in chunks, parsed, resumed, replayed and charted in the page), how
+// responsive the page stays meanwhile (the longest gap between 4 ms timer
+// ticks, and the longest task Chromium reports), and what a control change
+// costs afterwards (the what-if replay of the whole session). It asserts only
+// that the import finishes and nothing errors.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+import { serve } from "./server.mjs";
+import { launch, pageWithErrors } from "./browser.mjs";
+import { session } from "./session-gen.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+let server, browser;
+
+before(async () => {
+  server = await serve({ "/": join(root, "dist") });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_000 }, async () => {
+  const messages = 8000;
+  const file = session(messages, { resultLines: 600 });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const { page, errors } = await pageWithErrors(context);
+  await page.goto(`${server.url}/`);
+  await page.locator(".events").waitFor();
+
+  await page.evaluate(() => {
+    window.__probe = { gaps: [], tasks: [], stop: false };
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__probe.tasks.push(e.duration);
+    }).observe({ type: "longtask", buffered: false });
+    let last = performance.now();
+    const tick = () => {
+      const t = performance.now();
+      window.__probe.gaps.push(t - last);
+      last = t;
+      if (!window.__probe.stop) setTimeout(tick, 4);
+    };
+    tick();
+  });
+  const t0 = Date.now();
+  await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)")
+    .setInputFiles({ name: "bench-large.jsonl", mimeType: "application/x-ndjson", buffer: file });
+  await page.waitForFunction((n) => document.querySelector(".imported")?.textContent.includes(`${n} messages`),
+    messages, { timeout: 240_000, polling: 50 });
+  const importMs = Date.now() - t0;
+  const probe = await page.evaluate(() => {
+    window.__probe.stop = true;
+    const { gaps, tasks } = window.__probe;
+    const sorted = [...gaps].sort((a, b) => a - b);
+    return {
+      maxGap: sorted[sorted.length - 1],
+      p95Gap: sorted[Math.floor(sorted.length * 0.95)],
+      ticks: gaps.length,
+      longTasks: tasks.length,
+      maxTask: Math.max(0, ...tasks),
+    };
+  });
+
+  const changes = [];
+  for (const v of ["210000", "230000", "250000"]) {
+    changes.push(await page.evaluate(async (v) => {
+      const input = [...document.querySelectorAll("label")].find((l) => l.textContent === "Context window (tokens)").control;
+      const t0 = performance.now();
+      input.value = v;
+      input.dispatchEvent(new InputEvent("input", { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+      return { frame: performance.now() - t0, render: window.sandboxRenderMs };
+    }, v));
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const mb = (file.length / 1e6).toFixed(1);
+  console.log(`import-bench: ${mb} MB, ${messages} messages: import ${importMs} ms in the page (${(file.length / 1e3 / importMs).toFixed(1)} MB/s)`);
+  console.log(`import-bench: during the import: longest gap between 4 ms timer ticks ${probe.maxGap.toFixed(0)} ms (p95 ${probe.p95Gap.toFixed(0)} ms, ${probe.ticks} ticks); long tasks ${probe.longTasks}, longest ${probe.maxTask.toFixed(0)} ms`);
+  console.log(`import-bench: then a window change (replay of the whole session + chart): sandboxRenderMs ${median(changes.map((c) => c.render)).toFixed(1)} ms, input→frame ${median(changes.map((c) => c.frame)).toFixed(1)} ms (median of 3)`);
+  assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "250000");
+  assert.deepEqual(errors, []);
+  await context.close();
+});
