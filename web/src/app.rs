@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use compaction_core::figures::grouped;
 use compaction_core::sandbox::{
-    explore, failure_stages, session_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
+    explore, failure_stages, timeline_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
     SessionChart,
 };
 use compaction_core::scenarios;
@@ -68,8 +68,11 @@ fn replay(imported: &Imported, state: &SandboxState) -> Replayed {
     let mut settings = preset.settings(lines.window);
     settings.thresholds.max_output_tokens = lines.reserve.into();
     settings.thresholds.override_pct = lines.override_requested_pct;
-    let replay = t.replay(preset, settings).map_err(|e| e.to_string())?;
-    let chart = session_chart(t, &replay);
+    let replay = imported
+        .timeline
+        .replay(preset, settings)
+        .map_err(|e| e.to_string())?;
+    let chart = timeline_chart(&imported.timeline, &replay);
     Ok(Rc::new((replay, chart)))
 }
 
@@ -271,7 +274,7 @@ pub fn App() -> Html {
                 <p class="lede">{ "Watch an agent's context being rebuilt, step by step. Every number, step and decision below comes from the engine (compaction-core, compiled to WebAssembly) running in this page; change a control and it runs again." }</p>
                 <div class="scenario-bar">
                     <Choice id="scenario" label="Scenario" value={state.scenario.clone()} on_change={on_scenario}
-                        options={scenarios::all().iter().map(|s| (AttrValue::from(s.name), AttrValue::from(s.name))).collect::<Vec<_>>()} />
+                        options={scenarios::names().map(|n| (AttrValue::from(n), AttrValue::from(n))).collect::<Vec<_>>()} />
                     <p class="scenario-title">{ exploration.as_ref().map(|e| e.title).unwrap_or("") }</p>
                     <div class="share">
                         <button type="button" onclick={copy}>{ "Copy link to these settings" }</button>

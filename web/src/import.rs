@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use compaction_core::transcript::replay::Timeline;
 use compaction_core::transcript::{Importer, Transcript};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, File, HtmlInputElement};
@@ -22,6 +23,8 @@ pub struct Imported {
     pub bytes: u64,
     /// What the engine read.
     pub transcript: Rc<Transcript>,
+    /// Its timeline, laid out once for every replay under other settings.
+    pub timeline: Rc<Timeline>,
 }
 
 impl PartialEq for Imported {
@@ -158,6 +161,7 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
     Ok(Imported {
         name: file.name(),
         bytes: total as u64,
+        timeline: Rc::new(transcript.timeline()),
         transcript: Rc::new(transcript),
     })
 }

@@ -188,7 +188,7 @@ impl Reducible for SandboxState {
         let mut next = (*self).clone();
         match action {
             Action::Scenario(name) => {
-                if scenarios::by_name(&name).is_some() {
+                if scenarios::names().any(|n| n == name) {
                     next = SandboxState {
                         embed: next.embed,
                         ..SandboxState::for_scenario(&name)

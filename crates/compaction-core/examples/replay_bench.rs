@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use compaction_core::sandbox::{explore, scenario, session_chart, Knobs};
+use compaction_core::sandbox::{explore, scenario, timeline_chart, Knobs};
 use compaction_core::transcript::import;
 use compaction_core::transcript::replay::preset_for_version;
 use serde_json::json;
@@ -120,14 +120,16 @@ fn main() {
     let t = import(&session(n));
     assert_eq!(t.messages.len(), n, "{:?}", t.problems);
     let preset = preset_for_version(t.versions.last().map(String::as_str));
+    // Laid out once, as the sandbox does on import.
+    let timeline = t.timeline();
     let windows = [210_000, 220_000, 230_000, 240_000, 250_000, 260_000, 270_000];
     let mut times = Vec::new();
     let mut marks = 0;
     for _ in 0..rounds {
         for w in windows {
             let start = Instant::now();
-            let replay = t.replay(preset, preset.settings(w)).unwrap();
-            let chart = session_chart(&t, &replay);
+            let replay = timeline.replay(preset, preset.settings(w)).unwrap();
+            let chart = timeline_chart(&timeline, &replay);
             times.push(start.elapsed().as_secs_f64() * 1e3);
             marks += chart.marks.len() + replay.predicted.len();
         }

@@ -185,7 +185,13 @@ impl Engine {
     /// are reduced in the view (R2); the store keeps the original. O(size of
     /// the message).
     pub fn append(&mut self, message: Message) -> Result<(), Error> {
-        let stored = self.store.append(message)?;
+        self.append_shared(Arc::new(message))
+    }
+
+    /// [`Engine::append`] of a message shared with its caller (a replay
+    /// appends the same messages under many settings).
+    pub(crate) fn append_shared(&mut self, message: Arc<Message>) -> Result<(), Error> {
+        let stored = self.store.append_shared(message)?;
         if stored.is_user_prompt() {
             self.prompts += 1;
         }
