@@ -479,7 +479,7 @@ fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
 }
 
 fn imported_summary(i: &Imported, r: &Replay) -> Html {
-    let inspection = i.transcript.inspection();
+    let inspection = &i.inspection;
     html! {
         <div class="imported">
             <p>
