@@ -10,7 +10,7 @@ use compaction_core::sandbox::{
     explore, failure_stages, timeline_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
     SessionChart,
 };
-use compaction_core::scenarios;
+use compaction_core::scenarios::{self, Scenario};
 use compaction_core::step::Step;
 use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
@@ -53,9 +53,13 @@ impl RunKey {
     }
 }
 
-fn run(state: &SandboxState) -> Run {
-    let (scenario, knobs) = state.knobs()?;
-    explore(&scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
+/// The scenario the controls name, built (memoised on what it depends on).
+type Built = Result<Rc<Scenario>, String>;
+
+fn run(state: &SandboxState, scenario: &Built) -> Run {
+    let scenario = scenario.as_ref().map_err(Clone::clone)?;
+    let knobs = state.knobs_for(scenario)?;
+    explore(scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
 }
 
 /// An imported session replayed under the current lines.
@@ -95,10 +99,19 @@ pub fn App() -> Html {
     let imported = use_state(|| None::<Imported>);
     let playing = use_state(|| false);
     let copied = use_state(|| false);
+    let built = {
+        let state = state.clone();
+        let deps = (
+            state.scenario.clone(),
+            state.fields[Field::ExtraGroups as usize].clone(),
+        );
+        use_memo(deps, move |_| state.scenario().map(Rc::new))
+    };
     let key = RunKey::of(&state);
     let result = {
         let state = state.clone();
-        use_memo(key, move |_| run(&state))
+        let built = built.clone();
+        use_memo(key, move |_| run(&state, &built))
     };
     let replayed = {
         let state = state.clone();
