@@ -129,37 +129,63 @@ fn occurs(haystack: &str, needle: &str, from: usize) -> Option<usize> {
 /// The first `limit` characters of `text`'s normal form: lowercased
 /// character by character (no context rules, so a text's normal form does
 /// not depend on what surrounds it), whitespace runs collapsed to one
-/// space, trimmed.
+/// space, trimmed. Runs of ASCII are copied and lowercased whole.
 fn normalise(text: &str, limit: usize) -> String {
     let mut out = String::with_capacity(text.len().min(limit.saturating_mul(4)));
     let mut chars = 0;
-    for word in text.split_whitespace() {
-        if chars == limit {
-            break;
-        }
-        if !out.is_empty() {
+    // Whitespace since the last character written: one space before the
+    // next one (none at the start or the end).
+    let mut gap = false;
+    let mut rest = text;
+    while chars < limit && !rest.is_empty() {
+        let run = rest
+            .bytes()
+            .position(|b| !b.is_ascii() || is_ascii_whitespace(b))
+            .unwrap_or(rest.len());
+        let (word, next, lowered): (&str, &str, Option<char>) = if run > 0 {
+            (
+                rest.get(..run).unwrap_or_default(),
+                rest.get(run..).unwrap_or_default(),
+                None,
+            )
+        } else {
+            let mut it = rest.chars();
+            let Some(c) = it.next() else { break };
+            if c.is_whitespace() {
+                gap = true;
+                rest = it.as_str();
+                continue;
+            }
+            ("", it.as_str(), Some(c))
+        };
+        if gap && !out.is_empty() {
             out.push(' ');
             chars += 1;
         }
+        gap = false;
+        let take = word.len().min(limit - chars);
         let start = out.len();
-        if word.is_ascii() && limit - chars >= word.len() {
-            // ASCII lowercases to itself byte for byte.
-            out.push_str(word);
-            if let Some(added) = out.get_mut(start..) {
-                added.make_ascii_lowercase();
-            }
-            chars += word.len();
-            continue;
+        out.push_str(word.get(..take).unwrap_or_default());
+        if let Some(added) = out.get_mut(start..) {
+            added.make_ascii_lowercase();
         }
-        for lower in word.chars().flat_map(char::to_lowercase) {
+        chars += take;
+        for lower in lowered.into_iter().flat_map(char::to_lowercase) {
             if chars == limit {
                 break;
             }
             out.push(lower);
             chars += 1;
         }
+        rest = next;
     }
     out
+}
+
+/// The ASCII characters `char::is_whitespace` accepts (tab, line feed,
+/// vertical tab, form feed, carriage return, space).
+fn is_ascii_whitespace(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 #[cfg(test)]
@@ -190,6 +216,37 @@ mod tests {
         for text in ["  Ab\n\tCd  e ", "ΟΔΟΣ İx  yz", "a"] {
             let whole = normalise(text, usize::MAX);
             for limit in 0..12 {
+                let prefix: String = whole.chars().take(limit).collect();
+                assert_eq!(normalise(text, limit), prefix, "{text:?} {limit}");
+            }
+        }
+    }
+
+    /// The normal form as the module docs define it, for comparison.
+    fn reference(text: &str) -> String {
+        let words: Vec<String> = text
+            .split_whitespace()
+            .map(|w| w.chars().flat_map(char::to_lowercase).collect())
+            .collect();
+        words.join(" ")
+    }
+
+    #[test]
+    fn normalising_matches_the_definition_at_every_length() {
+        let texts = [
+            "",
+            "   ",
+            "Plain ASCII Words",
+            "\u{b}Vertical\u{b}tab\u{c}and\u{1c}file separator\r\n",
+            "ÀÉÎ ÕÜ straße İstanbul ΟΔΟΣ",
+            "mixed\u{a0}nbsp\u{3000}ideographic\u{2028}line  \t end ",
+            "a\u{301}ccent COMBINING ǅ titlecase",
+            "emoji 🙂 ＦＵＬＬ width",
+        ];
+        for text in texts {
+            let whole = reference(text);
+            assert_eq!(normalise(text, usize::MAX), whole, "{text:?}");
+            for limit in 0..=whole.chars().count() + 1 {
                 let prefix: String = whole.chars().take(limit).collect();
                 assert_eq!(normalise(text, limit), prefix, "{text:?} {limit}");
             }
