@@ -78,9 +78,8 @@ pub fn timeline_chart(
 ) -> SessionChart {
     let mut requests = Vec::new();
     let mut marks = Vec::new();
-    // uuid of any timeline message → index of the next request.
-    let mut next_request: std::collections::HashMap<&Uuid, usize> =
-        std::collections::HashMap::with_capacity(timeline.entries.len());
+    // Per timeline message, in order: the index of the next request.
+    let mut next_request: Vec<usize> = Vec::with_capacity(timeline.entries.len());
     for (boundary, entries) in timeline.eras() {
         if let Some(b) = boundary {
             marks.push(Mark::Real {
@@ -90,7 +89,7 @@ pub fn timeline_chart(
             });
         }
         for (m, _) in entries {
-            next_request.insert(&m.uuid, requests.len() + usize::from(m.role == Role::Assistant));
+            next_request.push(requests.len() + usize::from(m.role == Role::Assistant));
             if m.role == Role::Assistant {
                 requests.push(Request {
                     uuid: m.uuid.clone(),
@@ -99,7 +98,14 @@ pub fn timeline_chart(
             }
         }
     }
-    let at = |uuid: &Uuid| next_request.get(uuid).copied().unwrap_or(0);
+    let at = |uuid: &Uuid| {
+        timeline
+            .position
+            .get(uuid)
+            .and_then(|&i| next_request.get(i))
+            .copied()
+            .unwrap_or(0)
+    };
     for p in &replay.predicted {
         marks.push(Mark::Predicted {
             at: at(&p.at_uuid),

@@ -108,6 +108,9 @@ pub struct Timeline {
     pub(crate) eras: Vec<(usize, Option<usize>)>,
     /// The session's real boundaries, in file order.
     pub(crate) actual: Vec<Actual>,
+    /// Where each uuid stands in `entries` (its last place, when a resumed
+    /// file repeats it).
+    pub(crate) position: std::collections::HashMap<Uuid, usize>,
 }
 
 impl Transcript {
@@ -145,6 +148,9 @@ impl Transcript {
                     m.usage = None;
                     Arc::new(m)
                 });
+                timeline
+                    .position
+                    .insert(message.uuid.clone(), timeline.entries.len());
                 timeline.entries.push((message, without_usage));
             }
         }
