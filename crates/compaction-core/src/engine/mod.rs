@@ -334,9 +334,6 @@ impl Engine {
         self.clone().before_call(now)
     }
 
-    /// A summary request for the view messages named by `uuids` (in order),
-    /// asked of model `model` in the chain; `None` when one of them has left
-    /// the view.
     /// The view's messages with these uuids, borrowed; `None` when one is
     /// not in the view.
     pub(crate) fn messages_of(&self, uuids: &[Uuid]) -> Option<Vec<&Arc<Message>>> {
@@ -357,6 +354,9 @@ impl Engine {
         Some(messages)
     }
 
+    /// A summary request for the view messages named by `uuids` (in order),
+    /// asked of model `model` in the chain; `None` when one of them has left
+    /// the view.
     pub(crate) fn request_for(
         &self,
         id: u64,

@@ -81,7 +81,7 @@ pub fn timeline_chart(
     // Per timeline message, in order: the index of the next request.
     let mut next_request: Vec<usize> = Vec::with_capacity(timeline.entries.len());
     for (boundary, entries) in timeline.eras() {
-        if let Some(b) = boundary {
+        if let Some(b) = boundary.and_then(|b| timeline.actual.get(b)) {
             marks.push(Mark::Real {
                 at: requests.len(),
                 trigger: b.trigger.clone(),

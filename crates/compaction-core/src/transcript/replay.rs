@@ -164,14 +164,12 @@ impl Transcript {
 }
 
 impl Timeline {
-    /// Each era's messages, with the real boundary that opens it.
-    pub(crate) fn eras(&self) -> impl Iterator<Item = (Option<&Actual>, &[Entry])> {
+    /// Each era's messages, with the index into `actual` of the real
+    /// boundary that opens it.
+    pub(crate) fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
         self.eras.iter().enumerate().map(|(i, &(start, boundary))| {
             let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
-            (
-                boundary.and_then(|b| self.actual.get(b)),
-                self.entries.get(start..end).unwrap_or_default(),
-            )
+            (boundary, self.entries.get(start..end).unwrap_or_default())
         })
     }
 
