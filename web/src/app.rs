@@ -7,10 +7,10 @@ use std::rc::Rc;
 
 use compaction_core::figures::grouped;
 use compaction_core::sandbox::{
-    explore, failure_stages, session_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
+    explore, failure_stages, timeline_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
     SessionChart,
 };
-use compaction_core::scenarios;
+use compaction_core::scenarios::{self, Scenario};
 use compaction_core::step::Step;
 use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
@@ -53,9 +53,13 @@ impl RunKey {
     }
 }
 
-fn run(state: &SandboxState) -> Run {
-    let (scenario, knobs) = state.knobs()?;
-    explore(&scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
+/// The scenario the controls name, built (memoised on what it depends on).
+type Built = Result<Rc<Scenario>, String>;
+
+fn run(state: &SandboxState, scenario: &Built) -> Run {
+    let scenario = scenario.as_ref().map_err(Clone::clone)?;
+    let knobs = state.knobs_for(scenario)?;
+    explore(scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
 }
 
 /// An imported session replayed under the current lines.
@@ -68,8 +72,11 @@ fn replay(imported: &Imported, state: &SandboxState) -> Replayed {
     let mut settings = preset.settings(lines.window);
     settings.thresholds.max_output_tokens = lines.reserve.into();
     settings.thresholds.override_pct = lines.override_requested_pct;
-    let replay = t.replay(preset, settings).map_err(|e| e.to_string())?;
-    let chart = session_chart(t, &replay);
+    let replay = imported
+        .timeline
+        .replay(preset, settings)
+        .map_err(|e| e.to_string())?;
+    let chart = timeline_chart(&imported.timeline, &replay);
     Ok(Rc::new((replay, chart)))
 }
 
@@ -92,10 +99,19 @@ pub fn App() -> Html {
     let imported = use_state(|| None::<Imported>);
     let playing = use_state(|| false);
     let copied = use_state(|| false);
+    let built = {
+        let state = state.clone();
+        let deps = (
+            state.scenario.clone(),
+            state.fields[Field::ExtraGroups as usize].clone(),
+        );
+        use_memo(deps, move |_| state.scenario().map(Rc::new))
+    };
     let key = RunKey::of(&state);
     let result = {
         let state = state.clone();
-        use_memo(key, move |_| run(&state))
+        let built = built.clone();
+        use_memo(key, move |_| run(&state, &built))
     };
     let replayed = {
         let state = state.clone();
@@ -271,7 +287,7 @@ pub fn App() -> Html {
                 <p class="lede">{ "Watch an agent's context being rebuilt, step by step. Every number, step and decision below comes from the engine (compaction-core, compiled to WebAssembly) running in this page; change a control and it runs again." }</p>
                 <div class="scenario-bar">
                     <Choice id="scenario" label="Scenario" value={state.scenario.clone()} on_change={on_scenario}
-                        options={scenarios::all().iter().map(|s| (AttrValue::from(s.name), AttrValue::from(s.name))).collect::<Vec<_>>()} />
+                        options={scenarios::names().map(|n| (AttrValue::from(n), AttrValue::from(n))).collect::<Vec<_>>()} />
                     <p class="scenario-title">{ exploration.as_ref().map(|e| e.title).unwrap_or("") }</p>
                     <div class="share">
                         <button type="button" onclick={copy}>{ "Copy link to these settings" }</button>
@@ -476,7 +492,7 @@ fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
 }
 
 fn imported_summary(i: &Imported, r: &Replay) -> Html {
-    let inspection = i.transcript.inspection();
+    let inspection = &i.inspection;
     html! {
         <div class="imported">
             <p>

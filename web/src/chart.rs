@@ -3,6 +3,8 @@
 //! Layout only: every value is the engine's (a scenario's moments, or an
 //! imported session's reported usage and replay).
 
+use std::fmt::Write;
+
 use compaction_core::figures::grouped;
 use compaction_core::thresholds::Thresholds;
 use yew::prelude::*;
@@ -81,7 +83,7 @@ pub fn top_of(points: &[Option<Point>], lines: &Thresholds) -> u64 {
 /// engine left.
 pub fn path(points: &[Option<Point>], top: u64) -> String {
     let n = points.len();
-    let mut d = String::new();
+    let mut d = String::with_capacity(points.len() * 24);
     let mut pen_down = false;
     for (i, p) in points.iter().enumerate() {
         let Some(p) = p else {
@@ -89,15 +91,18 @@ pub fn path(points: &[Option<Point>], top: u64) -> String {
             continue;
         };
         let x = x_of(i, n);
-        d.push_str(&format!(
+        // Written in place: one allocation for the whole path, not one a point.
+        let _ = write!(
+            d,
             "{}{x:.1} {:.1} V{:.1} ",
             if pen_down { "L" } else { "M" },
             y_of(p.before, top),
             y_of(p.after, top)
-        ));
+        );
         pen_down = true;
     }
-    d.trim_end().to_owned()
+    d.truncate(d.trim_end().len());
+    d
 }
 
 /// The chart.

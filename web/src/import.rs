@@ -5,7 +5,8 @@
 
 use std::rc::Rc;
 
-use compaction_core::transcript::{Importer, Transcript};
+use compaction_core::transcript::replay::Timeline;
+use compaction_core::transcript::{Importer, Inspection, Transcript};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, File, HtmlInputElement};
 use yew::prelude::*;
@@ -22,6 +23,10 @@ pub struct Imported {
     pub bytes: u64,
     /// What the engine read.
     pub transcript: Rc<Transcript>,
+    /// Its timeline, laid out once for every replay under other settings.
+    pub timeline: Rc<Timeline>,
+    /// What the engine found in it (counted once, on import).
+    pub inspection: Rc<Inspection>,
 }
 
 impl PartialEq for Imported {
@@ -158,6 +163,8 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
     Ok(Imported {
         name: file.name(),
         bytes: total as u64,
+        timeline: Rc::new(transcript.timeline()),
+        inspection: Rc::new(transcript.inspection()),
         transcript: Rc::new(transcript),
     })
 }

@@ -188,7 +188,7 @@ impl Reducible for SandboxState {
         let mut next = (*self).clone();
         match action {
             Action::Scenario(name) => {
-                if scenarios::by_name(&name).is_some() {
+                if scenarios::names().any(|n| n == name) {
                     next = SandboxState {
                         embed: next.embed,
                         ..SandboxState::for_scenario(&name)
@@ -279,18 +279,36 @@ impl SandboxState {
     /// The scenario with the "message groups" applied, and the knobs; or a
     /// message naming the field to fix.
     pub fn knobs(&self) -> Result<(Scenario, Knobs), String> {
+        let scenario = self.scenario()?;
+        let knobs = self.knobs_for(&scenario)?;
+        Ok((scenario, knobs))
+    }
+
+    /// The scenario with the "message groups" applied (it depends on the
+    /// scenario's name and that field only).
+    pub fn scenario(&self) -> Result<Scenario, String> {
+        let extra = self.extra_groups()?;
+        sandbox::scenario(&self.scenario, extra)
+            .ok_or_else(|| format!("no built-in scenario is called “{}”", self.scenario))
+    }
+
+    fn extra_groups(&self) -> Result<usize, String> {
         let extra = whole(Field::ExtraGroups, self.field(Field::ExtraGroups))?.unwrap_or(0);
         if extra > 200 {
             return Err(format!("{}: at most 200", Field::ExtraGroups.label()));
         }
-        let scenario = sandbox::scenario(&self.scenario, extra as usize)
-            .ok_or_else(|| format!("no built-in scenario is called “{}”", self.scenario))?;
+        Ok(extra as usize)
+    }
+
+    /// The knobs for `scenario` (built by [`SandboxState::scenario`]).
+    pub fn knobs_for(&self, scenario: &Scenario) -> Result<Knobs, String> {
+        let extra = self.extra_groups()?;
         let lines = self.thresholds()?;
-        let mut knobs = Knobs::of(&scenario);
+        let mut knobs = Knobs::of(scenario);
         knobs.window = lines.window;
         knobs.max_output_tokens = parse(Field::MaxOutput, self.field(Field::MaxOutput))?.map(|n| n as u64);
         knobs.override_pct = parse(Field::OverridePct, self.field(Field::OverridePct))?;
-        knobs.extra_groups = extra as usize;
+        knobs.extra_groups = extra;
         let count = |f: Field, min: u64| -> Result<u64, String> {
             let n = whole(f, self.field(f))?.ok_or_else(|| format!("{}: enter a number", f.label()))?;
             if n < min {
@@ -323,7 +341,7 @@ impl SandboxState {
         knobs.policy.all_models_down = self.on(Switch::AllDown);
         knobs.precompute = self.precompute;
         knobs.instructions = Some(self.instructions.clone());
-        Ok((scenario, knobs))
+        Ok(knobs)
     }
 
     /// The engine's lines for the window fields, or a message to show.

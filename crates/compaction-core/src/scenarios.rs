@@ -222,21 +222,35 @@ fn file_content(path: &str) -> String {
 
 /// Every built-in scenario.
 pub fn all() -> Vec<Scenario> {
-    vec![
-        compact_analysis(),
-        run_through(),
-        tool_heavy(),
-        long_collapse(),
-        chained(),
-        overflow(),
-        breakers(),
-    ]
+    BUILT_IN.iter().map(|(_, build)| build()).collect()
 }
 
-/// The scenario with this name.
-pub fn by_name(name: &str) -> Option<Scenario> {
-    all().into_iter().find(|s| s.name == name)
+/// The built-in scenarios' names, in [`all`]'s order, without building
+/// them.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUILT_IN.iter().map(|(name, _)| *name)
 }
+
+/// The scenario with this name (built alone).
+pub fn by_name(name: &str) -> Option<Scenario> {
+    BUILT_IN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, build)| build())
+}
+
+/// Each built-in scenario's name and builder (a test checks that each
+/// builds the scenario it names).
+type Builtin = (&'static str, fn() -> Scenario);
+const BUILT_IN: [Builtin; 7] = [
+    ("compact-analysis", compact_analysis),
+    ("run-through", run_through),
+    ("tool-heavy", tool_heavy),
+    ("long-collapse", long_collapse),
+    ("chained", chained),
+    ("overflow", overflow),
+    ("breakers", breakers),
+];
 
 fn at(minute: i64) -> Timestamp {
     Timestamp::from_unix_ms(1_796_000_000_000 + minute * 60_000)

@@ -25,10 +25,16 @@ impl Store {
     /// Appends a message; a uuid already in the store is an error and
     /// changes nothing.
     pub fn append(&mut self, message: Message) -> Result<Arc<Message>, Error> {
+        self.append_shared(Arc::new(message))
+    }
+
+    /// [`Store::append`] of a message shared with its caller.
+    pub(crate) fn append_shared(&mut self, message: Arc<Message>) -> Result<Arc<Message>, Error> {
         if self.by_uuid.contains_key(&message.uuid) {
-            return Err(Error::DuplicateUuid { uuid: message.uuid.0 });
+            return Err(Error::DuplicateUuid {
+                uuid: message.uuid.0.clone(),
+            });
         }
-        let message = Arc::new(message);
         let at = self.messages.len();
         Arc::make_mut(&mut self.by_uuid).insert(message.uuid.clone(), at);
         Arc::make_mut(&mut self.messages).push(Arc::clone(&message));

@@ -42,6 +42,17 @@ fn golden(name: &str, policy: &HostPolicy, snapshot: &str) {
 }
 
 #[test]
+fn each_name_builds_the_scenario_it_names() {
+    let names: Vec<&str> = scenarios::names().collect();
+    let built: Vec<&str> = scenarios::all().iter().map(|s| s.name).collect();
+    assert_eq!(names, built);
+    for name in names {
+        assert_eq!(scenarios::by_name(name).unwrap().name, name);
+    }
+    assert!(scenarios::by_name("no-such-scenario").is_none());
+}
+
+#[test]
 fn every_scenario() {
     for s in scenarios::all() {
         golden(s.name, &s.policy, &format!("scenario_{}", s.name));

@@ -17,9 +17,9 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::step::{Evidence, Owner, Step, Tier};
-use crate::summary::{
-    check_retention, offline_summary, parse_summary, summary_prompt, PromptOptions, RetentionReport,
-};
+use crate::summary::offline::offline_summary_of;
+use crate::summary::retention::check_retention_of;
+use crate::summary::{parse_summary, summary_prompt, OfflineLimits, PromptOptions, RetentionReport};
 use crate::tokens::TokenFigure;
 
 pub use attachments::{AttachmentSettings, Candidate, FileAnswer};
@@ -291,7 +291,7 @@ impl Engine {
                 }
                 steps.push(self.step(Tier::Compact, "R7.10", Owner::Client, Evidence::Extension, run.pre, Vec::new(), 0,
                     "every model is unavailable: the offline summariser writes the summary (the host opted in)".to_owned()));
-                offline_summary(&self.prefix_messages(&run), &run.options)
+                offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default())
             }
             SummaryAnswer::PromptTooLong => {
                 let gap = self
@@ -323,7 +323,7 @@ impl Engine {
             let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
             return Ok((Vec::new(), self.fail(&run, reason)));
         }
-        let text = offline_summary(&self.prefix_messages(&run), &run.options);
+        let text = offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default());
         let step = self.step(
             Tier::Compact,
             "R7.3",
@@ -370,7 +370,7 @@ impl Engine {
             Ok(summary) => summary,
             Err(err) => return (steps, self.fail(&run, &err.to_string())),
         };
-        let retention = check_retention(&summary, &self.prefix_messages(&run));
+        let retention = check_retention_of(&summary, self.prefix(&run));
         steps.push(self.step(Tier::Compact, "R7.4", Owner::Client, EVIDENCE_SUMMARY, run.pre, Vec::new(), 0,
             if retention.is_complete() {
                 "parsed the reply: analysis removed, summary kept; every user prompt and edited path survived".to_owned()
@@ -467,10 +467,14 @@ impl Engine {
     }
 
     fn prefix_messages(&self, run: &Run) -> Vec<Message> {
+        self.prefix(run).cloned().collect()
+    }
+
+    /// The messages a run summarises, borrowed.
+    fn prefix(&self, run: &Run) -> impl Iterator<Item = &Message> {
         self.view.entries()[run.prefix.clone()]
             .iter()
-            .map(|e| (*e.message).clone())
-            .collect()
+            .map(|e| &*e.message)
     }
 
     fn request_tokens(&self, run: &Run) -> u64 {

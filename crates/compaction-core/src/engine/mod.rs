@@ -192,7 +192,13 @@ impl Engine {
     /// are reduced in the view (R2); the store keeps the original. O(size of
     /// the message).
     pub fn append(&mut self, message: Message) -> Result<(), Error> {
-        let stored = self.store.append(message)?;
+        self.append_shared(Arc::new(message))
+    }
+
+    /// [`Engine::append`] of a message shared with its caller (a replay
+    /// appends the same messages under many settings).
+    pub(crate) fn append_shared(&mut self, message: Arc<Message>) -> Result<(), Error> {
+        let stored = self.store.append_shared(message)?;
         if stored.is_user_prompt() {
             self.prompts += 1;
         }
@@ -335,17 +341,9 @@ impl Engine {
         self.clone().before_call(now)
     }
 
-    /// A summary request for the view messages named by `uuids` (in order),
-    /// asked of model `model` in the chain; `None` when one of them has left
-    /// the view.
-    pub(crate) fn request_for(
-        &self,
-        id: u64,
-        purpose: crate::compact::Purpose,
-        uuids: &[Uuid],
-        prompt: String,
-        model: usize,
-    ) -> Option<crate::compact::SummaryRequest> {
+    /// The view's messages with these uuids, borrowed; `None` when one is
+    /// not in the view.
+    pub(crate) fn messages_of(&self, uuids: &[Uuid]) -> Option<Vec<&Arc<Message>>> {
         // `uuids` are in view order: each is looked for after the last one
         // found (one pass over the view), then from the start.
         let entries = self.view.entries();
@@ -357,9 +355,28 @@ impl Engine {
                 .and_then(|rest| rest.iter().position(|e| &e.message.uuid == u))
                 .map(|i| i + from)
                 .or_else(|| self.view.position(u))?;
-            messages.push((*entries[i].message).clone());
+            messages.push(&entries.get(i)?.message);
             from = i + 1;
         }
+        Some(messages)
+    }
+
+    /// A summary request for the view messages named by `uuids` (in order),
+    /// asked of model `model` in the chain; `None` when one of them has left
+    /// the view.
+    pub(crate) fn request_for(
+        &self,
+        id: u64,
+        purpose: crate::compact::Purpose,
+        uuids: &[Uuid],
+        prompt: String,
+        model: usize,
+    ) -> Option<crate::compact::SummaryRequest> {
+        let messages: Vec<Message> = self
+            .messages_of(uuids)?
+            .into_iter()
+            .map(|m| m.as_ref().clone())
+            .collect();
         let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
             .chain(self.settings.compact.fallback_models.iter().cloned())
             .collect();

@@ -11,7 +11,8 @@ use crate::compact::{CompactOptions, Purpose, SummaryAnswer, SummaryRequest};
 use crate::error::Error;
 use crate::message::Uuid;
 use crate::step::{Evidence, Owner, Step, Tier};
-use crate::summary::{offline_summary, parse_summary, summary_prompt, PromptOptions};
+use crate::summary::offline::offline_summary_of;
+use crate::summary::{parse_summary, summary_prompt, OfflineLimits, PromptOptions};
 use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
 
@@ -153,11 +154,20 @@ impl Engine {
 
     /// Answers the precompute request with the offline summariser.
     pub fn answer_precompute_offline(&mut self, id: u64) -> Result<Vec<Step>, Error> {
-        let request = self
-            .precompute_request()
-            .filter(|r| r.id == id)
+        // The messages precompute_request() would send, borrowed.
+        let reply = self
+            .precompute
+            .as_ref()
+            .filter(|p| p.id == id && p.reply.is_none())
+            .and_then(|p| self.messages_of(&p.uuids))
+            .map(|messages| {
+                offline_summary_of(
+                    messages.into_iter().map(AsRef::as_ref),
+                    &PromptOptions::default(),
+                    &OfflineLimits::default(),
+                )
+            })
             .ok_or(Error::UnknownRequest { id })?;
-        let reply = offline_summary(&request.messages, &PromptOptions::default());
         self.answer_precompute(id, SummaryAnswer::Text(reply))
     }
 

@@ -67,32 +67,29 @@ pub fn session_chart(
     transcript: &crate::transcript::Transcript,
     replay: &crate::transcript::replay::Replay,
 ) -> SessionChart {
+    timeline_chart(&transcript.timeline(), replay)
+}
+
+/// [`session_chart`] of a timeline laid out once
+/// ([`Transcript::timeline`](crate::transcript::Transcript::timeline)).
+pub fn timeline_chart(
+    timeline: &crate::transcript::replay::Timeline,
+    replay: &crate::transcript::replay::Replay,
+) -> SessionChart {
     let mut requests = Vec::new();
     let mut marks = Vec::new();
-    // uuid of any timeline message → index of the next request.
-    let mut next_request: std::collections::HashMap<&Uuid, usize> = std::collections::HashMap::new();
-    for era in transcript.eras() {
-        let skip = if era.boundary.is_some() {
-            1 + era.preserved
-        } else {
-            0
-        };
-        if let Some(b) = era.boundary.and_then(|i| transcript.boundaries.get(i)) {
+    // Per timeline message, in order: the index of the next request.
+    let mut next_request: Vec<usize> = Vec::with_capacity(timeline.entries.len());
+    for (boundary, entries) in timeline.eras() {
+        if let Some(b) = boundary.and_then(|b| timeline.actual.get(b)) {
             marks.push(Mark::Real {
                 at: requests.len(),
-                trigger: b.trigger().map(str::to_owned),
-                pre_tokens: b.pre_tokens(),
+                trigger: b.trigger.clone(),
+                pre_tokens: b.pre_tokens,
             });
         }
-        for &index in era.messages.iter().skip(skip) {
-            let Some(imported) = transcript.messages.get(index) else {
-                continue;
-            };
-            if imported.is_compact_summary {
-                continue;
-            }
-            let m = &imported.message;
-            next_request.insert(&m.uuid, requests.len() + usize::from(m.role == Role::Assistant));
+        for (m, _) in entries {
+            next_request.push(requests.len() + usize::from(m.role == Role::Assistant));
             if m.role == Role::Assistant {
                 requests.push(Request {
                     uuid: m.uuid.clone(),
@@ -101,7 +98,14 @@ pub fn session_chart(
             }
         }
     }
-    let at = |uuid: &Uuid| next_request.get(uuid).copied().unwrap_or(0);
+    let at = |uuid: &Uuid| {
+        timeline
+            .position
+            .get(uuid)
+            .and_then(|&i| next_request.get(i))
+            .copied()
+            .unwrap_or(0)
+    };
     for p in &replay.predicted {
         marks.push(Mark::Predicted {
             at: at(&p.at_uuid),

@@ -9,7 +9,7 @@ use serde::Serialize;
 mod chart;
 mod flows;
 
-pub use chart::{session_chart, Mark, Request, SessionChart};
+pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use flows::{failure_stages, Flow, Stage, FLOWS};
 
 use crate::compact::attachments::{AttachmentSettings, Candidate};

@@ -64,6 +64,16 @@ pub fn offline_summary(messages: &[Message], options: &PromptOptions) -> String 
 
 /// [`offline_summary`] with explicit limits.
 pub fn offline_summary_with(messages: &[Message], options: &PromptOptions, limits: &OfflineLimits) -> String {
+    offline_summary_of(messages, options, limits)
+}
+
+/// [`offline_summary_with`] over borrowed messages (the engine summarises
+/// a view's prefix without copying it).
+pub(crate) fn offline_summary_of<'a>(
+    messages: impl IntoIterator<Item = &'a Message>,
+    options: &PromptOptions,
+    limits: &OfflineLimits,
+) -> String {
     let facts = Facts::gather(messages);
     let mut sections: Vec<String> = Vec::with_capacity(SECTIONS.len());
     sections.push(primary_request(&facts, options, limits));
@@ -77,7 +87,7 @@ pub fn offline_summary_with(messages: &[Message], options: &PromptOptions, limit
         facts.prompts.len(),
         facts.tool_calls,
         facts.errors.len(),
-        messages.len()
+        facts.messages
     ));
     sections.push(all_user_messages(&facts));
     sections.push(match facts.prompts.last() {
@@ -103,7 +113,7 @@ pub fn offline_summary_with(messages: &[Message], options: &PromptOptions, limit
         "<analysis>\nOffline summary, extracted without a model from {} messages. \
          User prompts: {}; tool calls: {}; failed tool results: {}; files read \
          or searched: {}; files edited: {}.\n</analysis>\n\n<summary>\n",
-        messages.len(),
+        facts.messages,
         facts.prompts.len(),
         facts.tool_calls,
         facts.errors.len(),
@@ -128,6 +138,8 @@ struct ToolError {
 /// Everything the summary is built from, gathered in one pass.
 #[derive(Default)]
 struct Facts {
+    /// Messages summarised.
+    messages: usize,
     /// Real user prompts' text, in order.
     prompts: Vec<String>,
     /// Calls per tool name.
@@ -141,12 +153,13 @@ struct Facts {
 }
 
 impl Facts {
-    fn gather(messages: &[Message]) -> Self {
+    fn gather<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Self {
         let mut facts = Facts::default();
         let mut tool_names: BTreeMap<&str, &str> = BTreeMap::new();
         let mut seen_read: BTreeSet<&str> = BTreeSet::new();
         let mut seen_edited: BTreeSet<&str> = BTreeSet::new();
         for message in messages {
+            facts.messages += 1;
             if let Some(text) = user_prompt_text(message) {
                 facts.prompts.push(text);
             }

@@ -69,24 +69,41 @@ impl RetentionReport {
 /// assert_eq!(report.missing_prompts[0].uuid.as_str(), "u2");
 /// ```
 pub fn check_retention(summary: &str, messages: &[Message]) -> RetentionReport {
-    let normalised_summary = normalise(summary);
+    check_retention_of(summary, messages)
+}
+
+/// [`check_retention`] over borrowed messages (the engine checks a view's
+/// prefix without copying it).
+pub(crate) fn check_retention_of<'a>(
+    summary: &str,
+    messages: impl IntoIterator<Item = &'a Message>,
+) -> RetentionReport {
+    let normalised_summary = normalise(summary, usize::MAX);
     let mut report = RetentionReport::default();
     let mut seen_paths: BTreeSet<&str> = BTreeSet::new();
+    // Where the previous prompt and path were found: a summary usually
+    // quotes them in history order, so the next one is looked for there
+    // first (see [`occurs`]).
+    let (mut prompt_at, mut path_at) = (0, 0);
     for message in messages {
         if let Some(text) = user_prompt_text(message) {
-            let key: String = normalise(&text).chars().take(RETAINED_PROMPT_CHARS).collect();
-            if !normalised_summary.contains(&key) {
-                report.missing_prompts.push(MissingPrompt {
+            let key = normalise(&text, RETAINED_PROMPT_CHARS);
+            match occurs(&normalised_summary, &key, prompt_at) {
+                Some(at) => prompt_at = at,
+                None => report.missing_prompts.push(MissingPrompt {
                     uuid: message.uuid.clone(),
                     text,
-                });
+                }),
             }
         }
         for block in message.content.blocks() {
             if let Some((FileUse::Edited, paths)) = file_paths(block) {
                 for path in paths {
-                    if seen_paths.insert(path) && !summary.contains(path) {
-                        report.missing_paths.push(path.to_owned());
+                    if seen_paths.insert(path) {
+                        match occurs(summary, path, path_at) {
+                            Some(at) => path_at = at,
+                            None => report.missing_paths.push(path.to_owned()),
+                        }
                     }
                 }
             }
@@ -95,18 +112,80 @@ pub fn check_retention(summary: &str, messages: &[Message]) -> RetentionReport {
     report
 }
 
-/// Lowercased character by character (no context rules, so a text's
-/// normal form does not depend on what surrounds it), whitespace runs
-/// collapsed to one space, trimmed.
-fn normalise(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !out.is_empty() {
+/// Where `needle` occurs in `haystack` (`haystack.contains(needle)`, with
+/// the place found), looking at or after `from` first, then before it: an
+/// occurrence starting before `from` ends before `from + needle.len()`.
+fn occurs(haystack: &str, needle: &str, from: usize) -> Option<usize> {
+    if let Some(at) = haystack.get(from..).and_then(|tail| tail.find(needle)) {
+        return Some(from + at);
+    }
+    let mut end = from.saturating_add(needle.len()).min(haystack.len());
+    while !haystack.is_char_boundary(end) {
+        end += 1;
+    }
+    haystack.get(..end).and_then(|head| head.find(needle))
+}
+
+/// The first `limit` characters of `text`'s normal form: lowercased
+/// character by character (no context rules, so a text's normal form does
+/// not depend on what surrounds it), whitespace runs collapsed to one
+/// space, trimmed. Runs of ASCII are copied and lowercased whole.
+fn normalise(text: &str, limit: usize) -> String {
+    let mut out = String::with_capacity(text.len().min(limit.saturating_mul(4)));
+    let mut chars = 0;
+    // Whitespace since the last character written: one space before the
+    // next one (none at the start or the end).
+    let mut gap = false;
+    let mut rest = text;
+    while chars < limit && !rest.is_empty() {
+        let run = rest
+            .bytes()
+            .position(|b| !b.is_ascii() || is_ascii_whitespace(b))
+            .unwrap_or(rest.len());
+        let (word, next, lowered): (&str, &str, Option<char>) = if run > 0 {
+            (
+                rest.get(..run).unwrap_or_default(),
+                rest.get(run..).unwrap_or_default(),
+                None,
+            )
+        } else {
+            let mut it = rest.chars();
+            let Some(c) = it.next() else { break };
+            if c.is_whitespace() {
+                gap = true;
+                rest = it.as_str();
+                continue;
+            }
+            ("", it.as_str(), Some(c))
+        };
+        if gap && !out.is_empty() {
             out.push(' ');
+            chars += 1;
         }
-        out.extend(word.chars().flat_map(char::to_lowercase));
+        gap = false;
+        let take = word.len().min(limit - chars);
+        let start = out.len();
+        out.push_str(word.get(..take).unwrap_or_default());
+        if let Some(added) = out.get_mut(start..) {
+            added.make_ascii_lowercase();
+        }
+        chars += take;
+        for lower in lowered.into_iter().flat_map(char::to_lowercase) {
+            if chars == limit {
+                break;
+            }
+            out.push(lower);
+            chars += 1;
+        }
+        rest = next;
     }
     out
+}
+
+/// The ASCII characters `char::is_whitespace` accepts (tab, line feed,
+/// vertical tab, form feed, carriage return, space).
+fn is_ascii_whitespace(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0B | 0x0C | b'\r' | b' ')
 }
 
 #[cfg(test)]
@@ -130,9 +209,65 @@ mod tests {
 
     #[test]
     fn normalising_lowercases_and_collapses_whitespace() {
-        assert_eq!(normalise("  A\n\tB  c "), "a b c");
+        assert_eq!(normalise("  A\n\tB  c ", usize::MAX), "a b c");
         // Final sigma lowercases alike wherever it stands.
-        assert_eq!(normalise("ΟΔΟΣ"), "οδοσ");
+        assert_eq!(normalise("ΟΔΟΣ", usize::MAX), "οδοσ");
+        // A prefix is the first characters of the whole normal form.
+        for text in ["  Ab\n\tCd  e ", "ΟΔΟΣ İx  yz", "a"] {
+            let whole = normalise(text, usize::MAX);
+            for limit in 0..12 {
+                let prefix: String = whole.chars().take(limit).collect();
+                assert_eq!(normalise(text, limit), prefix, "{text:?} {limit}");
+            }
+        }
+    }
+
+    /// The normal form as the module docs define it, for comparison.
+    fn reference(text: &str) -> String {
+        let words: Vec<String> = text
+            .split_whitespace()
+            .map(|w| w.chars().flat_map(char::to_lowercase).collect())
+            .collect();
+        words.join(" ")
+    }
+
+    #[test]
+    fn normalising_matches_the_definition_at_every_length() {
+        let texts = [
+            "",
+            "   ",
+            "Plain ASCII Words",
+            "\u{b}Vertical\u{b}tab\u{c}and\u{1c}file separator\r\n",
+            "ÀÉÎ ÕÜ straße İstanbul ΟΔΟΣ",
+            "mixed\u{a0}nbsp\u{3000}ideographic\u{2028}line  \t end ",
+            "a\u{301}ccent COMBINING ǅ titlecase",
+            "emoji 🙂 ＦＵＬＬ width",
+        ];
+        for text in texts {
+            let whole = reference(text);
+            assert_eq!(normalise(text, usize::MAX), whole, "{text:?}");
+            for limit in 0..=whole.chars().count() + 1 {
+                let prefix: String = whole.chars().take(limit).collect();
+                assert_eq!(normalise(text, limit), prefix, "{text:?} {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn occurs_finds_a_needle_before_or_after_the_hint() {
+        let hay = "abc déf abc xyz";
+        for from in 0..=hay.len() {
+            if !hay.is_char_boundary(from) {
+                continue;
+            }
+            for needle in ["abc", "déf", "xyz", "c d", "", "zz", "f abc x"] {
+                assert_eq!(
+                    occurs(hay, needle, from).is_some(),
+                    hay.contains(needle),
+                    "{needle:?} {from}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -12,13 +12,15 @@
 //! session's real boundaries, the real usage no longer describes the
 //! what-if's view, so later messages are counted by estimate.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::Transcript;
 use crate::compact::{FileAnswer, Progress};
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::message::{Role, Uuid};
+use crate::message::{Message, Role, Uuid};
 use crate::settings::{EngineSettings, Preset};
 use crate::thresholds::Thresholds;
 
@@ -89,33 +91,104 @@ pub fn preset_for_version(version: Option<&str>) -> Preset {
     }
 }
 
+/// A timeline message, and its copy without usage when it has usage.
+pub(crate) type Entry = (Arc<Message>, Option<Arc<Message>>);
+
+/// A session's timeline, laid out once for any number of replays and
+/// charts ([`Transcript::timeline`]): every era's own messages in order,
+/// without the summaries and the preserved copies a compaction wrote,
+/// shared rather than copied per replay.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    /// Each message, with a copy without its usage when it has one (what a
+    /// replay appends once it no longer follows the real session).
+    pub(crate) entries: Vec<Entry>,
+    /// Each era: where its messages start in `entries`, and the index into
+    /// `actual` of the real boundary that opens it.
+    pub(crate) eras: Vec<(usize, Option<usize>)>,
+    /// The session's real boundaries, in file order.
+    pub(crate) actual: Vec<Actual>,
+    /// Where each uuid stands in `entries` (its last place, when a resumed
+    /// file repeats it).
+    pub(crate) position: std::collections::HashMap<Uuid, usize>,
+}
+
 impl Transcript {
-    /// Replays the session's timeline through an engine with `settings`.
-    pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
-        let mut engine = Engine::new(settings)?;
-        let lines = engine.lines().clone();
-        let mut predicted = Vec::new();
-        let mut tiers = Vec::new();
-        let mut diverged = false;
-        let mut last: Option<Uuid> = None;
+    /// The session's timeline (see [`Timeline`]).
+    pub fn timeline(&self) -> Timeline {
+        let mut timeline = Timeline {
+            actual: self
+                .boundaries
+                .iter()
+                .map(|b| Actual {
+                    uuid: b.uuid.clone(),
+                    trigger: b.trigger().map(str::to_owned),
+                    pre_tokens: b.pre_tokens(),
+                })
+                .collect(),
+            ..Timeline::default()
+        };
         for era in self.eras() {
-            // After a real boundary the real usage describes the real
-            // client's compacted view, not the what-if's.
-            diverged |= era.boundary.is_some();
+            timeline.eras.push((timeline.entries.len(), era.boundary));
             let skip = if era.boundary.is_some() {
                 1 + era.preserved
             } else {
                 0
             };
             for &index in era.messages.iter().skip(skip) {
-                let imported = &self.messages[index];
+                let Some(imported) = self.messages.get(index) else {
+                    continue;
+                };
                 if imported.is_compact_summary {
                     continue;
                 }
-                let mut message = imported.message.clone();
+                let message = Arc::new(imported.message.clone());
+                let without_usage = message.usage.is_some().then(|| {
+                    let mut m = (*message).clone();
+                    m.usage = None;
+                    Arc::new(m)
+                });
+                timeline
+                    .position
+                    .insert(message.uuid.clone(), timeline.entries.len());
+                timeline.entries.push((message, without_usage));
+            }
+        }
+        timeline
+    }
+
+    /// Replays the session's timeline through an engine with `settings`.
+    pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
+        self.timeline().replay(preset, settings)
+    }
+}
+
+impl Timeline {
+    /// Each era's messages, with the index into `actual` of the real
+    /// boundary that opens it.
+    pub(crate) fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
+        self.eras.iter().enumerate().map(|(i, &(start, boundary))| {
+            let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
+            (boundary, self.entries.get(start..end).unwrap_or_default())
+        })
+    }
+
+    /// Replays the timeline through an engine with `settings`.
+    pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
+        let mut engine = Engine::new(settings)?;
+        let lines = engine.lines().clone();
+        let mut predicted = Vec::new();
+        let mut tiers = Vec::new();
+        let mut diverged = false;
+        let mut last: Option<&Uuid> = None;
+        for (boundary, entries) in self.eras() {
+            // After a real boundary the real usage describes the real
+            // client's compacted view, not the what-if's.
+            diverged |= boundary.is_some();
+            for (message, without_usage) in entries {
                 if message.role == Role::Assistant {
                     let decision = engine.before_call(message.timestamp.as_ref());
-                    if let Some(at) = &last {
+                    if let Some(at) = last {
                         for step in &decision.steps {
                             use crate::step::Tier::{Collapse, Microcompact, Snip};
                             if matches!(step.tier, Snip | Collapse) {
@@ -152,7 +225,7 @@ impl Transcript {
                                 | Progress::Compacted { .. }
                         )
                     );
-                    if let (true, Some(at)) = (started, &last) {
+                    if let (true, Some(at)) = (started, last) {
                         predicted.push(Predicted {
                             at_uuid: at.clone(),
                             tokens: decision.count.tokens,
@@ -186,32 +259,24 @@ impl Transcript {
                         };
                     }
                 }
-                if diverged {
-                    message.usage = None;
-                }
-                last = Some(message.uuid.clone());
+                let appended = match (diverged, without_usage) {
+                    (true, Some(m)) => m,
+                    _ => message,
+                };
+                last = Some(&message.uuid);
                 // A uuid seen twice (a resumed file) is the same message.
-                match engine.append(message) {
+                match engine.append_shared(Arc::clone(appended)) {
                     Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
                     Err(other) => return Err(other),
                 }
             }
         }
-        let actual = self
-            .boundaries
-            .iter()
-            .map(|b| Actual {
-                uuid: b.uuid.clone(),
-                trigger: b.trigger().map(str::to_owned),
-                pre_tokens: b.pre_tokens(),
-            })
-            .collect();
         Ok(Replay {
             preset: preset.name(),
             lines,
             predicted,
             tiers,
-            actual,
+            actual: self.actual.clone(),
         })
     }
 }
