@@ -7,6 +7,8 @@
 // that the import finishes and nothing errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -15,10 +17,18 @@ import { launch, pageWithErrors } from "./browser.mjs";
 import { session } from "./session-gen.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+const messages = 8000;
+const file = session(messages, { resultLines: 600 });
 let server, browser;
 
 before(async () => {
-  server = await serve({ "/": join(root, "dist") });
+  // The file is served next to the page and handed to the file input from
+  // there, as a user's pick would be: Playwright's setInputFiles would send
+  // 23 MB through the debugging protocol and decode it inside the page, a
+  // multi-second stall that is the harness's, not the sandbox's.
+  const dir = mkdtempSync(join(tmpdir(), "import-bench-"));
+  writeFileSync(join(dir, "large.jsonl"), file);
+  server = await serve({ "/": join(root, "dist"), "/bench/": dir });
   browser = await launch();
 });
 after(async () => {
@@ -27,13 +37,15 @@ after(async () => {
 });
 
 test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_000 }, async () => {
-  const messages = 8000;
-  const file = session(messages, { resultLines: 600 });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/`);
   await page.locator(".events").waitFor();
 
+  await page.evaluate(async () => {
+    const blob = await (await fetch("/bench/large.jsonl")).blob();
+    window.__file = new File([blob], "bench-large.jsonl", { type: "application/x-ndjson" });
+  });
   await page.evaluate(() => {
     window.__probe = { gaps: [], tasks: [], stop: false };
     new PerformanceObserver((list) => {
@@ -48,12 +60,19 @@ test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_0
     };
     tick();
   });
-  const t0 = Date.now();
-  await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)")
-    .setInputFiles({ name: "bench-large.jsonl", mimeType: "application/x-ndjson", buffer: file });
+  const start = await page.evaluate(() => {
+    const input = document.getElementById("session-file");
+    const files = new DataTransfer();
+    files.items.add(window.__file);
+    input.files = files.files;
+    const t0 = performance.now();
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    return t0;
+  });
   await page.waitForFunction((n) => document.querySelector(".imported")?.textContent.includes(`${n} messages`),
     messages, { timeout: 240_000, polling: 50 });
-  const importMs = Date.now() - t0;
+  // When the imported page had been drawn (the wait's polling adds up to 50 ms).
+  const importMs = (await page.evaluate(() => performance.now())) - start;
   const probe = await page.evaluate(() => {
     window.__probe.stop = true;
     const { gaps, tasks } = window.__probe;
@@ -80,7 +99,7 @@ test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_0
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const mb = (file.length / 1e6).toFixed(1);
-  console.log(`import-bench: ${mb} MB, ${messages} messages: import ${importMs} ms in the page (${(file.length / 1e3 / importMs).toFixed(1)} MB/s)`);
+  console.log(`import-bench: ${mb} MB, ${messages} messages: import ${importMs.toFixed(0)} ms in the page (${(file.length / 1e3 / importMs).toFixed(1)} MB/s)`);
   console.log(`import-bench: during the import: longest gap between 4 ms timer ticks ${probe.maxGap.toFixed(0)} ms (p95 ${probe.p95Gap.toFixed(0)} ms, ${probe.ticks} ticks); long tasks ${probe.longTasks}, longest ${probe.maxTask.toFixed(0)} ms`);
   console.log(`import-bench: then a window change (replay of the whole session + chart): sandboxRenderMs ${median(changes.map((c) => c.render)).toFixed(1)} ms, input→frame ${median(changes.map((c) => c.frame)).toFixed(1)} ms (median of 3)`);
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "250000");

@@ -129,55 +129,67 @@ fn occurs(haystack: &str, needle: &str, from: usize) -> Option<usize> {
 /// The first `limit` characters of `text`'s normal form: lowercased
 /// character by character (no context rules, so a text's normal form does
 /// not depend on what surrounds it), whitespace runs collapsed to one
-/// space, trimmed. Runs of ASCII are copied and lowercased whole.
+/// space, trimmed. One pass over the bytes: ASCII whitespace is skipped and
+/// runs of other ASCII are copied and lowercased whole (most summaries are
+/// ASCII); other characters are decoded where they start.
 fn normalise(text: &str, limit: usize) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len().min(limit.saturating_mul(4)));
     let mut chars = 0;
     // Whitespace since the last character written: one space before the
     // next one (none at the start or the end).
     let mut gap = false;
-    let mut rest = text;
-    while chars < limit && !rest.is_empty() {
-        let run = rest
-            .bytes()
-            .position(|b| !b.is_ascii() || is_ascii_whitespace(b))
-            .unwrap_or(rest.len());
-        let (word, next, lowered): (&str, &str, Option<char>) = if run > 0 {
-            (
-                rest.get(..run).unwrap_or_default(),
-                rest.get(run..).unwrap_or_default(),
-                None,
-            )
+    let mut i = 0;
+    while chars < limit && i < bytes.len() {
+        let b = bytes[i];
+        if is_ascii_whitespace(b) {
+            gap = true;
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let c = if b.is_ascii() {
+            while i < bytes.len() && bytes[i].is_ascii() && !is_ascii_whitespace(bytes[i]) {
+                i += 1;
+            }
+            None
         } else {
-            let mut it = rest.chars();
-            let Some(c) = it.next() else { break };
+            let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+                break;
+            };
+            i += c.len_utf8();
             if c.is_whitespace() {
                 gap = true;
-                rest = it.as_str();
                 continue;
             }
-            ("", it.as_str(), Some(c))
+            Some(c)
         };
         if gap && !out.is_empty() {
             out.push(' ');
             chars += 1;
         }
         gap = false;
-        let take = word.len().min(limit - chars);
-        let start = out.len();
-        out.push_str(word.get(..take).unwrap_or_default());
-        if let Some(added) = out.get_mut(start..) {
-            added.make_ascii_lowercase();
-        }
-        chars += take;
-        for lower in lowered.into_iter().flat_map(char::to_lowercase) {
-            if chars == limit {
-                break;
+        match c {
+            None => {
+                // A run of ASCII: as many of its characters as the limit allows.
+                let take = (i - start).min(limit - chars);
+                let at = out.len();
+                out.push_str(text.get(start..start + take).unwrap_or_default());
+                if let Some(added) = out.get_mut(at..) {
+                    added.make_ascii_lowercase();
+                }
+                chars += take;
             }
-            out.push(lower);
-            chars += 1;
+            Some(c) => {
+                for lower in c.to_lowercase() {
+                    if chars == limit {
+                        break;
+                    }
+                    out.push(lower);
+                    chars += 1;
+                }
+            }
         }
-        rest = next;
     }
     out
 }
