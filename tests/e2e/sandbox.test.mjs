@@ -258,6 +258,7 @@ test("a garbage file gives a visible error, and the page keeps working", async (
 
 test("the URL round-trips every control", async () => {
   const { context, page, errors } = await open();
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
   await page.getByLabel("Scenario").selectOption("compact-analysis");
   await page.getByLabel("Context window (tokens)").fill("300000");
   await page.getByLabel("Groups preserved").fill("2");
@@ -265,7 +266,15 @@ test("the URL round-trips every control", async () => {
   await page.getByLabel("Instructions the hook adds").fill("keep the probes & paths");
   await page.getByLabel("Stored precompute").selectOption("moved");
   await page.getByLabel("Primary model unavailable (fallback answers)").check();
+  // The page writes its URL a moment after the last change.
+  await page.waitForFunction(() => new URL(location.href).searchParams.get("primaryDown") === "1");
   const url = page.url();
+  // The copy-link button copies the same address.
+  await page.getByRole("button", { name: "Copy link to these settings" }).click();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
+  for (const [key, value] of [["window", "300000"], ["preserve", "2"], ["precompute", "moved"], ["hookAdds", "keep the probes & paths"]]) {
+    assert.equal(new URL(url).searchParams.get(key), value, key);
+  }
   const outcome = await page.locator(".outcome").textContent();
   const steps = await page.locator("table.steps").textContent();
   const { page: again, context: c2, errors: e2 } = await (async () => {

@@ -24,6 +24,9 @@ use crate::import::{ImportPanel, Imported};
 use crate::state::{Action, Field, SandboxState};
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
 
+/// How long after the last control change the URL is written.
+const URL_WRITE_DELAY_MS: u32 = 200;
+
 /// What the engine computed for the controls (or why it could not).
 type Run = Result<Rc<Exploration>, String>;
 
@@ -126,13 +129,23 @@ pub fn App() -> Html {
         })
     };
 
-    // Every control lives in the URL.
+    // Every control lives in the URL, written a moment after the last
+    // change rather than inside the render: dragging a slider changes it
+    // dozens of times a second, and Chromium throttles history updates made
+    // that often (a later change cancels the pending write).
     let query = state.to_query();
     use_effect_with(query.clone(), |query| {
-        if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-            let _ =
-                history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("?{query}")));
-        }
+        let query = query.clone();
+        let write = gloo_timers::callback::Timeout::new(URL_WRITE_DELAY_MS, move || {
+            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+                let _ = history.replace_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("?{query}")),
+                );
+            }
+        });
+        move || drop(write)
     });
     // The render time, for the browser benchmark (tests/e2e).
     use_effect(move || {
@@ -252,10 +265,17 @@ pub fn App() -> Html {
 
     let copy = {
         let copied = copied.clone();
+        let query = query.clone();
         Callback::from(move |_| {
+            // Built from the state, not read back from the address bar (whose
+            // write may still be pending).
             if let Some(w) = web_sys::window() {
-                if let Ok(href) = w.location().href() {
-                    let _ = w.navigator().clipboard().write_text(&href);
+                let location = w.location();
+                if let (Ok(origin), Ok(path)) = (location.origin(), location.pathname()) {
+                    let _ = w
+                        .navigator()
+                        .clipboard()
+                        .write_text(&format!("{origin}{path}?{query}"));
                     copied.set(true);
                 }
             }
