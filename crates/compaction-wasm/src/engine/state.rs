@@ -117,14 +117,6 @@ impl State {
     /// transcript records.
     pub(super) fn progress(&mut self, p: core_compact::Progress) -> Progress {
         match p {
-            core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
-                request: SummaryRequest::from_core(&request),
-            },
-            core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
-            core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
-                requests: requests.iter().map(SummaryRequest::from_core).collect(),
-            },
-            core_compact::Progress::Failed { reason } => Progress::Failed { reason },
             core_compact::Progress::Compacted { result } => {
                 let attachments: Vec<Message> = self
                     .engine
@@ -152,6 +144,8 @@ impl State {
                 self.log.push(Logged::Lines(records.clone()));
                 Progress::Compacted { result, records }
             }
+            // Everything else converts as in a dry run.
+            other => dry_progress(other),
         }
     }
 
@@ -283,7 +277,8 @@ pub(super) fn convert_decision(
     }
 }
 
-/// A dry run's compaction progress (nothing logged).
+/// A compaction's progress in JS terms, nothing logged (a dry run, and
+/// every progress but a finished compaction in a real one).
 pub(super) fn dry_progress(p: core_compact::Progress) -> Progress {
     match p {
         core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
