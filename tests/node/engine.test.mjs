@@ -134,11 +134,16 @@ test("garbage messages are INVALID_MESSAGE errors naming the field, and the same
   }
   throwsCode(() => engine.loadJson("{not json"), "INVALID_JSON", "messages");
   throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":"user"}]'), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":1,"content":"x"}]'), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":1,"content":"x"'), "INVALID_JSON", "messages");
   throwsCode(() => engine.loadJson('{"messages":[{"role":"user","content":"ok"},{"role":"user","content":7}]}'), "INVALID_MESSAGE", "messages[1]");
   throwsCode(() => engine.loadJson('{"system":7,"messages":[]}'), "INVALID_JSON", "system");
   throwsCode(() => engine.loadJson('{"model":"m"}'), "INVALID_JSON", "messages");
   throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"}] trailing'), "INVALID_JSON", "messages");
   throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: 1 }]), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.load([{ role: "user", content: "ok" }, "hi"]), "INVALID_MESSAGE", "messages[1]");
+  // Not writable as JSON: still named by index.
+  throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: "user", content: "x", usage: { input_tokens: 1n } }]), "INVALID_MESSAGE", "messages[1]");
   throwsCode(() => engine.load("nope"), "INVALID_ARGUMENT", "messages");
   throwsCode(() => engine.beforeCall("soon"), "INVALID_ARGUMENT", "now");
   throwsCode(() => engine.answerSummary(99, "text"), "UNKNOWN_REQUEST", "id");

@@ -153,17 +153,24 @@ pub fn from_json(
     // One pass straight into the messages; a message that does not parse is
     // named by its index (the list visitor counts), a syntax error is not.
     let at = Cell::new(At::Body);
-    let (system, items) = parse_body(json, &at).map_err(|e| match (at.get(), e.classify()) {
-        (At::Message(i), Category::Data) => {
-            let field = format!("messages[{i}]");
-            js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+    let (system, items) = parse_body(json, &at).map_err(|e| {
+        // A value of the wrong shape is a data error, except where serde_json
+        // calls it a syntax error (a number where an enum's string goes):
+        // the text is valid JSON then, which a second, cheap pass tells.
+        let shape =
+            e.classify() == Category::Data || serde_json::from_slice::<IgnoredAny>(json.as_bytes()).is_ok();
+        match at.get() {
+            At::Message(i) if shape => {
+                let field = format!("messages[{i}]");
+                js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+            }
+            At::System if shape => js_error(INVALID_JSON, "system", &format!("system: {e}")),
+            _ => js_error(
+                INVALID_JSON,
+                "messages",
+                &format!("messages: not a JSON array of messages or an object with `messages`: {e}"),
+            ),
         }
-        (At::System, Category::Data) => js_error(INVALID_JSON, "system", &format!("system: {e}")),
-        _ => js_error(
-            INVALID_JSON,
-            "messages",
-            &format!("messages: not a JSON array of messages or an object with `messages`: {e}"),
-        ),
     })?;
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
