@@ -36,7 +36,7 @@ async fn ask(
     summarize: &js_sys::Function,
     request: &core_compact::SummaryRequest,
 ) -> Result<core_compact::SummaryAnswer, JsValue> {
-    let arg = to_js(&SummaryRequest::from_core(request))?;
+    let arg = to_js(&SummaryRequest::from_core(request.clone()))?;
     match call(summarize, &arg).await {
         Ok(value) => crate::engine::answer_from_js(&value).map_err(|e| {
             js_error(

@@ -96,8 +96,9 @@ pub struct SummaryRequest {
 }
 
 impl SummaryRequest {
-    /// Converts an engine request (messages reduced to `role` + `content`).
-    pub fn from_core(r: &core_compact::SummaryRequest) -> Self {
+    /// Converts an engine request (messages reduced to `role` + `content`,
+    /// moved, not copied: a compaction's request holds most of the history).
+    pub fn from_core(r: core_compact::SummaryRequest) -> Self {
         use compaction_core::compact::Purpose as P;
         SummaryRequest {
             id: r.id as f64,
@@ -112,10 +113,10 @@ impl SummaryRequest {
                     last_turn: last_turn as f64,
                 },
             },
-            model: r.model.clone(),
-            fallback_models: r.fallback_models.clone(),
-            messages: r.messages.iter().map(param).collect(),
-            prompt: r.prompt.clone(),
+            model: r.model,
+            fallback_models: r.fallback_models,
+            messages: r.messages.into_iter().map(param).collect(),
+            prompt: r.prompt,
             estimated_tokens: r.estimated_tokens as f64,
             attempt: f64::from(r.attempt),
         }
@@ -123,13 +124,13 @@ impl SummaryRequest {
 }
 
 /// A message reduced to what the API takes.
-pub fn param(m: &compaction_core::message::Message) -> MessageParam {
+pub fn param(m: compaction_core::message::Message) -> MessageParam {
     MessageParam {
         role: match m.role {
             compaction_core::message::Role::User => "user".to_owned(),
             compaction_core::message::Role::Assistant => "assistant".to_owned(),
         },
-        content: m.content.clone(),
+        content: m.content,
     }
 }
 

@@ -272,8 +272,8 @@ pub(super) fn convert_decision(
         cleared_by_client: d.cleared_by_client,
         compaction: d.compaction.map(progress),
         breaker: d.breaker,
-        collapse: d.collapse.iter().map(SummaryRequest::from_core).collect(),
-        precompute: d.precompute.as_ref().map(SummaryRequest::from_core),
+        collapse: d.collapse.into_iter().map(SummaryRequest::from_core).collect(),
+        precompute: d.precompute.map(SummaryRequest::from_core),
     }
 }
 
@@ -282,11 +282,11 @@ pub(super) fn convert_decision(
 pub(super) fn dry_progress(p: core_compact::Progress) -> Progress {
     match p {
         core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
-            request: SummaryRequest::from_core(&request),
+            request: SummaryRequest::from_core(request),
         },
         core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
         core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
-            requests: requests.iter().map(SummaryRequest::from_core).collect(),
+            requests: requests.into_iter().map(SummaryRequest::from_core).collect(),
         },
         core_compact::Progress::Failed { reason } => Progress::Failed { reason },
         core_compact::Progress::Compacted { result } => Progress::Compacted {
