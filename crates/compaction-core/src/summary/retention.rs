@@ -244,6 +244,16 @@ mod tests {
     }
 
     #[test]
+    fn normalising_random_text_matches_the_definition() {
+        proptest::proptest!(|(text in "[ -~\t\n\x0b\x0c\r\x1c]{0,80}|\\PC{0,40}", limit in 0usize..100)| {
+            let whole = reference(&text);
+            let prefix: String = whole.chars().take(limit).collect();
+            proptest::prop_assert_eq!(normalise(&text, limit), prefix);
+            proptest::prop_assert_eq!(normalise(&text, usize::MAX), whole);
+        });
+    }
+
+    #[test]
     fn normalising_matches_the_definition_at_every_length() {
         let texts = [
             "",
