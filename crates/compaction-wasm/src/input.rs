@@ -150,8 +150,9 @@ pub fn from_json(
     json: &str,
     mut uuid: impl FnMut() -> Uuid,
 ) -> Result<(Option<String>, Vec<Message>), JsValue> {
-    // One pass straight into the messages; a message that does not parse is
-    // named by its index (the list visitor counts), a syntax error is not.
+    // One pass straight into the messages; a message of the wrong shape is
+    // named by its index (the list visitor counts); text that is not JSON
+    // at all is an INVALID_JSON error on `messages`.
     let at = Cell::new(At::Body);
     let (system, items) = parse_body(json, &at).map_err(|e| {
         // A value of the wrong shape is a data error, except where serde_json
