@@ -78,22 +78,31 @@ pub(crate) fn check_retention_of<'a>(
     summary: &str,
     messages: impl IntoIterator<Item = &'a Message>,
 ) -> RetentionReport {
-    let normalised_summary = normalise(summary, usize::MAX);
+    // The summary's normal form is made only when a prompt is not quoted
+    // verbatim: an offline summary of a long session quotes every prompt,
+    // hundreds of KB that then need no normalising.
+    let mut normalised_summary: Option<String> = None;
     let mut report = RetentionReport::default();
     let mut seen_paths: BTreeSet<&str> = BTreeSet::new();
     // Where the previous prompt and path were found: a summary usually
     // quotes them in history order, so the next one is looked for there
     // first (see [`occurs`]).
-    let (mut prompt_at, mut path_at) = (0, 0);
+    let (mut verbatim_at, mut prompt_at, mut path_at) = (0, 0, 0);
     for message in messages {
         if let Some(text) = user_prompt_text(message) {
-            let key = normalise(&text, RETAINED_PROMPT_CHARS);
-            match occurs(&normalised_summary, &key, prompt_at) {
-                Some(at) => prompt_at = at,
-                None => report.missing_prompts.push(MissingPrompt {
-                    uuid: message.uuid.clone(),
-                    text,
-                }),
+            let (key, stretch) = prompt_key(&text);
+            match stretch.and_then(|stretch| occurs(summary, stretch, verbatim_at)) {
+                Some(at) => verbatim_at = at,
+                None => {
+                    let normalised = normalised_summary.get_or_insert_with(|| normalise(summary, usize::MAX));
+                    match occurs(normalised, &key, prompt_at) {
+                        Some(at) => prompt_at = at,
+                        None => report.missing_prompts.push(MissingPrompt {
+                            uuid: message.uuid.clone(),
+                            text,
+                        }),
+                    }
+                }
             }
         }
         for block in message.content.blocks() {
@@ -133,6 +142,12 @@ fn occurs(haystack: &str, needle: &str, from: usize) -> Option<usize> {
 /// runs of other ASCII are copied and lowercased whole (most summaries are
 /// ASCII); other characters are decoded where they start.
 fn normalise(text: &str, limit: usize) -> String {
+    normalise_stretch(text, limit).0
+}
+
+/// [`normalise`], and the bytes of `text` its characters came from (from
+/// the first character written to the last; empty when nothing was).
+fn normalise_stretch(text: &str, limit: usize) -> (String, std::ops::Range<usize>) {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len().min(limit.saturating_mul(4)));
     let mut chars = 0;
@@ -140,6 +155,8 @@ fn normalise(text: &str, limit: usize) -> String {
     // next one (none at the start or the end).
     let mut gap = false;
     let mut i = 0;
+    // The bytes of `text` the written characters came from.
+    let mut stretch: Option<std::ops::Range<usize>> = None;
     while chars < limit && i < bytes.len() {
         let b = bytes[i];
         if is_ascii_whitespace(b) {
@@ -179,6 +196,7 @@ fn normalise(text: &str, limit: usize) -> String {
                     added.make_ascii_lowercase();
                 }
                 chars += take;
+                extend(&mut stretch, start, start + take);
             }
             Some(c) => {
                 for lower in c.to_lowercase() {
@@ -188,10 +206,33 @@ fn normalise(text: &str, limit: usize) -> String {
                     out.push(lower);
                     chars += 1;
                 }
+                extend(&mut stretch, start, i);
             }
         }
     }
-    out
+    (out, stretch.unwrap_or(0..0))
+}
+
+/// Grows `stretch` to end at `end` (or starts it at `start`).
+fn extend(stretch: &mut Option<std::ops::Range<usize>>, start: usize, end: usize) {
+    match stretch {
+        Some(range) => range.end = end,
+        None => *stretch = Some(start..end),
+    }
+}
+
+/// A prompt's key (the first [`RETAINED_PROMPT_CHARS`] characters of its
+/// normal form) and, when it can stand in for the key, the stretch of the
+/// prompt the key was made from. A stretch begins and ends on a character
+/// the key keeps, and normalising works character by character and on
+/// whitespace runs, so wherever the stretch occurs verbatim in a summary,
+/// the summary's normal form contains the key. A key that ends in the
+/// space of a whitespace run cut by the limit has no stretch (the summary
+/// might end right after it).
+fn prompt_key(text: &str) -> (String, Option<&str>) {
+    let (key, range) = normalise_stretch(text, RETAINED_PROMPT_CHARS);
+    let stretch = if key.ends_with(' ') { None } else { text.get(range) };
+    (key, stretch)
 }
 
 /// The ASCII characters `char::is_whitespace` accepts (tab, line feed,
@@ -241,6 +282,54 @@ mod tests {
             .map(|w| w.chars().flat_map(char::to_lowercase).collect())
             .collect();
         words.join(" ")
+    }
+
+    #[test]
+    fn verbatim_quotes_decide_as_the_normal_forms_would() {
+        // The shortcut (a prompt's stretch found verbatim) must never call a
+        // prompt kept that the normal forms would call missing, nor the
+        // reverse: compare with the definition on random prompts and
+        // summaries made of pieces of them, changed or not.
+        let piece = "([a-cA-C]{1,4}|[ \t\n]{1,3}|İ|Σ|\u{a0}|é)";
+        let prompt = format!("{piece}{{0,12}}");
+        proptest::proptest!(|(
+            prompts in proptest::collection::vec(prompt.as_str(), 1..5),
+            picks in proptest::collection::vec((0usize..5, 0usize..4, 0usize..20), 0..6),
+            noise in "[a-c \n]{0,6}",
+        )| {
+            let mut summary = noise.clone();
+            for (which, how, cut) in picks {
+                let p = &prompts[which % prompts.len()];
+                let quoted: String = match how {
+                    0 => p.clone(),
+                    1 => p.to_uppercase(),
+                    2 => p.split_whitespace().collect::<Vec<_>>().join("  "),
+                    _ => p.chars().take(cut).collect(),
+                };
+                summary.push_str(&quoted);
+                summary.push_str(&noise);
+            }
+            let history: Vec<Message> = prompts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Message::user(format!("u{i}"), p.clone()))
+                .collect();
+            let normalised = normalise(&summary, usize::MAX);
+            let expected: Vec<String> = history
+                .iter()
+                .filter(|m| {
+                    let key = normalise(&user_prompt_text(m).unwrap_or_default(), RETAINED_PROMPT_CHARS);
+                    user_prompt_text(m).is_some() && !normalised.contains(&key)
+                })
+                .map(|m| m.uuid.as_str().to_owned())
+                .collect();
+            let missing: Vec<String> = check_retention(&summary, &history)
+                .missing_prompts
+                .iter()
+                .map(|p| p.uuid.as_str().to_owned())
+                .collect();
+            proptest::prop_assert_eq!(missing, expected, "summary {:?}", summary);
+        });
     }
 
     #[test]
