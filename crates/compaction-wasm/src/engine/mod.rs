@@ -576,12 +576,7 @@ fn load_each(s: &mut State, list: &js_sys::Array) -> Result<usize, JsValue> {
         })?);
     }
     s.uuids = maker;
-    let n = parsed.len();
-    s.engine.reserve(n);
-    for (i, m) in parsed.into_iter().enumerate() {
-        s.append_named(m, || format!("messages[{i}]"))?;
-    }
-    Ok(n)
+    s.append_all(parsed)
 }
 
 pub(crate) use args::answer_from_js;

@@ -84,6 +84,12 @@ impl State {
         if let Some(system) = system {
             self.engine.set_system(&system);
         }
+        self.append_all(messages)
+    }
+
+    /// Appends messages checked beforehand, the uuid indices sized once;
+    /// returns how many.
+    pub(super) fn append_all(&mut self, messages: Vec<Message>) -> Result<usize, JsValue> {
         let n = messages.len();
         self.engine.reserve(n);
         for (i, m) in messages.into_iter().enumerate() {
