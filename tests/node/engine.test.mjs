@@ -188,6 +188,24 @@ test("loadJson: an array or a request body; same engine state as load() of the o
   assert.ok(Math.abs(d.count().tokens - c.count().tokens) <= 2, `${d.count().tokens} vs ${c.count().tokens}`);
 });
 
+test("what the engine does not interpret comes back as it went in: key order, every field", () => {
+  const assistant = {
+    role: "assistant",
+    content: [
+      { type: "thinking", thinking: "hmm", signature: "sig" },
+      { type: "tool_use", id: "toolu_1", name: "Edit", input: { z: 1, a: [2.5, { y: null, b: "é" }], file_path: "a.rs" }, caller: { type: "direct" } },
+      { type: "text", text: "done", citations: null, cache_control: { type: "ephemeral" } },
+      { type: "server_tool_use", id: "srv_1", name: "web_search", input: { query: "x" } },
+    ],
+  };
+  const user = { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok", is_error: false }] };
+  for (const load of [(e) => e.load([assistant, user]), (e) => e.loadJson(JSON.stringify([assistant, user]))]) {
+    const engine = new Engine();
+    load(engine);
+    assert.equal(JSON.stringify(engine.messages()), JSON.stringify([assistant, user]));
+  }
+});
+
 test("usage as the SDK reports it (cache counters may be null) makes the count reported", () => {
   const engine = new Engine();
   engine.append({ role: "user", content: "hi" });

@@ -131,7 +131,9 @@ impl Gen {
             blocks.push(Block::ToolUse {
                 id: id.clone(),
                 name: name.to_owned(),
-                input: json!({"file_path": format!("src/engine/module_{}.rs", self.tool_ids % 97)}),
+                input: compaction_core::message::Json::from_value(
+                    &json!({"file_path": format!("src/engine/module_{}.rs", self.tool_ids % 97)}),
+                ),
                 extra: Default::default(),
             });
             ids.push(id);

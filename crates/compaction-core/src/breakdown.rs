@@ -94,7 +94,7 @@ mod tests {
                 Block::ToolUse {
                     id: "t".into(),
                     name: "Read".into(),
-                    input: json!({}),
+                    input: crate::message::Json::from_value(&json!({})),
                     extra: Default::default(),
                 },
             ]),

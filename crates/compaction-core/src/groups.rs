@@ -204,7 +204,7 @@ mod tests {
             .map(|id| Block::ToolUse {
                 id: (*id).into(),
                 name: "Read".into(),
-                input: json!({}),
+                input: crate::message::Json::from_value(&json!({})),
                 extra: Default::default(),
             })
             .collect();

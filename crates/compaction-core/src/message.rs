@@ -3,19 +3,19 @@
 //! `usage` of the request that produced it.
 //!
 //! Blocks of unknown kinds, and unknown fields of known kinds, are kept
-//! verbatim: what comes in goes out unchanged unless a rule changes it.
+//! verbatim, as their JSON text ([`Json`], [`Extra`]): what comes in goes
+//! out unchanged unless a rule changes it.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
 use crate::time::Timestamp;
 
 mod de;
+mod json;
 mod ser;
 
-/// Fields of a block the engine does not interpret (`cache_control`,
-/// `citations`, an image's `source`…), kept in their original order.
-pub type Extra = Map<String, Value>;
+pub(crate) use json::{field_in, Text};
+pub use json::{Extra, Json};
 
 /// A message's stable identity in the store.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -71,20 +71,9 @@ impl Content {
     }
 
     /// Content from JSON already parsed (a transcript record's `message`):
-    /// the same blocks its `Deserialize` makes, without running a second
-    /// deserializer over the tree.
-    pub fn from_value<E: serde::de::Error>(value: Value) -> Result<Self, E> {
-        match value {
-            Value::String(text) => Ok(Content::Text(text)),
-            Value::Array(items) => items
-                .into_iter()
-                .map(Block::from_value)
-                .collect::<Result<_, E>>()
-                .map(Content::Blocks),
-            other => Err(E::custom(format!(
-                "content must be a string or a list, got {other}"
-            ))),
-        }
+    /// the same blocks its `Deserialize` makes.
+    pub fn from_value(value: serde_json::Value) -> Result<Self, serde_json::Error> {
+        Content::deserialize(value)
     }
 }
 
@@ -117,7 +106,7 @@ pub enum Block {
         /// The tool's name (`Read`, `Bash`…).
         name: String,
         /// The tool's input, verbatim.
-        input: Value,
+        input: Json,
         /// Other fields, verbatim.
         extra: Extra,
     },
@@ -274,148 +263,10 @@ impl Message {
     }
 }
 
-// --- serde for blocks: typed fields out of a JSON object, the rest kept ---
-
-fn take_string<E: serde::de::Error>(map: &mut Extra, key: &str, kind: &str) -> Result<String, E> {
-    match map.remove(key) {
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(E::custom(format!(
-            "`{kind}` block: `{key}` must be a string, got {other}"
-        ))),
-        None => Err(E::custom(format!("`{kind}` block: missing `{key}`"))),
-    }
-}
-
-impl Block {
-    fn from_map<E: serde::de::Error>(mut map: Extra) -> Result<Self, E> {
-        let kind = match map.remove("type") {
-            Some(Value::String(kind)) => kind,
-            Some(other) => return Err(E::custom(format!("block `type` must be a string, got {other}"))),
-            None => return Err(E::custom("block without a `type`")),
-        };
-        Ok(match kind.as_str() {
-            "text" => Block::Text {
-                text: take_string(&mut map, "text", &kind)?,
-                extra: map,
-            },
-            "tool_use" => Block::ToolUse {
-                id: take_string(&mut map, "id", &kind)?,
-                name: take_string(&mut map, "name", &kind)?,
-                input: map.remove("input").unwrap_or(Value::Object(Map::new())),
-                extra: map,
-            },
-            "tool_result" => {
-                let tool_use_id = take_string(&mut map, "tool_use_id", &kind)?;
-                let content = match map.remove("content") {
-                    None => ToolResultContent::Absent,
-                    Some(Value::String(s)) => ToolResultContent::Text(s),
-                    Some(Value::Array(items)) => ToolResultContent::Blocks(
-                        items
-                            .into_iter()
-                            .map(Block::from_value)
-                            .collect::<Result<_, E>>()?,
-                    ),
-                    Some(other) => {
-                        return Err(E::custom(format!(
-                            "`tool_result` block: `content` must be a string or a list, got {other}"
-                        )))
-                    }
-                };
-                let is_error = match map.remove("is_error") {
-                    None | Some(Value::Null) => None,
-                    Some(Value::Bool(b)) => Some(b),
-                    Some(other) => {
-                        return Err(E::custom(format!(
-                            "`tool_result` block: `is_error` must be a boolean, got {other}"
-                        )))
-                    }
-                };
-                Block::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error,
-                    extra: map,
-                }
-            }
-            "thinking" => Block::Thinking {
-                thinking: take_string(&mut map, "thinking", &kind)?,
-                extra: map,
-            },
-            "image" => Block::Image { extra: map },
-            _ => Block::Other { kind, extra: map },
-        })
-    }
-
-    fn from_value<E: serde::de::Error>(value: Value) -> Result<Self, E> {
-        match value {
-            Value::Object(map) => Block::from_map(map),
-            other => Err(E::custom(format!(
-                "a content block must be an object, got {other}"
-            ))),
-        }
-    }
-
-    /// The block as a JSON map: the reference its `Serialize` is checked
-    /// against.
-    #[cfg(test)]
-    fn to_map(&self) -> Extra {
-        let mut map = Extra::new();
-        map.insert("type".into(), Value::String(self.kind().to_owned()));
-        let extra = match self {
-            Block::Text { text, extra } => {
-                map.insert("text".into(), Value::String(text.clone()));
-                extra
-            }
-            Block::ToolUse {
-                id,
-                name,
-                input,
-                extra,
-            } => {
-                map.insert("id".into(), Value::String(id.clone()));
-                map.insert("name".into(), Value::String(name.clone()));
-                map.insert("input".into(), input.clone());
-                extra
-            }
-            Block::ToolResult {
-                tool_use_id,
-                content,
-                is_error,
-                extra,
-            } => {
-                map.insert("tool_use_id".into(), Value::String(tool_use_id.clone()));
-                match content {
-                    ToolResultContent::Absent => {}
-                    ToolResultContent::Text(s) => {
-                        map.insert("content".into(), Value::String(s.clone()));
-                    }
-                    ToolResultContent::Blocks(blocks) => {
-                        let items = blocks.iter().map(|b| Value::Object(b.to_map())).collect();
-                        map.insert("content".into(), Value::Array(items));
-                    }
-                }
-                if let Some(is_error) = is_error {
-                    map.insert("is_error".into(), Value::Bool(*is_error));
-                }
-                extra
-            }
-            Block::Thinking { thinking, extra } => {
-                map.insert("thinking".into(), Value::String(thinking.clone()));
-                extra
-            }
-            Block::Image { extra } | Block::Other { extra, .. } => extra,
-        };
-        for (k, v) in extra {
-            map.insert(k.clone(), v.clone());
-        }
-        map
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn roundtrip(v: Value) -> Value {
         let m: Message = serde_json::from_value(v).unwrap();

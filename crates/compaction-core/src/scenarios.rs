@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
 use crate::engine::{CallStatus, Engine};
 use crate::error::Error;
-use crate::message::{Block, Content, Message, Role, ToolResultContent, Usage};
+use crate::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
 use crate::settings::{EngineSettings, Preset};
 use crate::step::Step;
 use crate::time::Timestamp;
@@ -301,7 +301,7 @@ impl Builder {
             Content::Blocks(vec![Block::ToolUse {
                 id: tool_id.clone(),
                 name: name.to_owned(),
-                input: json!({ "file_path": path }),
+                input: Json::from_value(&json!({ "file_path": path })),
                 extra: Default::default(),
             }]),
         );

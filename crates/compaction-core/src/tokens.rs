@@ -1,10 +1,8 @@
 //! Token figures: estimated from characters unless the API reported them,
 //! and every figure says which (SPEC "tokens", R1.6).
 
+use crate::message::{Block, Content, Extra, Json, Message, ToolResultContent};
 use serde::Serialize;
-use serde_json::{Map, Value};
-
-use crate::message::{Block, Content, Message, ToolResultContent};
 
 /// How text becomes an estimated token count. Both numbers are settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -35,16 +33,15 @@ impl Estimator {
         chars.div_ceil(self.chars_per_token.max(1))
     }
 
-    /// `ceil(chars / chars_per_token)` for a value's compact JSON text
-    /// (as `serde_json::to_string` writes it), counted by walking the
-    /// value, never building the text.
-    pub fn json(&self, value: &Value) -> u64 {
-        json_chars(value).div_ceil(self.chars_per_token.max(1))
+    /// `ceil(chars / chars_per_token)` for a value's JSON text (kept as it
+    /// came, so counted as it will be sent).
+    pub fn json(&self, value: &Json) -> u64 {
+        self.text(value.text())
     }
 
-    /// [`Estimator::json`] for an object given as its map.
-    pub fn json_object(&self, map: &Map<String, Value>) -> u64 {
-        object_chars(map).div_ceil(self.chars_per_token.max(1))
+    /// [`Estimator::json`] for the object these fields make.
+    pub fn json_object(&self, fields: &Extra) -> u64 {
+        object_chars(fields).div_ceil(self.chars_per_token.max(1))
     }
 
     /// The estimate for one block: its text (a `tool_use` counts its name
@@ -79,42 +76,14 @@ impl Estimator {
     }
 }
 
-/// Characters of a value's compact JSON text.
-fn json_chars(value: &Value) -> u64 {
-    match value {
-        Value::Null | Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => number_chars(n),
-        Value::String(s) => string_chars(s),
-        Value::Array(items) => {
-            // `[` `]` and a comma between items.
-            2 + items.len().saturating_sub(1) as u64 + items.iter().map(json_chars).sum::<u64>()
-        }
-        Value::Object(map) => object_chars(map),
-    }
-}
-
-fn object_chars(map: &Map<String, Value>) -> u64 {
-    // `{` `}`, a comma between entries, a colon in each.
-    2 + map.len().saturating_sub(1) as u64
-        + map
+/// Characters of the object these fields make: `{` `}`, a comma between
+/// entries, each key as a JSON string, a colon, each value's text.
+fn object_chars(fields: &Extra) -> u64 {
+    2 + fields.len().saturating_sub(1) as u64
+        + fields
             .iter()
-            .map(|(k, v)| string_chars(k) + 1 + json_chars(v))
+            .map(|(k, v)| string_chars(k) + 1 + char_count(v.text()) as u64)
             .sum::<u64>()
-}
-
-/// A number's text, as serde_json prints it (short: written, not walked).
-fn number_chars(n: &serde_json::Number) -> u64 {
-    struct Count(u64);
-    impl std::fmt::Write for Count {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            self.0 += s.len() as u64; // digits, signs, `.`, `e`: ASCII
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    let _ = std::fmt::Write::write_fmt(&mut count, format_args!("{n}"));
-    count.0
 }
 
 /// The number of characters in `s` (`s.chars().count()`): every byte but
@@ -215,25 +184,33 @@ mod tests {
     }
 
     #[test]
-    fn json_is_counted_as_its_text_without_building_it() {
+    fn unknown_fields_are_counted_as_the_object_they_make() {
         let e = Estimator::default();
         let v = json!({"path": "日本語/é.rs", "n": [1, -2.5, null, 1e300, u64::MAX, i64::MIN], "emoji": "😀",
             "q": "a\"b\n\\\u{1}\u{8}\u{c}\r\t\u{7f}", "": {}, "e": [], "o": {"t": true, "f": false, "x": [[]]}});
-        assert_eq!(e.json(&v), e.text(&v.to_string()));
+        let serde_json::Value::Object(map) = &v else {
+            unreachable!()
+        };
+        let fields: Extra = map
+            .iter()
+            .map(|(k, v)| (k.clone(), Json::from_value(v)))
+            .collect();
         // Exact, not only after rounding.
-        let exact = |v: &Value| json_chars(v) == v.to_string().chars().count() as u64;
-        assert!(exact(&v));
+        assert_eq!(object_chars(&fields), v.to_string().chars().count() as u64);
+        assert_eq!(e.json_object(&fields), e.text(&v.to_string()));
         for n in 0..40u32 {
             let s: String = (0..n)
                 .map(|i| char::from_u32(i * 7 % 130).unwrap_or('é'))
                 .collect();
-            assert!(exact(&json!({ s.clone(): [s.clone(), n] })), "{s:?}");
+            let fields: Extra = [(s.clone(), Json::from_value(&json!([s.clone(), n])))]
+                .into_iter()
+                .collect();
+            assert_eq!(
+                object_chars(&fields),
+                json!({ s.clone(): [s, n] }).to_string().chars().count() as u64
+            );
         }
-        let Value::Object(map) = &v else { unreachable!() };
-        assert_eq!(e.json_object(map), e.text(&v.to_string()));
-        for s in ["", "\"", "\u{1f}", "😀😀😀😀x", "abc"] {
-            assert_eq!(e.json(&json!(s)), e.text(&json!(s).to_string()), "{s:?}");
-        }
+        assert_eq!(object_chars(&Extra::new()), 2);
     }
 
     #[test]

@@ -25,7 +25,7 @@ fn tool(e: &mut Engine, n: usize, name: &str, input: Value) {
         Content::Blocks(vec![Block::ToolUse {
             id: id.clone(),
             name: name.into(),
-            input,
+            input: compaction_core::message::Json::from_value(&input),
             extra: Default::default(),
         }]),
     ))

@@ -31,7 +31,7 @@ fn tool_pair(n: usize, tool: &str, result_chars: usize, minute: i64) -> [Message
         Content::Blocks(vec![Block::ToolUse {
             id: id.clone(),
             name: tool.into(),
-            input: json!({"file_path": format!("src/f{n}.rs")}),
+            input: compaction_core::message::Json::from_value(&json!({"file_path": format!("src/f{n}.rs")})),
             extra: Default::default(),
         }]),
     );

@@ -32,7 +32,7 @@ fn session(engine: &mut Engine) {
             Content::Blocks(vec![Block::ToolUse {
                 id: id.clone(),
                 name: name.into(),
-                input: json!({"file_path": path}),
+                input: compaction_core::message::Json::from_value(&json!({"file_path": path})),
                 extra: Default::default(),
             }]),
         );

@@ -21,7 +21,7 @@ fn tool_pair(n: usize, chars: usize) -> [Message; 2] {
         Content::Blocks(vec![Block::ToolUse {
             id: id.clone(),
             name: "Read".into(),
-            input: json!({"file_path": format!("f{n}.rs")}),
+            input: compaction_core::message::Json::from_value(&json!({"file_path": format!("f{n}.rs")})),
             extra: Default::default(),
         }]),
     );

@@ -72,10 +72,10 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
         Content::Blocks(vec![Block::text("next")]),
     ))
     .unwrap();
-    let mut extra = serde_json::Map::new();
+    let mut extra = compaction_core::message::Extra::new();
     extra.insert(
         "source".into(),
-        serde_json::json!({"type": "base64", "data": "AAAA"}),
+        compaction_core::message::Json::from_value(&serde_json::json!({"type": "base64", "data": "AAAA"})),
     );
     e.append(Message::new(
         "img",
@@ -193,7 +193,7 @@ fn a_waiting_tool_use_is_never_cut_from_its_future_result() {
         Content::Blocks(vec![Block::ToolUse {
             id: "toolu_1".into(),
             name: "Read".into(),
-            input: serde_json::json!({}),
+            input: compaction_core::message::Json::empty_object(),
             extra: Default::default(),
         }]),
     ))

@@ -238,7 +238,7 @@ fn r9_4_the_swap_never_cuts_a_tool_pair() {
         Content::Blocks(vec![Block::ToolUse {
             id: "toolu_1".into(),
             name: "Read".into(),
-            input: serde_json::json!({}),
+            input: compaction_core::message::Json::empty_object(),
             extra: Default::default(),
         }]),
     ))

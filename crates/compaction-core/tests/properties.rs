@@ -71,7 +71,7 @@ fn messages(events: &[Event]) -> Vec<Message> {
                     uses.push(Block::ToolUse {
                         id: id.clone(),
                         name: name.clone(),
-                        input: json!({"n": n}),
+                        input: compaction_core::message::Json::from_value(&json!({"n": n})),
                         extra: Default::default(),
                     });
                     results.push(Block::ToolResult {

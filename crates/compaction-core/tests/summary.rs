@@ -75,7 +75,7 @@ fn tool_use(uuid: &str, id: &str, name: &str, input: Value) -> Message {
         Content::Blocks(vec![Block::ToolUse {
             id: id.into(),
             name: name.into(),
-            input,
+            input: compaction_core::message::Json::from_value(&input),
             extra: Default::default(),
         }]),
     )

@@ -79,7 +79,25 @@ fn round_trip(name: &str) {
     if !extended.ends_with(b"\n") {
         extended.push(b'\n');
     }
-    for line in compaction_records(&compacted, &attachments, &ctx) {
+    let records = compaction_records(&compacted, &attachments, &ctx);
+    // Fields in Claude Code's order (as in the fixtures' own boundaries).
+    assert!(
+        records[0].starts_with(r#"{"parentUuid":null,"logicalParentUuid":"#),
+        "{}",
+        records[0]
+    );
+    assert!(
+        records[0].contains(r#""type":"system","subtype":"compact_boundary","content":"#),
+        "{}",
+        records[0]
+    );
+    assert!(records[1].starts_with(r#"{"parentUuid":""#), "{}", records[1]);
+    assert!(
+        records[1].contains(r#""type":"user","message":{"role":"user","content":"#),
+        "{}",
+        records[1]
+    );
+    for line in &records {
         extended.extend_from_slice(line.as_bytes());
         extended.push(b'\n');
     }
@@ -188,7 +206,9 @@ mod generated {
                             Content::Blocks(vec![Block::ToolUse {
                                 id: id.clone(),
                                 name: name.into(),
-                                input: json!({"file_path": format!("src/f{}.rs", i % 4)}),
+                                input: compaction_core::message::Json::from_value(
+                                    &json!({"file_path": format!("src/f{}.rs", i % 4)}),
+                                ),
                                 extra: Default::default(),
                             }]),
                         );

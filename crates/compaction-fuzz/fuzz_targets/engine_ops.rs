@@ -51,7 +51,7 @@ impl Harness {
             uses.push(Block::ToolUse {
                 id: id.clone(),
                 name: call.name.make(),
-                input,
+                input: compaction_core::message::Json::from_value(&input),
                 extra: Default::default(),
             });
             let text = call.result.make();
@@ -194,8 +194,11 @@ impl Harness {
             }
             Msg::Image { uuid: u, role_user } => {
                 let role = if *role_user { Role::User } else { Role::Assistant };
-                let mut extra = serde_json::Map::new();
-                extra.insert("source".into(), json!({"type": "base64", "data": "AAAA"}));
+                let mut extra = compaction_core::message::Extra::new();
+                extra.insert(
+                    "source".into(),
+                    compaction_core::message::Json::from_value(&json!({"type": "base64", "data": "AAAA"})),
+                );
                 self.append(Message::new(
                     uuid(*u),
                     role,
@@ -203,8 +206,8 @@ impl Harness {
                 ));
             }
             Msg::Other { uuid: u, kind } => {
-                let mut extra = serde_json::Map::new();
-                extra.insert("data".into(), json!(kind));
+                let mut extra = compaction_core::message::Extra::new();
+                extra.insert("data".into(), compaction_core::message::Json::from_value(&json!(kind)));
                 self.append(Message::new(
                     uuid(*u),
                     Role::Assistant,

@@ -139,8 +139,8 @@ pub fn candidate_paths(view: &View) -> Vec<String> {
         for block in entry.message.content.blocks().iter().rev() {
             if let Some((_, paths)) = file_paths(block) {
                 for path in paths {
-                    if !seen.iter().any(|p| p == path) {
-                        seen.push(path.to_owned());
+                    if !seen.iter().any(|p| *p == path) {
+                        seen.push(path.into_owned());
                     }
                 }
             }

@@ -17,10 +17,13 @@
 //!   is assembled).
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::attachments::{attachment, cut_to, AttachmentSettings, Candidate, Kind, Status};
-use crate::message::{Block, Message};
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
+
+use crate::message::{field_in, Block, Json, Message, Text};
 use crate::tokens::Estimator;
 use crate::view::View;
 
@@ -50,7 +53,7 @@ pub struct HookOutput {
 }
 
 /// The tool calls in the view, most recent first.
-fn tool_calls(view: &View) -> impl Iterator<Item = (&str, &Value)> {
+fn tool_calls(view: &View) -> impl Iterator<Item = (&str, &Json)> {
     view.entries().iter().rev().flat_map(|e| {
         e.message.content.blocks().iter().rev().filter_map(|b| match b {
             Block::ToolUse { name, input, .. } => Some((name.as_str(), input)),
@@ -63,19 +66,19 @@ fn tool_calls(view: &View) -> impl Iterator<Item = (&str, &Value)> {
 fn derived_plan(view: &View) -> Option<String> {
     tool_calls(view)
         .filter(|(name, _)| *name == "ExitPlanMode")
-        .find_map(|(_, input)| input.get("plan")?.as_str().map(str::to_owned))
+        .find_map(|(_, input)| input.str_field("plan").map(Cow::into_owned))
 }
 
 /// The last `TodoWrite` list in the view, one line per task.
 fn derived_tasks(view: &View) -> Option<String> {
     let todos = tool_calls(view)
         .filter(|(name, _)| *name == "TodoWrite")
-        .find_map(|(_, input)| input.get("todos")?.as_array())?;
+        .find_map(|(_, input)| input.field::<Vec<&RawValue>>("todos"))?;
     let lines: Vec<String> = todos
         .iter()
         .filter_map(|t| {
-            let content = t.get("content")?.as_str()?;
-            let status = t.get("status").and_then(Value::as_str).unwrap_or("pending");
+            let content = field_in::<Text>(t.get(), "content")?.0;
+            let status = field_in::<Text>(t.get(), "status").map_or(Cow::Borrowed("pending"), |s| s.0);
             Some(format!("- [{status}] {content}"))
         })
         .collect();
@@ -89,13 +92,10 @@ pub fn invoked_skills(view: &View) -> Vec<String> {
         if name != "Skill" {
             continue;
         }
-        let skill = input
-            .get("skill")
-            .or_else(|| input.get("command"))
-            .and_then(Value::as_str);
+        let skill = input.str_field("skill").or_else(|| input.str_field("command"));
         if let Some(skill) = skill {
-            if !seen.iter().any(|s| s == skill) {
-                seen.push(skill.to_owned());
+            if !seen.iter().any(|s| *s == skill) {
+                seen.push(skill.into_owned());
             }
         }
     }

@@ -1,75 +1,64 @@
 //! Streaming `Deserialize` for [`Content`] and [`Block`]: blocks are read
-//! straight from the deserializer into their typed fields, without first
-//! becoming a `serde_json::Value` (the cost of a bulk load was mostly that
-//! detour). Fields the engine does not interpret still land in `extra`
-//! verbatim, and every error names the field, as before.
+//! straight from the deserializer into their typed fields; fields the engine
+//! does not interpret land in `extra` as their JSON text ([`Json`]), never
+//! parsed into a tree. Every error names the field (serde's "invalid type:
+//! …, expected …" with the field in the expectation).
+//!
+//! Few visitor types, each asking for the one JSON type it takes
+//! (`deserialize_str`, `deserialize_map`…): every visitor type is another
+//! copy of the parser in the wasm module.
 //!
 //! The fast path needs the block's `type` first, as the API and its SDKs
-//! write it. A block whose `type` comes later is collected into a map and
-//! typed from there (the same rules; only slower). A block with two `type`s
-//! is an error: which one counts would be a guess.
+//! write it. A block whose `type` comes later is collected field by field
+//! (as text), rewritten with its `type` first and read by the fast path:
+//! the same rules, only slower. A block with two `type`s is an error: which
+//! one counts would be a guess.
 
-use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
-use serde_json::Value;
 
-use super::{Block, Content, Extra, ToolResultContent};
+use super::json::Text;
+use super::{Block, Content, Extra, Json, ToolResultContent};
 
 impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(ContentVisitor)
+        deserializer.deserialize_any(ContentVisitor { in_result: false })
     }
 }
 
 impl<'de> Deserialize<'de> for Block {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(BlockVisitor)
+        deserializer.deserialize_map(BlockVisitor)
     }
-}
-
-/// Visitor methods for JSON values a visitor does not accept: each becomes
-/// a `Value` and goes to `$other`, which words the error.
-macro_rules! refuse_other_values {
-    ($other:path) => {
-        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            Err($other(Value::Bool(v)))
-        }
-        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            Err($other(Value::from(v)))
-        }
-        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            Err($other(Value::from(v)))
-        }
-        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            Err($other(Value::from(v)))
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Err($other(Value::Null))
-        }
-        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Err($other(Value::Null))
-        }
-    };
 }
 
 // --- content: a string or a list of blocks ------------------------------
 
-struct ContentVisitor;
+/// A message's `content`, or (`in_result`) a `tool_result`'s.
+#[derive(Clone, Copy)]
+struct ContentVisitor {
+    in_result: bool,
+}
 
-fn content_error<E: serde::de::Error>(other: Value) -> E {
-    E::custom(format!(
-        "`content` must be a string or a list of blocks, got {other}"
-    ))
+impl<'de> DeserializeSeed<'de> for ContentVisitor {
+    type Value = Content;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Content, D::Error> {
+        deserializer.deserialize_any(self)
+    }
 }
 
 impl<'de> Visitor<'de> for ContentVisitor {
     type Value = Content;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string or a list of blocks")
+        if self.in_result {
+            f.write_str("`content` of a `tool_result` block to be a string or a list of blocks")
+        } else {
+            f.write_str("`content` to be a string or a list of blocks")
+        }
     }
 
     fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Content, E> {
@@ -80,97 +69,84 @@ impl<'de> Visitor<'de> for ContentVisitor {
         Ok(Content::Text(v))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Content, A::Error> {
-        blocks(seq).map(Content::Blocks)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Content, A::Error> {
-        Err(content_error(rest_of_map(map)?))
-    }
-
-    refuse_other_values!(content_error);
-}
-
-fn blocks<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<Block>, A::Error> {
-    let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-    while let Some(block) = seq.next_element::<Block>()? {
-        out.push(block);
-    }
-    Ok(out)
-}
-
-/// A map the visitor refuses, read whole so the error can show it.
-fn rest_of_map<'de, A: MapAccess<'de>>(map: A) -> Result<Value, A::Error> {
-    Value::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-}
-
-// --- a tool result's content, read knowing the block is a tool_result ---
-
-struct ResultContentVisitor;
-
-fn result_content_error<E: serde::de::Error>(other: Value) -> E {
-    E::custom(format!(
-        "`tool_result` block: `content` must be a string or a list, got {other}"
-    ))
-}
-
-impl<'de> DeserializeSeed<'de> for ResultContentVisitor {
-    type Value = ToolResultContent;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(self)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Content, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(block) = seq.next_element::<Block>()? {
+            out.push(block);
+        }
+        Ok(Content::Blocks(out))
     }
 }
 
-impl<'de> Visitor<'de> for ResultContentVisitor {
-    type Value = ToolResultContent;
+// --- typed scalar fields --------------------------------------------------
+
+/// A string field (`key`) of a block of kind `kind` (`type` itself when
+/// `kind` is empty).
+struct StringField<'a> {
+    kind: &'a str,
+    key: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for StringField<'_> {
+    type Value = String;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        deserializer.deserialize_string(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StringField<'_> {
+    type Value = String;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string or a list of blocks")
+        if self.kind.is_empty() {
+            write!(f, "a block's `{}` to be a string", self.key)
+        } else {
+            write!(f, "`{}` of a `{}` block to be a string", self.key, self.kind)
+        }
     }
 
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(ToolResultContent::Text(v.to_owned()))
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_owned())
     }
 
-    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(ToolResultContent::Text(v))
+    fn visit_string<E: serde::de::Error>(self, v: String) -> Result<String, E> {
+        Ok(v)
     }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        blocks(seq).map(ToolResultContent::Blocks)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        Err(result_content_error(rest_of_map(map)?))
-    }
-
-    refuse_other_values!(result_content_error);
 }
 
-// --- keys: borrowed from the input when it allows ------------------------
+/// `is_error`: a boolean, or `null` for none.
+struct IsError;
 
-struct Key<'de>(Cow<'de, str>);
+impl<'de> DeserializeSeed<'de> for IsError {
+    type Value = Option<bool>;
 
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(v)))
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<bool>, D::Error> {
+        deserializer.deserialize_option(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IsError {
+    type Value = Option<bool>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("`is_error` of a `tool_result` block to be a boolean")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Option<bool>, E> {
+        Ok(Some(v))
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Option<bool>, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<bool>, D::Error> {
+        deserializer.deserialize_bool(self)
     }
 }
 
@@ -178,8 +154,15 @@ impl<'de> Deserialize<'de> for Key<'de> {
 
 struct BlockVisitor;
 
-fn block_error<E: serde::de::Error>(other: Value) -> E {
-    E::custom(format!("a content block must be an object, got {other}"))
+/// The message of an error from re-reading a reordered block, without the
+/// position serde_json adds (a position in the rewritten text, not the
+/// caller's).
+fn without_position(err: &serde_json::Error) -> String {
+    let text = err.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((message, _)) if err.line() > 0 => message.to_owned(),
+        _ => text,
+    }
 }
 
 impl<'de> Visitor<'de> for BlockVisitor {
@@ -190,116 +173,141 @@ impl<'de> Visitor<'de> for BlockVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Block, A::Error> {
-        let Some(first) = map.next_key::<Key<'de>>()? else {
+        let Some(Text(first)) = map.next_key::<Text<'de>>()? else {
             return Err(A::Error::custom("block without a `type`"));
         };
-        let value: Value = map.next_value()?;
-        match (first.0.as_ref(), value) {
-            ("type", Value::String(kind)) => typed(kind, map),
-            (key, value) => {
-                // Slow path: the whole object first, then its fields.
-                let mut all = Extra::new();
-                all.insert(key.to_owned(), value);
-                while let Some(key) = map.next_key::<Key<'de>>()? {
-                    let value: Value = map.next_value()?;
-                    if key.0 == "type" && all.contains_key("type") {
-                        return Err(A::Error::custom("a block has two `type` fields"));
-                    }
-                    all.insert(key.0.into_owned(), value);
+        if first == "type" {
+            let kind = map.next_value_seed(StringField {
+                kind: "",
+                key: "type",
+            })?;
+            return typed(kind, map);
+        }
+        // Slow path: every field as text, then the block again, `type` first.
+        let mut fields = vec![(first.into_owned(), map.next_value::<Json>()?)];
+        let mut kind = None;
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            let value = map.next_value::<Json>()?;
+            if key == "type" {
+                if kind.is_some() {
+                    return Err(A::Error::custom("a block has two `type` fields"));
                 }
-                Block::from_map(all)
+                kind = Some(value);
+            } else {
+                fields.push((key.into_owned(), value));
             }
         }
+        let Some(kind) = kind else {
+            return Err(A::Error::custom("block without a `type`"));
+        };
+        let mut text = String::with_capacity(64);
+        text.push_str("{\"type\":");
+        text.push_str(kind.text());
+        for (key, value) in &fields {
+            text.push(',');
+            push_quoted(&mut text, key);
+            text.push(':');
+            text.push_str(value.text());
+        }
+        text.push('}');
+        serde_json::from_slice(text.as_bytes()).map_err(|e| A::Error::custom(without_position(&e)))
     }
+}
 
-    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Block, E> {
-        Err(block_error(Value::String(v.to_owned())))
+/// Appends `s` as a JSON string.
+fn push_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if u32::from(c) < 0x20 => {
+                out.push_str("\\u00");
+                let n = u32::from(c);
+                for d in [n >> 4, n & 0xf] {
+                    out.push(char::from_digit(d, 16).unwrap_or('0'));
+                }
+            }
+            c => out.push(c),
+        }
     }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Block, A::Error> {
-        let items = Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))?;
-        Err(block_error(items))
-    }
-
-    refuse_other_values!(block_error);
+    out.push('"');
 }
 
 /// The typed fields of a block whose `type` came first.
 #[derive(Default)]
 struct Fields {
-    text: Option<Value>,
-    id: Option<Value>,
-    name: Option<Value>,
-    input: Option<Value>,
-    tool_use_id: Option<Value>,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    input: Option<Json>,
+    tool_use_id: Option<String>,
     content: Option<ToolResultContent>,
-    is_error: Option<Value>,
-    thinking: Option<Value>,
+    is_error: Option<bool>,
+    thinking: Option<String>,
 }
 
-fn string<E: serde::de::Error>(value: Option<Value>, key: &str, kind: &str) -> Result<String, E> {
-    match value {
-        Some(Value::String(s)) => Ok(s),
-        Some(other) => Err(E::custom(format!(
-            "`{kind}` block: `{key}` must be a string, got {other}"
-        ))),
-        None => Err(E::custom(format!("`{kind}` block: missing `{key}`"))),
-    }
+fn required<E: serde::de::Error>(value: Option<String>, key: &str, kind: &str) -> Result<String, E> {
+    value.ok_or_else(|| E::custom(format!("`{kind}` block: missing `{key}`")))
 }
 
 /// Reads the rest of a block of kind `kind`: the fields its kind types go
-/// to their slots, every other field to `extra`, verbatim.
+/// to their slots, every other field to `extra`, as its text.
 fn typed<'de, A: MapAccess<'de>>(kind: String, mut map: A) -> Result<Block, A::Error> {
     let mut f = Fields::default();
     let mut extra = Extra::new();
-    while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+    while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
         let slot = match (kind.as_str(), key.as_ref()) {
             (_, "type") => return Err(A::Error::custom("a block has two `type` fields")),
             ("tool_result", "content") => {
-                f.content = Some(map.next_value_seed(ResultContentVisitor)?);
+                f.content = Some(match map.next_value_seed(ContentVisitor { in_result: true })? {
+                    Content::Text(text) => ToolResultContent::Text(text),
+                    Content::Blocks(blocks) => ToolResultContent::Blocks(blocks),
+                });
+                continue;
+            }
+            ("tool_use", "input") => {
+                f.input = Some(map.next_value()?);
+                continue;
+            }
+            ("tool_result", "is_error") => {
+                f.is_error = map.next_value_seed(IsError)?;
                 continue;
             }
             ("text", "text") => &mut f.text,
             ("tool_use", "id") => &mut f.id,
             ("tool_use", "name") => &mut f.name,
-            ("tool_use", "input") => &mut f.input,
             ("tool_result", "tool_use_id") => &mut f.tool_use_id,
-            ("tool_result", "is_error") => &mut f.is_error,
             ("thinking", "thinking") => &mut f.thinking,
             _ => {
                 extra.insert(key.into_owned(), map.next_value()?);
                 continue;
             }
         };
-        *slot = Some(map.next_value()?);
+        *slot = Some(map.next_value_seed(StringField {
+            kind: &kind,
+            key: &key,
+        })?);
     }
     Ok(match kind.as_str() {
         "text" => Block::Text {
-            text: string(f.text, "text", &kind)?,
+            text: required(f.text, "text", &kind)?,
             extra,
         },
         "tool_use" => Block::ToolUse {
-            id: string(f.id, "id", &kind)?,
-            name: string(f.name, "name", &kind)?,
-            input: f.input.unwrap_or_else(|| Value::Object(Extra::new())),
+            id: required(f.id, "id", &kind)?,
+            name: required(f.name, "name", &kind)?,
+            input: f.input.unwrap_or_else(Json::empty_object),
             extra,
         },
         "tool_result" => Block::ToolResult {
-            tool_use_id: string(f.tool_use_id, "tool_use_id", &kind)?,
+            tool_use_id: required(f.tool_use_id, "tool_use_id", &kind)?,
             content: f.content.unwrap_or(ToolResultContent::Absent),
-            is_error: match f.is_error {
-                None | Some(Value::Null) => None,
-                Some(Value::Bool(b)) => Some(b),
-                Some(other) => {
-                    return Err(A::Error::custom(format!(
-                        "`tool_result` block: `is_error` must be a boolean, got {other}"
-                    )))
-                }
-            },
+            is_error: f.is_error,
             extra,
         },
         "thinking" => Block::Thinking {
-            thinking: string(f.thinking, "thinking", &kind)?,
+            thinking: required(f.thinking, "thinking", &kind)?,
             extra,
         },
         "image" => Block::Image { extra },
@@ -311,7 +319,7 @@ fn typed<'de, A: MapAccess<'de>>(kind: String, mut map: A) -> Result<Block, A::E
 mod tests {
     use super::*;
     use crate::message::Message;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn parse(v: &Value) -> Result<Message, String> {
         // Through the text, as a bulk load reads it (borrowed keys), and
@@ -326,7 +334,7 @@ mod tests {
         // And the content alone through `Content::from_value` (how the
         // transcript importer reads records): the same blocks.
         if let (Ok(a), Some(content)) = (&a, v.get("content")) {
-            let c = Content::from_value::<serde_json::Error>(content.clone()).map_err(|e| e.to_string());
+            let c = Content::from_value(content.clone()).map_err(|e| e.to_string());
             assert_eq!(c.as_ref(), Ok(&a.content));
         }
         a
@@ -359,15 +367,15 @@ mod tests {
     #[test]
     fn bad_shapes_are_errors_naming_the_field() {
         let cases = [
-            (json!(5), "`content` must be a string or a list of blocks, got 5"),
+            (json!(5), "invalid type: integer `5`, expected `content` to be a string or a list of blocks"),
             (
                 json!({"a": 1}),
-                "`content` must be a string or a list of blocks, got {\"a\":1}",
+                "invalid type: map, expected `content` to be a string or a list of blocks",
             ),
-            (json!([3]), "a content block must be an object, got 3"),
-            (json!([[1]]), "a content block must be an object, got [1]"),
+            (json!([3]), "invalid type: integer `3`, expected a content block (an object with a `type`)"),
+            (json!([[1]]), "invalid type: sequence, expected a content block (an object with a `type`)"),
             (json!([{}]), "block without a `type`"),
-            (json!([{"type": 1}]), "block `type` must be a string, got 1"),
+            (json!([{"type": 1}]), "invalid type: integer `1`, expected a block's `type` to be a string"),
             (
                 json!([{"type": "text", "type": "text"}]),
                 "`text` block: missing `text`",
@@ -375,19 +383,19 @@ mod tests {
             (json!([{"type": "text"}]), "`text` block: missing `text`"),
             (
                 json!([{"type": "tool_use", "id": "t", "name": null}]),
-                "`tool_use` block: `name` must be a string, got null",
+                "invalid type: null, expected `name` of a `tool_use` block to be a string",
             ),
             (
                 json!([{"type": "tool_result", "tool_use_id": "t", "content": 7}]),
-                "`tool_result` block: `content` must be a string or a list, got 7",
+                "invalid type: integer `7`, expected `content` of a `tool_result` block to be a string or a list of blocks",
             ),
             (
                 json!([{"type": "tool_result", "tool_use_id": "t", "content": [2]}]),
-                "a content block must be an object, got 2",
+                "invalid type: integer `2`, expected a content block (an object with a `type`)",
             ),
             (
                 json!([{"type": "tool_result", "tool_use_id": "t", "is_error": "yes"}]),
-                "`tool_result` block: `is_error` must be a boolean, got \"yes\"",
+                "invalid type: string \"yes\", expected `is_error` of a `tool_result` block to be a boolean",
             ),
         ];
         for (content, want) in cases {
@@ -404,6 +412,16 @@ mod tests {
         let text = r#"{"uuid":"u","role":"user","content":[{"text":"a","type":"text","type":"image"}]}"#;
         let err = serde_json::from_str::<Message>(text).unwrap_err();
         assert!(err.to_string().contains("two `type` fields"), "{err}");
+    }
+
+    #[test]
+    fn a_late_type_keeps_keys_that_need_escaping() {
+        let text = r#"{"uuid":"u","role":"user","content":[{"q\"\\\u0001\n":[1, 2],"type":"x"}]}"#;
+        let m: Message = serde_json::from_str(text).unwrap();
+        assert_eq!(
+            serde_json::to_string(&m.content).unwrap(),
+            r#"[{"type":"x","q\"\\\u0001\n":[1, 2]}]"#
+        );
     }
 
     #[test]

@@ -512,11 +512,9 @@ pub fn label(m: &crate::message::Message) -> String {
                 match block {
                     Block::Text { text, .. } => push(text, &mut out),
                     Block::ToolUse { name, input, .. } => {
-                        let path = input
-                            .get("file_path")
-                            .or_else(|| input.get("path"))
-                            .or_else(|| input.get("command"))
-                            .and_then(|v| v.as_str());
+                        let path = ["file_path", "path", "command"]
+                            .iter()
+                            .find_map(|key| input.str_field(key));
                         match path {
                             Some(p) => push(&format!("{name} {p}"), &mut out),
                             None => push(name, &mut out),

@@ -26,7 +26,7 @@
 //! # Ok::<(), compaction_core::Error>(())
 //! ```
 
-use serde_json::Value;
+use std::borrow::Cow;
 
 use crate::message::{Block, Content, Message, Role, ToolResultContent};
 
@@ -62,7 +62,7 @@ pub(crate) enum FileUse {
 
 /// The file paths a `tool_use` block names, with how its tool used them.
 /// Non-string and empty values are skipped; other tools name none.
-pub(crate) fn file_paths(block: &Block) -> Option<(FileUse, Vec<&str>)> {
+pub(crate) fn file_paths(block: &Block) -> Option<(FileUse, Vec<Cow<'_, str>>)> {
     let Block::ToolUse { name, input, .. } = block else {
         return None;
     };
@@ -75,10 +75,7 @@ pub(crate) fn file_paths(block: &Block) -> Option<(FileUse, Vec<&str>)> {
     };
     let paths = PATH_KEYS
         .iter()
-        .filter_map(|key| match input.get(key) {
-            Some(Value::String(path)) if !path.is_empty() => Some(path.as_str()),
-            _ => None,
-        })
+        .filter_map(|key| input.str_field(key).filter(|path| !path.is_empty()))
         .collect();
     Some((kind, paths))
 }
@@ -153,19 +150,19 @@ mod tests {
 
     #[test]
     fn file_paths_come_from_known_tools_and_keys_only() {
-        let block = |name: &str, input: Value| Block::ToolUse {
+        let block = |name: &str, input: serde_json::Value| Block::ToolUse {
             id: "t".into(),
             name: name.into(),
-            input,
+            input: crate::message::Json::from_value(&input),
             extra: Default::default(),
         };
         assert_eq!(
             file_paths(&block("Edit", json!({"file_path": "a.rs"}))),
-            Some((FileUse::Edited, vec!["a.rs"]))
+            Some((FileUse::Edited, vec![Cow::from("a.rs")]))
         );
         assert_eq!(
             file_paths(&block("Grep", json!({"pattern": "x", "path": "src"}))),
-            Some((FileUse::Read, vec!["src"]))
+            Some((FileUse::Read, vec![Cow::from("src")]))
         );
         assert_eq!(
             file_paths(&block("Write", json!({"file_path": 7, "path": ""}))),

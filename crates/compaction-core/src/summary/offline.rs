@@ -13,6 +13,7 @@
 //! The analysis block holds only counts, never message text, so a message
 //! that contains `</analysis>` cannot end it early.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::prompt::{PromptOptions, SECTIONS};
@@ -156,8 +157,8 @@ impl Facts {
     fn gather<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Self {
         let mut facts = Facts::default();
         let mut tool_names: BTreeMap<&str, &str> = BTreeMap::new();
-        let mut seen_read: BTreeSet<&str> = BTreeSet::new();
-        let mut seen_edited: BTreeSet<&str> = BTreeSet::new();
+        let mut seen_read: BTreeSet<Cow<str>> = BTreeSet::new();
+        let mut seen_edited: BTreeSet<Cow<str>> = BTreeSet::new();
         for message in messages {
             facts.messages += 1;
             if let Some(text) = user_prompt_text(message) {
@@ -201,8 +202,8 @@ impl Facts {
                         FileUse::Edited => (&mut seen_edited, &mut facts.edited),
                     };
                     for path in paths {
-                        if seen.insert(path) {
-                            list.push(path.to_owned());
+                        if seen.insert(path.clone()) {
+                            list.push(path.into_owned());
                         }
                     }
                 }
@@ -326,7 +327,7 @@ mod tests {
             Content::Blocks(vec![Block::ToolUse {
                 id: id.into(),
                 name: name.into(),
-                input,
+                input: crate::message::Json::from_value(&input),
                 extra: Default::default(),
             }]),
         )

@@ -17,6 +17,7 @@
 //! checked. Read-only paths are not checked: R7.7 attachments restore
 //! recent files, and a path that was only read carries no change to lose.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::Serialize;
@@ -83,7 +84,7 @@ pub(crate) fn check_retention_of<'a>(
     // hundreds of KB that then need no normalising.
     let mut normalised_summary: Option<String> = None;
     let mut report = RetentionReport::default();
-    let mut seen_paths: BTreeSet<&str> = BTreeSet::new();
+    let mut seen_paths: BTreeSet<Cow<str>> = BTreeSet::new();
     // Where the previous prompt and path were found: a summary usually
     // quotes them in history order, so the next one is looked for there
     // first (see [`occurs`]).
@@ -108,10 +109,10 @@ pub(crate) fn check_retention_of<'a>(
         for block in message.content.blocks() {
             if let Some((FileUse::Edited, paths)) = file_paths(block) {
                 for path in paths {
-                    if seen_paths.insert(path) {
-                        match occurs(summary, path, path_at) {
+                    if seen_paths.insert(path.clone()) {
+                        match occurs(summary, &path, path_at) {
                             Some(at) => path_at = at,
-                            None => report.missing_paths.push(path.to_owned()),
+                            None => report.missing_paths.push(path.into_owned()),
                         }
                     }
                 }
@@ -254,7 +255,7 @@ mod tests {
             Content::Blocks(vec![Block::ToolUse {
                 id: format!("t-{uuid}"),
                 name: name.into(),
-                input: json!({"file_path": path}),
+                input: crate::message::Json::from_value(&json!({"file_path": path})),
                 extra: Default::default(),
             }]),
         )

@@ -2,10 +2,11 @@
 //! to a Claude Code session file, in Claude Code's own shape, so that
 //! resuming the file gives the view the live session had.
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
+use crate::compact::boundary::CompactMetadata;
 use crate::compact::Compacted;
-use crate::message::Message;
+use crate::message::{Content, Message};
 use crate::time::Timestamp;
 
 /// The context a session file's records carry.
@@ -32,47 +33,121 @@ pub fn compaction_records(
     attachments: &[Message],
     ctx: &RecordContext,
 ) -> Vec<String> {
-    let envelope = |kind: &str, uuid: &str, parent: Value| {
-        json!({
-            "type": kind,
-            "uuid": uuid,
-            "parentUuid": parent,
-            "isSidechain": false,
-            "userType": "external",
-            "sessionId": ctx.session_id,
-            "version": ctx.version,
-            "timestamp": ctx.timestamp.as_str(),
-        })
-    };
     let b = &compacted.boundary;
-    let mut boundary = envelope("system", b.uuid.as_str(), Value::Null);
-    if let Value::Object(map) = &mut boundary {
-        map.insert("subtype".into(), json!("compact_boundary"));
-        map.insert("content".into(), json!(b.content));
-        map.insert("level".into(), json!(b.level));
-        map.insert("logicalParentUuid".into(), json!(b.logical_parent_uuid));
-        map.insert("compactMetadata".into(), json!(b.compact_metadata));
-    }
+    let boundary = BoundaryLine {
+        parent_uuid: None,
+        logical_parent_uuid: b.logical_parent_uuid.as_ref().map(|u| u.as_str()),
+        is_sidechain: false,
+        user_type: "external",
+        session_id: &ctx.session_id,
+        version: &ctx.version,
+        kind: "system",
+        subtype: "compact_boundary",
+        content: b.content,
+        timestamp: ctx.timestamp.as_str(),
+        uuid: b.uuid.as_str(),
+        level: b.level,
+        compact_metadata: &b.compact_metadata,
+    };
     let s = &compacted.summary;
-    let mut summary = envelope("user", s.uuid.as_str(), json!(b.uuid));
-    if let Value::Object(map) = &mut summary {
-        map.insert("isCompactSummary".into(), json!(true));
-        map.insert("isVisibleInTranscriptOnly".into(), json!(true));
-        map.insert(
-            "message".into(),
-            json!({ "role": "user", "content": s.message.content }),
-        );
-    }
-    let mut lines = vec![boundary.to_string(), summary.to_string()];
-    let mut parent = s.uuid.clone();
+    let summary_content = Content::Text(s.message.content.clone());
+    let summary = UserLine {
+        is_visible_in_transcript_only: Some(true),
+        is_compact_summary: Some(true),
+        ..user_line(ctx, s.uuid.as_str(), b.uuid.as_str(), &summary_content)
+    };
+    let mut lines = vec![line(&boundary), line(&summary)];
+    let mut parent = s.uuid.as_str();
     for m in attachments {
-        let mut record = envelope("user", m.uuid.as_str(), json!(parent));
-        if let Value::Object(map) = &mut record {
-            map.insert("isMeta".into(), json!(true));
-            map.insert("message".into(), json!({ "role": "user", "content": m.content }));
-        }
-        lines.push(record.to_string());
-        parent = m.uuid.clone();
+        let record = UserLine {
+            is_meta: Some(true),
+            ..user_line(ctx, m.uuid.as_str(), parent, &m.content)
+        };
+        lines.push(line(&record));
+        parent = m.uuid.as_str();
     }
     lines
+}
+
+/// A user record with no flags set.
+fn user_line<'a>(
+    ctx: &'a RecordContext,
+    uuid: &'a str,
+    parent: &'a str,
+    content: &'a Content,
+) -> UserLine<'a> {
+    UserLine {
+        parent_uuid: Some(parent),
+        is_sidechain: false,
+        user_type: "external",
+        session_id: &ctx.session_id,
+        version: &ctx.version,
+        kind: "user",
+        message: Payload {
+            role: "user",
+            content,
+        },
+        is_visible_in_transcript_only: None,
+        is_compact_summary: None,
+        is_meta: None,
+        uuid,
+        timestamp: ctx.timestamp.as_str(),
+    }
+}
+
+/// One record as its JSONL line.
+fn line<T: Serialize>(record: &T) -> String {
+    // Serialising these structs cannot fail: string keys, no maps of
+    // other keys, no floats that are not finite.
+    serde_json::to_string(record).unwrap_or_default()
+}
+
+/// The `compact_boundary` system record, fields in Claude Code's order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BoundaryLine<'a> {
+    parent_uuid: Option<&'a str>,
+    logical_parent_uuid: Option<&'a str>,
+    is_sidechain: bool,
+    user_type: &'a str,
+    session_id: &'a str,
+    version: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    subtype: &'a str,
+    content: &'a str,
+    timestamp: &'a str,
+    uuid: &'a str,
+    level: &'a str,
+    compact_metadata: &'a CompactMetadata,
+}
+
+/// A user record (the summary, an attachment), fields in Claude Code's
+/// order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UserLine<'a> {
+    parent_uuid: Option<&'a str>,
+    is_sidechain: bool,
+    user_type: &'a str,
+    session_id: &'a str,
+    version: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    message: Payload<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_visible_in_transcript_only: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_compact_summary: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_meta: Option<bool>,
+    uuid: &'a str,
+    timestamp: &'a str,
+}
+
+/// A user record's `message`.
+#[derive(Serialize)]
+struct Payload<'a> {
+    role: &'a str,
+    content: &'a Content,
 }

@@ -131,8 +131,8 @@ impl Importer {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let map = match serde_json::from_slice::<LineMap>(raw) {
-            Ok(LineMap(map)) => map,
+        let record = match serde_json::from_slice::<LineMap>(raw) {
+            Ok(record) => record,
             Err(err) => {
                 let (kind, what) = if !terminated {
                     (
@@ -150,16 +150,17 @@ impl Importer {
                 return;
             }
         };
-        self.record(line, map, raw);
+        self.record(line, record, raw);
     }
 
     /// One record; `raw` is its line, read again only to keep an invalid
     /// record verbatim.
-    fn record(&mut self, line: u32, map: Map<String, Value>, raw: &[u8]) {
+    fn record(&mut self, line: u32, record: LineMap, raw: &[u8]) {
+        let map = &record.map;
         let counts = &mut self.transcript.counts;
         counts.records = counts.records.saturating_add(1);
         let first = counts.records == 1;
-        count_type(&mut counts.record_types, &map);
+        count_type(&mut counts.record_types, map);
         if map.get("isSidechain").and_then(Value::as_bool) == Some(true) {
             counts.sidechain_records = counts.sidechain_records.saturating_add(1);
         }
@@ -167,7 +168,7 @@ impl Importer {
             .note(map.get("version"), &mut self.transcript.versions);
         self.sessions
             .note(map.get("sessionId"), &mut self.transcript.sessions);
-        match classify(map, first) {
+        match classify(record, first) {
             Ok(Record::Message(m)) => self.message(line, m),
             Ok(Record::Boundary(b)) => self.boundary(line, b),
             Ok(Record::Node(n)) => {

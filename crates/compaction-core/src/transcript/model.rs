@@ -10,8 +10,11 @@ use serde_json::{Map, Value};
 
 use super::chain::Graph;
 use super::Problem;
-use crate::message::{Extra, Message, Uuid};
+use crate::message::{Message, Uuid};
 use crate::time::Timestamp;
+
+/// A record's fields the importer does not interpret, as parsed JSON.
+pub type Fields = Map<String, Value>;
 
 /// One message of the session: one `user` line, or every line of one API
 /// response (same `message.id`) merged.
@@ -55,11 +58,11 @@ pub struct ImportedMessage {
     /// `version`, `gitBranch`…; not `toolUseResult`), verbatim, for export. Not
     /// serialized.
     #[serde(skip)]
-    pub extra: Extra,
+    pub extra: Fields,
     /// The first line's other `message` fields (`model`, `stop_reason`, the
     /// raw `usage`…), verbatim, for export. Not serialized.
     #[serde(skip)]
-    pub message_extra: Extra,
+    pub message_extra: Fields,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -90,7 +93,7 @@ pub struct CompactMetadata {
     pub preserved_messages: Option<PreservedMessages>,
     /// Every other field (`durationMs`…), verbatim.
     #[serde(flatten)]
-    pub extra: Extra,
+    pub extra: Fields,
 }
 
 /// A run of messages kept across a compaction, named by its ends: walk
@@ -142,7 +145,7 @@ pub struct Boundary {
     /// Other top-level fields (`content`, `level`, `cwd`…), verbatim. Not
     /// serialized.
     #[serde(skip)]
-    pub extra: Extra,
+    pub extra: Fields,
 }
 
 impl Boundary {

@@ -7,8 +7,9 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
+use super::model::Fields;
 use super::model::{CompactMetadata, PreservedMessages, PreservedSegment};
-use crate::message::{Content, Extra, Role, Usage, Uuid};
+use crate::message::{Content, Json, Role, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
 const METADATA_TYPES: &[&str] = &[
@@ -51,7 +52,30 @@ const COUNT_ONLY_TYPES: &[&str] = &["progress", "attachment", "summary"];
 /// a tool's output, never sent to the model) and the payload of count-only
 /// records (`progress` data, file-history snapshots…, once their `type` is
 /// known) are skipped. Everything else is kept as JSON.
-pub(crate) struct LineMap(pub Map<String, Value>);
+///
+/// A record's `message` is kept as its text ([`Json`]), not parsed: a
+/// conversation record's content is read from that text straight into the
+/// engine's blocks, so what the engine does not interpret (tool inputs,
+/// unknown fields) keeps its bytes and its key order.
+pub(crate) struct LineMap {
+    /// Every kept field but `message`.
+    pub map: Map<String, Value>,
+    /// `message`, as its text.
+    pub message: Option<Json>,
+}
+
+impl LineMap {
+    /// The whole record as parsed JSON (`message` parsed too), for a record
+    /// kept verbatim.
+    pub fn into_map(self) -> Map<String, Value> {
+        let LineMap { mut map, message } = self;
+        if let Some(raw) = message {
+            let value = serde_json::from_slice(raw.text().as_bytes()).unwrap_or(Value::Null);
+            map.insert("message".to_owned(), value);
+        }
+        map
+    }
+}
 
 impl<'de> Deserialize<'de> for LineMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -84,6 +108,7 @@ impl<'de> Visitor<'de> for LineVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<LineMap, A::Error> {
         let mut map = Map::new();
+        let mut message = None;
         let mut count_only = false;
         while let Some(key) = access.next_key::<String>()? {
             let skip = key == "toolUseResult" || (count_only && !ENVELOPE_KEYS.contains(&key.as_str()));
@@ -91,14 +116,21 @@ impl<'de> Visitor<'de> for LineVisitor {
                 access.next_value::<IgnoredAny>()?;
                 continue;
             }
+            if key == "message" {
+                message = Some(access.next_value::<Json>()?);
+                continue;
+            }
             let value: Value = access.next_value()?;
             let decisive = key == "type" || key == "isSidechain";
             map.insert(key, value);
             if decisive {
                 count_only = is_count_only(&map);
+                if count_only {
+                    message = None;
+                }
             }
         }
-        Ok(LineMap(map))
+        Ok(LineMap { map, message })
     }
 }
 
@@ -146,9 +178,9 @@ pub(crate) struct MessageLine {
     pub is_compact_summary: bool,
     pub is_api_error_message: bool,
     /// Top-level fields not interpreted (`cwd`, `gitBranch`, `todos`…).
-    pub extra: Extra,
+    pub extra: Fields,
     /// `message` fields not interpreted (`model`, `stop_reason`, raw usage…).
-    pub message_extra: Extra,
+    pub message_extra: Fields,
 }
 
 /// A `compact_boundary` record.
@@ -156,7 +188,7 @@ pub(crate) struct BoundaryLine {
     pub envelope: Envelope,
     pub logical_parent: Option<Uuid>,
     pub metadata: Option<CompactMetadata>,
-    pub extra: Extra,
+    pub extra: Fields,
 }
 
 /// Any other chain record: `progress`, `attachment`, a non-boundary
@@ -183,14 +215,15 @@ pub(crate) fn type_label(map: &Map<String, Value>) -> String {
 
 /// Classifies one record. `Err` means a known type with unusable fields:
 /// the caller keeps it verbatim and reports the reason.
-pub(crate) fn classify(
-    mut map: Map<String, Value>,
-    first_line: bool,
-) -> Result<Record, (Invalid, Map<String, Value>)> {
-    let kind = match map.get("type") {
+pub(crate) fn classify(line: LineMap, first_line: bool) -> Result<Record, (Invalid, Map<String, Value>)> {
+    let kind = match line.map.get("type") {
         Some(Value::String(kind)) => kind.clone(),
-        Some(other) => return Err((format!("`type` must be a string, got {}", short(other)), map)),
+        Some(other) => {
+            let why = format!("`type` must be a string, got {}", short(other));
+            return Err((why, line.into_map()));
+        }
         None => {
+            let map = line.into_map();
             if first_line && map.get("_type").and_then(Value::as_str) == Some("hive-mind-meta") {
                 return Ok(Record::Header(map));
             }
@@ -200,13 +233,17 @@ pub(crate) fn classify(
             });
         }
     };
+    let sidechain = is_sidechain(&line.map);
+    if (kind == "user" || kind == "assistant") && !sidechain {
+        return message(line, &kind);
+    }
+    let mut map = line.into_map();
     match kind.as_str() {
         // Sidechain conversation records are counted and linked, not kept.
-        "user" | "assistant" | "system" if is_sidechain(&map) => match envelope(&mut map) {
+        "user" | "assistant" | "system" if sidechain => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
             Err(why) => Err((why, map)),
         },
-        "user" | "assistant" => message(map, &kind),
         "system" if map.get("subtype").and_then(Value::as_str) == Some("compact_boundary") => boundary(map),
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
@@ -223,10 +260,50 @@ pub(crate) fn classify(
 
 /// A short rendering of a JSON value for a problem's detail.
 pub(crate) fn short(value: &Value) -> String {
-    let text = value.to_string();
+    short_text(&value.to_string())
+}
+
+/// [`short`] for JSON text.
+fn short_text(text: &str) -> String {
     match text.char_indices().nth(60) {
         Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
+        None => text.to_owned(),
+    }
+}
+
+/// A conversation record's `message`: its `content` as text (read into
+/// blocks next, so that an error there is the content's), every other field
+/// parsed.
+struct Payload {
+    content: Option<Json>,
+    rest: Map<String, Value>,
+}
+
+impl<'de> Deserialize<'de> for Payload {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PayloadVisitor;
+        impl<'de> Visitor<'de> for PayloadVisitor {
+            type Value = Payload;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a json object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Payload, A::Error> {
+                let mut payload = Payload {
+                    content: None,
+                    rest: Map::new(),
+                };
+                while let Some(key) = access.next_key::<String>()? {
+                    if key == "content" {
+                        payload.content = Some(access.next_value()?);
+                    } else {
+                        let value = access.next_value()?;
+                        payload.rest.insert(key, value);
+                    }
+                }
+                Ok(payload)
+            }
+        }
+        deserializer.deserialize_map(PayloadVisitor)
     }
 }
 
@@ -293,7 +370,7 @@ fn flag(map: &mut Map<String, Value>, key: &str) -> bool {
     }
 }
 
-fn message(mut map: Map<String, Value>, kind: &str) -> Result<Record, (Invalid, Map<String, Value>)> {
+fn message(line: LineMap, kind: &str) -> Result<Record, (Invalid, Map<String, Value>)> {
     let role = if kind == "user" {
         Role::User
     } else {
@@ -301,29 +378,25 @@ fn message(mut map: Map<String, Value>, kind: &str) -> Result<Record, (Invalid, 
     };
     // Fields are taken out as they are read; on an error the caller keeps
     // the line verbatim by reading it again.
-    let mut message_extra = match map.remove("message") {
-        Some(Value::Object(payload)) => payload,
-        Some(other) => {
-            let why = format!("`message` must be an object, got {}", short(&other));
-            return Err((why, map));
-        }
-        None => return Err(("missing `message`".to_owned(), map)),
+    let LineMap { mut map, message } = line;
+    let Some(message) = message else {
+        return Err(("missing `message`".to_owned(), map));
     };
-    let content = match message_extra.remove("content") {
-        Some(content @ (Value::String(_) | Value::Array(_))) => {
-            match Content::from_value::<serde_json::Error>(content) {
-                Ok(content) => content,
-                Err(err) => return Err((format!("`message.content`: {err}"), map)),
-            }
-        }
-        Some(other) => {
-            let why = format!(
-                "`message.content` must be a string or a list, got {}",
-                short(&other)
-            );
+    let (content, mut message_extra) = match serde_json::from_slice::<Payload>(message.text().as_bytes()) {
+        Ok(Payload {
+            content: Some(content),
+            rest,
+        }) => (content, rest),
+        Ok(Payload { content: None, .. }) => return Err(("`message` has no `content`".to_owned(), map)),
+        Err(_) if !message.text().starts_with('{') => {
+            let why = format!("`message` must be an object, got {}", short_text(message.text()));
             return Err((why, map));
         }
-        None => return Err(("`message` has no `content`".to_owned(), map)),
+        Err(_) => return Err(("`message` is not a usable object".to_owned(), map)),
+    };
+    let content = match serde_json::from_slice::<Content>(content.text().as_bytes()) {
+        Ok(content) => content,
+        Err(err) => return Err((format!("`message.content`: {err}"), map)),
     };
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,

@@ -138,7 +138,7 @@ fn every_attachment_kind_mirrors() {
             Content::Blocks(vec![Block::ToolUse {
                 id: id.clone(),
                 name: name.into(),
-                input,
+                input: compaction_core::message::Json::from_value(&input),
                 extra: Default::default(),
             }]),
         ))
