@@ -8,12 +8,14 @@ use std::path::{Path, PathBuf};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
 use compaction_core::engine::{Decision, Engine};
-use compaction_core::message::Message;
+use compaction_core::message::{Content, Message, Role, Usage, Uuid};
 use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
 use compaction_core::Setting;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// Settings flags shared by `plan` and `compact`.
@@ -99,43 +101,72 @@ pub fn engine(args: &SessionArgs) -> Result<Engine, String> {
     }
 }
 
-/// Reads `{system?, messages}` into a fresh engine.
+/// Reads `{system?, messages}` into a fresh engine. Each message is read
+/// from its own text, so what the engine keeps verbatim (tool inputs,
+/// unknown fields) keeps its bytes.
 pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let input: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", path.display()))?;
+    let input: Request = serde_json::from_str(&text).map_err(|e| {
+        let what = if e.is_data() {
+            "not a request body `{system?, messages}`"
+        } else {
+            "not JSON"
+        };
+        format!("{}: {what}: {e}", path.display())
+    })?;
     let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
-    match input.get("system") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) => engine.set_system(s),
-        Some(Value::Array(blocks)) => {
+    match input.system {
+        Value::Null => {}
+        Value::String(s) => engine.set_system(&s),
+        Value::Array(blocks) => {
             let text: Vec<&str> = blocks
                 .iter()
                 .filter_map(|b| b.get("text").and_then(Value::as_str))
                 .collect();
             engine.set_system(&text.join("\n"));
         }
-        Some(other) => {
+        other => {
             return Err(format!(
                 "`system` must be a string or a list of text blocks, got {other}"
             ))
         }
     }
-    let Some(Value::Array(messages)) = input.get("messages") else {
-        return Err(format!("{}: `messages` must be a list", path.display()));
-    };
-    for (i, raw) in messages.iter().enumerate() {
-        let mut raw = raw.clone();
-        if let Value::Object(map) = &mut raw {
-            map.entry("uuid")
-                .or_insert_with(|| Value::String(derived_uuid(&format!("message {i}")).0));
-        }
-        let message: Message = serde_json::from_value(raw).map_err(|e| format!("messages[{i}]: {e}"))?;
+    for (i, raw) in input.messages.iter().enumerate() {
+        let m: InputMessage = serde_json::from_str(raw.get()).map_err(|e| format!("messages[{i}]: {e}"))?;
+        let message = Message {
+            uuid: m.uuid.unwrap_or_else(|| derived_uuid(&format!("message {i}"))),
+            role: m.role,
+            content: m.content,
+            timestamp: m.timestamp,
+            usage: m.usage,
+        };
         engine
             .append(message)
             .map_err(|e| format!("messages[{i}]: {e}"))?;
     }
     Ok(engine)
+}
+
+/// A request body: `system` (any shape, checked above) and the messages,
+/// each kept as its text until it is read.
+#[derive(Deserialize)]
+struct Request {
+    #[serde(default)]
+    system: Value,
+    messages: Vec<Box<RawValue>>,
+}
+
+/// One message of `--messages`: a `MessageParam`, `uuid` optional.
+#[derive(Deserialize)]
+struct InputMessage {
+    #[serde(default)]
+    uuid: Option<Uuid>,
+    role: Role,
+    content: Content,
+    #[serde(default)]
+    timestamp: Option<Timestamp>,
+    #[serde(default)]
+    usage: Option<Usage>,
 }
 
 /// `compaction plan`: what the cascade would do before the next call,

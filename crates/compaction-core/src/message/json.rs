@@ -58,6 +58,26 @@ impl Json {
     pub fn str_field(&self, key: &str) -> Option<Cow<'_, str>> {
         self.field::<Text>(key).map(|t| t.0)
     }
+
+    /// The value as a `T`, if it reads as one.
+    pub fn read<'a, T: Deserialize<'a>>(&'a self) -> Option<T> {
+        serde_json::from_slice(self.text().as_bytes()).ok()
+    }
+
+    /// The string this value is, if it is one.
+    pub fn as_str(&self) -> Option<Cow<'_, str>> {
+        self.read::<Text>().map(|t| t.0)
+    }
+
+    /// `null`.
+    pub fn is_null(&self) -> bool {
+        self.text() == "null"
+    }
+
+    /// An object (`{…}`).
+    pub fn is_object(&self) -> bool {
+        self.text().starts_with('{')
+    }
 }
 
 /// [`Json::field`] on any JSON text.
@@ -154,8 +174,9 @@ impl<'de> Deserialize<'de> for Json {
 }
 
 /// Fields of a block the engine does not interpret (`cache_control`,
-/// `citations`, an image's `source`…), in the order they came, each value
-/// as its JSON text. A key appears once: inserting it again replaces its
+/// `citations`, an image's `source`…), or of a session record the importer
+/// does not interpret (`cwd`, `gitBranch`…), in the order they came, each
+/// value as its JSON text. A key appears once: inserting it again replaces its
 /// value in place, as a JSON object's last duplicate wins.
 #[derive(Clone, Default, PartialEq)]
 pub struct Extra(Vec<(String, Json)>);
@@ -203,6 +224,52 @@ impl Extra {
     /// The fields, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Json)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+impl Extra {
+    /// The string at `key`, if that field is a string.
+    pub fn str_field(&self, key: &str) -> Option<Cow<'_, str>> {
+        self.get(key)?.as_str()
+    }
+
+    /// The boolean at `key`, if that field is one.
+    pub fn bool_field(&self, key: &str) -> Option<bool> {
+        self.get(key)?.read()
+    }
+}
+
+impl Serialize for Extra {
+    /// A JSON object, fields in order.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.len()))?;
+        for (key, value) in self.iter() {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Extra {
+    /// A JSON object, each value kept as its text.
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ExtraVisitor;
+        impl<'de> Visitor<'de> for ExtraVisitor {
+            type Value = Extra;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a json object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Extra, A::Error> {
+                let mut extra = Extra::new();
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    let value = map.next_value()?;
+                    extra.insert(key.into_owned(), value);
+                }
+                Ok(extra)
+            }
+        }
+        deserializer.deserialize_map(ExtraVisitor)
     }
 }
 

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use crate::hash::{HashMap, HashSet};
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 use super::chain::NodeKind;
-use super::model::{Boundary, ImportedMessage, Transcript};
+use super::model::{Boundary, Fields, ImportedMessage, Transcript};
 use super::record::{
     classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, MessageLine, Record,
 };
@@ -45,10 +45,11 @@ struct Seen {
 
 impl Seen {
     /// Adds a new value to `list`, in order of first appearance.
-    fn note(&mut self, value: Option<&Value>, list: &mut Vec<String>) {
-        let Some(value) = value.and_then(Value::as_str) else {
+    fn note(&mut self, value: Option<Cow<'_, str>>, list: &mut Vec<String>) {
+        let Some(value) = value else {
             return;
         };
+        let value = value.as_ref();
         if value == self.last {
             return;
         }
@@ -155,19 +156,19 @@ impl Importer {
 
     /// One record; `raw` is its line, read again only to keep an invalid
     /// record verbatim.
-    fn record(&mut self, line: u32, record: LineMap, raw: &[u8]) {
-        let map = &record.map;
+    fn record(&mut self, line: u32, LineMap(record): LineMap, raw: &[u8]) {
+        let map = &record;
         let counts = &mut self.transcript.counts;
         counts.records = counts.records.saturating_add(1);
         let first = counts.records == 1;
         count_type(&mut counts.record_types, map);
-        if map.get("isSidechain").and_then(Value::as_bool) == Some(true) {
+        if map.bool_field("isSidechain") == Some(true) {
             counts.sidechain_records = counts.sidechain_records.saturating_add(1);
         }
         self.versions
-            .note(map.get("version"), &mut self.transcript.versions);
+            .note(map.str_field("version"), &mut self.transcript.versions);
         self.sessions
-            .note(map.get("sessionId"), &mut self.transcript.sessions);
+            .note(map.str_field("sessionId"), &mut self.transcript.sessions);
         match classify(record, first) {
             Ok(Record::Message(m)) => self.message(line, m),
             Ok(Record::Boundary(b)) => self.boundary(line, b),
@@ -198,7 +199,7 @@ impl Importer {
             Err((why, taken)) => {
                 self.problem(line, ProblemKind::InvalidRecord, format!("{why}; kept verbatim"));
                 // Fields were taken out while reading it: read it again whole.
-                let value = serde_json::from_slice(raw).unwrap_or(taken);
+                let value = serde_json::from_slice::<Fields>(raw).unwrap_or(taken);
                 if let Some(n) = node_of(&value) {
                     let sidechain = n.envelope.sidechain;
                     self.node(line, n.envelope, NodeKind::Other, sidechain);
@@ -319,8 +320,9 @@ impl Importer {
 
 /// Counts a record under its `type` (`system/<subtype>` for system
 /// records), allocating only for a type not seen before.
-fn count_type(counts: &mut BTreeMap<String, u32>, map: &Map<String, Value>) {
-    let kind = match map.get("type").and_then(Value::as_str) {
+fn count_type(counts: &mut BTreeMap<String, u32>, map: &Fields) {
+    let kind = map.str_field("type");
+    let kind = match kind.as_deref() {
         Some("system") | None => None,
         Some(kind) => Some(kind),
     };

@@ -6,15 +6,15 @@ use std::collections::BTreeMap;
 use crate::hash::HashMap;
 
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use super::chain::Graph;
 use super::Problem;
 use crate::message::{Message, Uuid};
 use crate::time::Timestamp;
 
-/// A record's fields the importer does not interpret, as parsed JSON.
-pub type Fields = Map<String, Value>;
+/// A record's fields the importer does not interpret, each as its JSON
+/// text, in order.
+pub type Fields = crate::message::Extra;
 
 /// One message of the session: one `user` line, or every line of one API
 /// response (same `message.id`) merged.
@@ -255,9 +255,9 @@ pub struct Transcript {
     /// Everything tolerated, in line order.
     pub problems: Vec<Problem>,
     /// Records of unknown type (or none), verbatim, with their line.
-    pub unknown_records: Vec<(u32, Map<String, Value>)>,
+    pub unknown_records: Vec<(u32, Fields)>,
     /// The header line of a normalized export, verbatim.
-    pub header: Option<Map<String, Value>>,
+    pub header: Option<Fields>,
     /// CLI versions seen, in order of first appearance.
     pub versions: Vec<String>,
     /// Session ids seen, in order of first appearance.

@@ -2,14 +2,15 @@
 //! boundary, another chain record, uuid-less metadata, or something unknown
 //! (kept verbatim). Pure functions of one JSON object.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
 
 use super::model::Fields;
 use super::model::{CompactMetadata, PreservedMessages, PreservedSegment};
-use crate::message::{Content, Json, Role, Usage, Uuid};
+use crate::message::{Content, Json, Role, Text, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
 const METADATA_TYPES: &[&str] = &[
@@ -51,31 +52,9 @@ const COUNT_ONLY_TYPES: &[&str] = &["progress", "attachment", "summary"];
 /// importer would throw away: `toolUseResult` (the UI's structured copy of
 /// a tool's output, never sent to the model) and the payload of count-only
 /// records (`progress` data, file-history snapshots…, once their `type` is
-/// known) are skipped. Everything else is kept as JSON.
-///
-/// A record's `message` is kept as its text ([`Json`]), not parsed: a
-/// conversation record's content is read from that text straight into the
-/// engine's blocks, so what the engine does not interpret (tool inputs,
-/// unknown fields) keeps its bytes and its key order.
-pub(crate) struct LineMap {
-    /// Every kept field but `message`.
-    pub map: Map<String, Value>,
-    /// `message`, as its text.
-    pub message: Option<Json>,
-}
-
-impl LineMap {
-    /// The whole record as parsed JSON (`message` parsed too), for a record
-    /// kept verbatim.
-    pub fn into_map(self) -> Map<String, Value> {
-        let LineMap { mut map, message } = self;
-        if let Some(raw) = message {
-            let value = serde_json::from_slice(raw.text().as_bytes()).unwrap_or(Value::Null);
-            map.insert("message".to_owned(), value);
-        }
-        map
-    }
-}
+/// known) are skipped. Everything else is kept as its JSON text ([`Json`]),
+/// in order: a field the importer does not interpret keeps its bytes.
+pub(crate) struct LineMap(pub Fields);
 
 impl<'de> Deserialize<'de> for LineMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -87,16 +66,16 @@ struct LineVisitor;
 
 /// Whether only the envelope of this record is kept: count-only types, and
 /// sidechain conversation records (v1.0 inline subagents).
-fn is_count_only(map: &Map<String, Value>) -> bool {
-    match map.get("type").and_then(Value::as_str) {
+fn is_count_only(map: &Fields) -> bool {
+    match map.str_field("type").as_deref() {
         Some("user" | "assistant" | "system") => is_sidechain(map),
         Some(kind) => COUNT_ONLY_TYPES.contains(&kind) || METADATA_TYPES.contains(&kind),
         None => false,
     }
 }
 
-fn is_sidechain(map: &Map<String, Value>) -> bool {
-    map.get("isSidechain").and_then(Value::as_bool) == Some(true)
+fn is_sidechain(map: &Fields) -> bool {
+    map.bool_field("isSidechain") == Some(true)
 }
 
 impl<'de> Visitor<'de> for LineVisitor {
@@ -107,30 +86,22 @@ impl<'de> Visitor<'de> for LineVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<LineMap, A::Error> {
-        let mut map = Map::new();
-        let mut message = None;
+        let mut map = Fields::new();
         let mut count_only = false;
-        while let Some(key) = access.next_key::<String>()? {
-            let skip = key == "toolUseResult" || (count_only && !ENVELOPE_KEYS.contains(&key.as_str()));
+        while let Some(Text(key)) = access.next_key::<Text<'de>>()? {
+            let skip = key == "toolUseResult" || (count_only && !ENVELOPE_KEYS.contains(&key.as_ref()));
             if skip {
                 access.next_value::<IgnoredAny>()?;
                 continue;
             }
-            if key == "message" {
-                message = Some(access.next_value::<Json>()?);
-                continue;
-            }
-            let value: Value = access.next_value()?;
+            let value: Json = access.next_value()?;
             let decisive = key == "type" || key == "isSidechain";
-            map.insert(key, value);
+            map.insert(key.into_owned(), value);
             if decisive {
                 count_only = is_count_only(&map);
-                if count_only {
-                    message = None;
-                }
             }
         }
-        Ok(LineMap { map, message })
+        Ok(LineMap(map))
     }
 }
 
@@ -147,14 +118,14 @@ pub(crate) enum Record {
     /// A uuid-less metadata record the importer counts.
     Metadata,
     /// The header line of a normalized (hive-mind) export.
-    Header(Map<String, Value>),
+    Header(Fields),
     /// An unknown `type` (or none): kept verbatim; `node` is set when it has
     /// a uuid, so a chain through it still works.
     Unknown {
         /// Its uuid and parent, if it has a uuid.
         node: Option<NodeLine>,
         /// The whole record.
-        value: Map<String, Value>,
+        value: Fields,
     },
 }
 
@@ -201,30 +172,28 @@ pub(crate) struct NodeLine {
 pub(crate) type Invalid = String;
 
 /// The record's `type` for counting: `system/<subtype>` for system records.
-pub(crate) fn type_label(map: &Map<String, Value>) -> String {
-    match (map.get("type").and_then(Value::as_str), map.get("_type")) {
-        (Some("system"), _) => match map.get("subtype").and_then(Value::as_str) {
+pub(crate) fn type_label(map: &Fields) -> String {
+    match (map.str_field("type"), map.str_field("_type")) {
+        (Some(kind), _) if kind == "system" => match map.str_field("subtype") {
             Some(subtype) => format!("system/{subtype}"),
             None => "system".to_owned(),
         },
-        (Some(kind), _) => kind.to_owned(),
-        (None, Some(Value::String(kind))) => kind.clone(),
+        (Some(kind), _) => kind.into_owned(),
+        (None, Some(kind)) => kind.into_owned(),
         (None, _) => "(none)".to_owned(),
     }
 }
 
 /// Classifies one record. `Err` means a known type with unusable fields:
 /// the caller keeps it verbatim and reports the reason.
-pub(crate) fn classify(line: LineMap, first_line: bool) -> Result<Record, (Invalid, Map<String, Value>)> {
-    let kind = match line.map.get("type") {
-        Some(Value::String(kind)) => kind.clone(),
-        Some(other) => {
-            let why = format!("`type` must be a string, got {}", short(other));
-            return Err((why, line.into_map()));
-        }
+pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Invalid, Fields)> {
+    let kind = match map.get("type") {
+        Some(kind) => match kind.as_str() {
+            Some(kind) => kind.into_owned(),
+            None => return Err((format!("`type` must be a string, got {}", short(kind)), map)),
+        },
         None => {
-            let map = line.into_map();
-            if first_line && map.get("_type").and_then(Value::as_str) == Some("hive-mind-meta") {
+            if first_line && map.str_field("_type").as_deref() == Some("hive-mind-meta") {
                 return Ok(Record::Header(map));
             }
             return Ok(Record::Unknown {
@@ -233,18 +202,14 @@ pub(crate) fn classify(line: LineMap, first_line: bool) -> Result<Record, (Inval
             });
         }
     };
-    let sidechain = is_sidechain(&line.map);
-    if (kind == "user" || kind == "assistant") && !sidechain {
-        return message(line, &kind);
-    }
-    let mut map = line.into_map();
     match kind.as_str() {
         // Sidechain conversation records are counted and linked, not kept.
-        "user" | "assistant" | "system" if sidechain => match envelope(&mut map) {
+        "user" | "assistant" | "system" if is_sidechain(&map) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
             Err(why) => Err((why, map)),
         },
-        "system" if map.get("subtype").and_then(Value::as_str) == Some("compact_boundary") => boundary(map),
+        "user" | "assistant" => message(map, &kind),
+        "system" if map.str_field("subtype").as_deref() == Some("compact_boundary") => boundary(map),
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
@@ -259,62 +224,22 @@ pub(crate) fn classify(line: LineMap, first_line: bool) -> Result<Record, (Inval
 }
 
 /// A short rendering of a JSON value for a problem's detail.
-pub(crate) fn short(value: &Value) -> String {
-    short_text(&value.to_string())
-}
-
-/// [`short`] for JSON text.
-fn short_text(text: &str) -> String {
+pub(crate) fn short(value: &Json) -> String {
+    let text = value.text();
     match text.char_indices().nth(60) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
     }
 }
 
-/// A conversation record's `message`: its `content` as text (read into
-/// blocks next, so that an error there is the content's), every other field
-/// parsed.
-struct Payload {
-    content: Option<Json>,
-    rest: Map<String, Value>,
-}
-
-impl<'de> Deserialize<'de> for Payload {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PayloadVisitor;
-        impl<'de> Visitor<'de> for PayloadVisitor {
-            type Value = Payload;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a json object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Payload, A::Error> {
-                let mut payload = Payload {
-                    content: None,
-                    rest: Map::new(),
-                };
-                while let Some(key) = access.next_key::<String>()? {
-                    if key == "content" {
-                        payload.content = Some(access.next_value()?);
-                    } else {
-                        let value = access.next_value()?;
-                        payload.rest.insert(key, value);
-                    }
-                }
-                Ok(payload)
-            }
-        }
-        deserializer.deserialize_map(PayloadVisitor)
-    }
-}
-
 /// The chain node of a record kept verbatim, if it has a uuid.
-pub(crate) fn node_of(map: &Map<String, Value>) -> Option<NodeLine> {
-    let uuid = map.get("uuid")?.as_str()?;
+pub(crate) fn node_of(map: &Fields) -> Option<NodeLine> {
+    let uuid = map.str_field("uuid")?;
     Some(NodeLine {
         envelope: Envelope {
-            uuid: Uuid::from(uuid),
-            parent: map.get("parentUuid").and_then(Value::as_str).map(Uuid::from),
-            sidechain: map.get("isSidechain").and_then(Value::as_bool).unwrap_or(false),
+            uuid: Uuid::from(uuid.as_ref()),
+            parent: map.str_field("parentUuid").map(|p| Uuid::from(p.as_ref())),
+            sidechain: map.bool_field("isSidechain").unwrap_or(false),
             timestamp: None,
         },
     })
@@ -322,31 +247,42 @@ pub(crate) fn node_of(map: &Map<String, Value>) -> Option<NodeLine> {
 
 /// Takes `uuid`, `parentUuid`, `isSidechain` and `timestamp` out of a
 /// record (they are kept typed, not in `extra`).
-fn envelope(map: &mut Map<String, Value>) -> Result<Envelope, Invalid> {
+fn envelope(map: &mut Fields) -> Result<Envelope, Invalid> {
     let uuid = match map.get("uuid") {
-        Some(Value::String(uuid)) if !uuid.is_empty() => Uuid(uuid.clone()),
-        Some(other) => return Err(format!("`uuid` must be a non-empty string, got {}", short(other))),
+        Some(raw) => match raw.as_str() {
+            Some(uuid) if !uuid.is_empty() => Uuid::from(uuid.as_ref()),
+            _ => return Err(format!("`uuid` must be a non-empty string, got {}", short(raw))),
+        },
         None => return Err("missing `uuid`".to_owned()),
     };
     let parent = match map.get("parentUuid") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(p)) => Some(Uuid(p.clone())),
-        Some(other) => {
-            return Err(format!(
-                "`parentUuid` must be a string or null, got {}",
-                short(other)
-            ))
-        }
+        None => None,
+        Some(raw) if raw.is_null() => None,
+        Some(raw) => match raw.as_str() {
+            Some(p) => Some(Uuid::from(p.as_ref())),
+            None => {
+                return Err(format!(
+                    "`parentUuid` must be a string or null, got {}",
+                    short(raw)
+                ))
+            }
+        },
     };
     let sidechain = match map.get("isSidechain") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(other) => return Err(format!("`isSidechain` must be a boolean, got {}", short(other))),
+        None => false,
+        Some(raw) if raw.is_null() => false,
+        Some(raw) => match raw.read::<bool>() {
+            Some(b) => b,
+            None => return Err(format!("`isSidechain` must be a boolean, got {}", short(raw))),
+        },
     };
     let timestamp = match map.get("timestamp") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(t)) => Some(t.clone()),
-        Some(other) => Some(other.to_string()),
+        None => None,
+        Some(raw) if raw.is_null() => None,
+        Some(raw) => Some(
+            raw.as_str()
+                .map_or_else(|| raw.text().to_owned(), |t| t.into_owned()),
+        ),
     };
     for key in ["uuid", "parentUuid", "isSidechain", "timestamp"] {
         map.remove(key);
@@ -359,18 +295,19 @@ fn envelope(map: &mut Map<String, Value>) -> Result<Envelope, Invalid> {
     })
 }
 
-fn flag(map: &mut Map<String, Value>, key: &str) -> bool {
-    match map.get(key) {
-        Some(Value::Bool(b)) => {
-            let b = *b;
+/// A boolean field taken out; `false` when absent or not a boolean (then
+/// it stays in the record).
+fn flag(map: &mut Fields, key: &str) -> bool {
+    match map.bool_field(key) {
+        Some(b) => {
             map.remove(key);
             b
         }
-        _ => false,
+        None => false,
     }
 }
 
-fn message(line: LineMap, kind: &str) -> Result<Record, (Invalid, Map<String, Value>)> {
+fn message(mut map: Fields, kind: &str) -> Result<Record, (Invalid, Fields)> {
     let role = if kind == "user" {
         Role::User
     } else {
@@ -378,22 +315,21 @@ fn message(line: LineMap, kind: &str) -> Result<Record, (Invalid, Map<String, Va
     };
     // Fields are taken out as they are read; on an error the caller keeps
     // the line verbatim by reading it again.
-    let LineMap { mut map, message } = line;
-    let Some(message) = message else {
+    let Some(message) = map.remove("message") else {
         return Err(("missing `message`".to_owned(), map));
     };
-    let (content, mut message_extra) = match serde_json::from_slice::<Payload>(message.text().as_bytes()) {
-        Ok(Payload {
-            content: Some(content),
-            rest,
-        }) => (content, rest),
-        Ok(Payload { content: None, .. }) => return Err(("`message` has no `content`".to_owned(), map)),
-        Err(_) if !message.text().starts_with('{') => {
-            let why = format!("`message` must be an object, got {}", short_text(message.text()));
+    let mut message_extra = match message.read::<Fields>() {
+        Some(fields) => fields,
+        None => {
+            let why = format!("`message` must be an object, got {}", short(&message));
             return Err((why, map));
         }
-        Err(_) => return Err(("`message` is not a usable object".to_owned(), map)),
     };
+    let Some(content) = message_extra.remove("content") else {
+        return Err(("`message` has no `content`".to_owned(), map));
+    };
+    // Read from its text straight into blocks: what the engine does not
+    // interpret keeps its bytes and key order.
     let content = match serde_json::from_slice::<Content>(content.text().as_bytes()) {
         Ok(content) => content,
         Err(err) => return Err((format!("`message.content`: {err}"), map)),
@@ -403,8 +339,8 @@ fn message(line: LineMap, kind: &str) -> Result<Record, (Invalid, Map<String, Va
         Err(why) => return Err((why, map)),
     };
     message_extra.remove("role");
-    let message_id = message_extra.get("id").and_then(Value::as_str).map(str::to_owned);
-    let synthetic = message_extra.get("model").and_then(Value::as_str) == Some("<synthetic>");
+    let message_id = message_extra.str_field("id").map(Cow::into_owned);
+    let synthetic = message_extra.str_field("model").as_deref() == Some("<synthetic>");
     let is_api_error_message = flag(&mut map, "isApiErrorMessage");
     // A synthetic message (an API error, an interruption) came from no
     // request: it has no usage, whatever zeros it carries.
@@ -412,20 +348,21 @@ fn message(line: LineMap, kind: &str) -> Result<Record, (Invalid, Map<String, Va
         Some(raw) if !synthetic && !is_api_error_message => usage(raw),
         _ => None,
     };
+    let request_id = match map.str_field("requestId") {
+        Some(id) => {
+            let id = id.into_owned();
+            map.remove("requestId");
+            Some(id)
+        }
+        None => None,
+    };
     Ok(Record::Message(MessageLine {
         envelope,
         role,
         content,
         usage,
         message_id,
-        request_id: match map.remove("requestId") {
-            Some(Value::String(id)) => Some(id),
-            Some(other) => {
-                map.insert("requestId".to_owned(), other);
-                None
-            }
-            None => None,
-        },
+        request_id,
         is_meta: flag(&mut map, "isMeta"),
         is_compact_summary: flag(&mut map, "isCompactSummary"),
         is_api_error_message,
@@ -436,9 +373,11 @@ fn message(line: LineMap, kind: &str) -> Result<Record, (Invalid, Map<String, Va
 
 /// The four counters of an API `usage` object, read leniently: a missing
 /// or non-numeric counter is 0; anything but an object is no usage.
-fn usage(raw: &Value) -> Option<Usage> {
-    let map = raw.as_object()?;
-    let n = |key: &str| map.get(key).and_then(Value::as_u64).unwrap_or(0);
+fn usage(raw: &Json) -> Option<Usage> {
+    if !raw.is_object() {
+        return None;
+    }
+    let n = |key: &str| raw.field::<u64>(key).unwrap_or(0);
     Some(Usage {
         input_tokens: n("input_tokens"),
         output_tokens: n("output_tokens"),
@@ -447,21 +386,18 @@ fn usage(raw: &Value) -> Option<Usage> {
     })
 }
 
-fn boundary(mut map: Map<String, Value>) -> Result<Record, (Invalid, Map<String, Value>)> {
+fn boundary(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
         Err(why) => return Err((why, map)),
     };
-    let logical_parent = match map.remove("logicalParentUuid") {
-        Some(Value::String(p)) => Some(Uuid(p)),
-        _ => None,
-    };
-    let metadata = match map.remove("compactMetadata") {
-        Some(Value::Object(meta)) => Some(compact_metadata(meta)),
-        Some(other) => {
-            // Keep a malformed value verbatim in `extra`.
-            map.insert("compactMetadata".to_owned(), other);
-            None
+    let logical_parent = map.str_field("logicalParentUuid").map(|p| Uuid::from(p.as_ref()));
+    map.remove("logicalParentUuid");
+    // A malformed `compactMetadata` stays verbatim in `extra`.
+    let metadata = match map.get("compactMetadata").and_then(|raw| raw.read::<Fields>()) {
+        Some(meta) => {
+            map.remove("compactMetadata");
+            Some(compact_metadata(meta))
         }
         None => None,
     };
@@ -473,8 +409,21 @@ fn boundary(mut map: Map<String, Value>) -> Result<Record, (Invalid, Map<String,
     }))
 }
 
-fn uuid_field(map: &Map<String, Value>, key: &str) -> Option<Uuid> {
-    map.get(key).and_then(Value::as_str).map(Uuid::from)
+/// A uuid field of a JSON object, if it is a string.
+fn uuid_field(object: &Json, key: &str) -> Option<Uuid> {
+    object.str_field(key).map(|u| Uuid::from(u.as_ref()))
+}
+
+/// The strings of a JSON list (its text), as uuids (other items skipped).
+fn uuid_list(text: &str) -> Option<Vec<Uuid>> {
+    let items = serde_json::from_slice::<Vec<&RawValue>>(text.as_bytes()).ok()?;
+    Some(
+        items
+            .iter()
+            .filter_map(|item| serde_json::from_slice::<Text>(item.get().as_bytes()).ok())
+            .map(|t| Uuid::from(t.0.as_ref()))
+            .collect(),
+    )
 }
 
 /// Reads every `compactMetadata` variant real files and the spec carry:
@@ -482,8 +431,8 @@ fn uuid_field(map: &Map<String, Value>, key: &str) -> Option<Uuid> {
 /// `preservedSegment {headUuid, anchorUuid, tailUuid}`; `preservedMessages`
 /// as `[uuid…]` (SPEC R7.9) or `{anchorUuid, uuids}`. Everything else is
 /// kept verbatim.
-fn compact_metadata(mut meta: Map<String, Value>) -> CompactMetadata {
-    let mut take_u64 = |key: &str| match meta.get(key).and_then(Value::as_u64) {
+fn compact_metadata(mut meta: Fields) -> CompactMetadata {
+    let mut take_u64 = |key: &str| match meta.get(key).and_then(Json::read::<u64>) {
         Some(n) => {
             meta.remove(key);
             Some(n)
@@ -493,16 +442,12 @@ fn compact_metadata(mut meta: Map<String, Value>) -> CompactMetadata {
     let pre_tokens = take_u64("preTokens");
     let post_tokens = take_u64("postTokens");
     let cumulative_dropped_tokens = take_u64("cumulativeDroppedTokens");
-    let trigger = match meta.remove("trigger") {
-        Some(Value::String(t)) => Some(t),
-        Some(other) => {
-            meta.insert("trigger".to_owned(), other);
-            None
-        }
-        None => None,
-    };
+    let trigger = meta.str_field("trigger").map(Cow::into_owned);
+    if trigger.is_some() {
+        meta.remove("trigger");
+    }
     let preserved_segment = match meta.get("preservedSegment") {
-        Some(Value::Object(seg)) => {
+        Some(seg) if seg.is_object() => {
             let segment = PreservedSegment {
                 head_uuid: uuid_field(seg, "headUuid"),
                 anchor_uuid: uuid_field(seg, "anchorUuid"),
@@ -513,20 +458,19 @@ fn compact_metadata(mut meta: Map<String, Value>) -> CompactMetadata {
         }
         _ => None,
     };
-    let list = |items: &Vec<Value>| items.iter().filter_map(Value::as_str).map(Uuid::from).collect();
     let preserved_messages = match meta.get("preservedMessages") {
-        Some(Value::Array(items)) => Some(PreservedMessages {
-            anchor_uuid: None,
-            uuids: list(items),
-        }),
-        Some(Value::Object(obj)) => Some(PreservedMessages {
+        Some(obj) if obj.is_object() => Some(PreservedMessages {
             anchor_uuid: uuid_field(obj, "anchorUuid"),
-            uuids: match obj.get("uuids") {
-                Some(Value::Array(items)) => list(items),
-                _ => Vec::new(),
-            },
+            uuids: obj
+                .field::<&RawValue>("uuids")
+                .and_then(|list| uuid_list(list.get()))
+                .unwrap_or_default(),
         }),
-        _ => None,
+        Some(list) => uuid_list(list.text()).map(|uuids| PreservedMessages {
+            anchor_uuid: None,
+            uuids,
+        }),
+        None => None,
     };
     if preserved_messages.is_some() {
         meta.remove("preservedMessages");

@@ -101,7 +101,10 @@ fn normalized_exports_keep_the_header_and_merge_chained_lines() {
             (12, 1),
         )),
     ]));
-    assert_eq!(t.header.as_ref().unwrap()["_type"], "hive-mind-meta");
+    assert_eq!(
+        t.header.as_ref().unwrap().str_field("_type").as_deref(),
+        Some("hive-mind-meta")
+    );
     assert!(t.problems.is_empty(), "{:?}", t.problems);
     assert_eq!(uuids(&t), ["u", "a1", "u2", "a3"]);
     assert_eq!(t.messages[1].message.usage.as_ref().unwrap().output_tokens, 4);
