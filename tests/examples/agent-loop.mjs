@@ -4,6 +4,7 @@
 // fires in one of its sessions; the script exits non-zero if one does not,
 // or if a view sent to the "API" ever separates a tool_use from its result.
 import { Engine } from "context-compaction";
+import { readSession } from "context-compaction/session";
 
 // --- the world: a fake Messages API and tools --------------------------------
 
@@ -128,7 +129,7 @@ async function session(name, settings, model, prompts) {
   // collapse are view decisions the engine makes again after a resume, so
   // only where no such tier fired must the resumed view equal the live one.
   const resumed = new Engine(settings);
-  resumed.loadSession(records.join("\n"));
+  resumed.loadSession(readSession(records.join("\n")));
   const viewOnly = seen.some((t) => t === "snip" || t === "collapse" || t === "budgetReduction");
   if (!viewOnly && JSON.stringify(resumed.messages()) !== JSON.stringify(engine.messages())) {
     throw new Error(`${name}: resume differs from the live view`);

@@ -6,7 +6,8 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { Engine, SessionImporter, plan } from "context-compaction";
+import { Engine, plan } from "context-compaction";
+import { readSession, SessionImporter } from "context-compaction/session";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = join(here, "../../crates/compaction-core/tests/fixtures/transcripts");
@@ -158,6 +159,8 @@ test("garbage messages are INVALID_MESSAGE errors naming the field, and the same
   throwsCode(() => engine.pin("nobody"), "UNKNOWN_MESSAGE", "uuid");
   throwsCode(() => engine.expand("m1"), "UNKNOWN_MESSAGE", "uuid");
   throwsCode(() => engine.loadSession(42), "INVALID_ARGUMENT", "session");
+  throwsCode(() => engine.loadSession("a file's text"), "INVALID_ARGUMENT", "session");
+  throwsCode(() => engine.loadSession({ report: {}, messages: [{ role: "user", content: "no uuid" }] }), "INVALID_MESSAGE", "session.messages[0].uuid");
   // Nothing of the failed loads entered; the engine still works.
   assert.deepEqual(engine.messages(), [{ role: "user", content: "before" }]);
   engine.append({ role: "assistant", content: "after" });
@@ -380,7 +383,7 @@ test("expand restores what a compaction replaced", () => {
   assert.deepEqual(engine.messages(), before);
 });
 
-test("records persist a session; loadSession resumes it to the same view", () => {
+test("records persist a session; readSession + loadSession resume it to the same view", () => {
   const live = new Engine(SMALL);
   live.load(turns(10));
   live.append({ role: "user", content: "one more", timestamp: "2026-11-30T10:00:00Z" });
@@ -390,33 +393,45 @@ test("records persist a session; loadSession resumes it to the same view", () =>
   live.answerSummary(d.compaction.request.id, "<summary>the story so far</summary>");
   live.append({ role: "assistant", content: "after the compaction" });
   const file = live.records().join("\n") + "\n";
+  const session = readSession(file);
+  assertPlain(session, "session");
+  assert.deepEqual(session.report.problems, []);
+  assert.equal(session.messages.filter((m) => m.isCompactSummary).length, 1);
   const resumed = new Engine(SMALL);
-  const loaded = resumed.loadSession(file);
-  assert.deepEqual(loaded.report.problems, []);
+  const loaded = resumed.loadSession(session);
+  assert.deepEqual(loaded.report, session.report);
   assert.equal(loaded.report.boundaries.length, 1);
   assert.equal(loaded.boundary, loaded.report.boundaries[0].uuid);
+  assert.equal(loaded.appended, session.messages.length);
   assert.deepEqual(resumed.messages(), live.messages());
   assert.deepEqual(resumed.view().map((m) => m.uuid), live.view().map((m) => m.uuid));
-  throwsCode(() => resumed.loadSession(file), "INVALID_ARGUMENT", "session");
+  throwsCode(() => resumed.loadSession(session), "INVALID_ARGUMENT", "session");
+  // The resumed engine's new records continue the file's chain: the file
+  // with them appended reads back to the resumed engine's view.
+  resumed.append({ role: "user", content: "and now?" });
+  const more = file + resumed.takeRecords().join("\n") + "\n";
+  const again = new Engine(SMALL);
+  again.loadSession(readSession(more));
+  assert.deepEqual(again.messages(), resumed.messages());
 });
 
 for (const name of fixtureNames) {
   test(`real session ${name}: loads whole, in chunks, and as bytes, with the same result`, () => {
     const bytes = readFileSync(join(fixtures, name));
+    const session = readSession(bytes.toString("utf8"));
     const whole = new Engine();
-    const loaded = whole.loadSession(bytes.toString("utf8"));
+    const loaded = whole.loadSession(session);
     assertPlain(loaded, "load");
     assert.equal(loaded.appended, loaded.report.activeMessages);
     assert.ok(loaded.report.messages > 0);
     const importer = new SessionImporter();
     for (let i = 0; i < bytes.length; i += 4_099) importer.feed(bytes.subarray(i, i + 4_099));
     assert.equal(importer.bytesFed, bytes.length);
-    const chunked = new Engine();
-    assert.deepEqual(chunked.loadImported(importer), loaded);
+    const chunked = importer.finish();
+    assert.deepEqual(chunked, session);
     throwsCode(() => importer.feed("more"), "INVALID_ARGUMENT", "importer");
-    assert.deepEqual(chunked.messages(), whole.messages());
-    const fromBytes = new Engine();
-    assert.deepEqual(fromBytes.loadSession(new Uint8Array(bytes)), loaded);
+    assert.deepEqual(readSession(new Uint8Array(bytes)), session);
+    throwsCode(() => readSession(42), "INVALID_ARGUMENT", "session");
     const d = whole.beforeCall();
     assert.ok(["proceed", "warn", "compactionDue", "blocked"].includes(d.status.kind));
   });
@@ -426,7 +441,7 @@ test("a session file with bad lines is reported, not fatal", () => {
   const good = JSON.stringify({ type: "user", uuid: "u1", parentUuid: null, sessionId: "s", message: { role: "user", content: "hi" } });
   const report = new SessionImporter();
   report.feed(`${good}\n{broken json\n{"type":"user","uuid":"u2","parentUuid":"u1","message":{"role":"user","content":"trunc`);
-  const r = report.finish();
+  const r = report.finish().report;
   assert.ok(r.problems.some((p) => p.kind === "malformed_json" && p.line === 2), JSON.stringify(r.problems));
   assert.ok(r.problems.some((p) => p.kind === "truncated_line"), JSON.stringify(r.problems));
   throwsCode(() => report.finish(), "INVALID_ARGUMENT", "importer");

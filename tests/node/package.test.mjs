@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { thresholds } from "context-compaction";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const snapshotPath = join(here, "../../crates/compaction-wasm/snapshots/compaction_wasm.d.ts");
+const snapshotDir = join(here, "../../crates/compaction-wasm/snapshots");
 const packageDir = dirname(createRequire(import.meta.url).resolve("context-compaction/package.json"));
 
 const five = (t) => [t.budget, t.precompute, t.warn, t.compact, t.blocked];
@@ -95,43 +95,61 @@ for (const [settings, field] of bad) {
 // names that change with the toolchain and any code change.
 const publicTypes = (dts) => dts.slice(0, dts.indexOf("export type InitInput"));
 
-test("the generated .d.ts matches the committed snapshot", () => {
-  const built = publicTypes(readFileSync(join(packageDir, "compaction_wasm.d.ts"), "utf8"));
-  if (process.env.UPDATE_SNAPSHOTS === "1") {
-    writeFileSync(snapshotPath, built);
-  }
-  const committed = readFileSync(snapshotPath, "utf8");
-  assert.equal(
-    built,
-    committed,
-    "pkg's .d.ts changed: review it, then run `UPDATE_SNAPSHOTS=1 scripts/test.sh` to accept",
-  );
-});
+for (const name of ["compaction_wasm", "compaction_session"]) {
+  test(`the generated ${name}.d.ts matches the committed snapshot`, () => {
+    const built = publicTypes(readFileSync(join(packageDir, `${name}.d.ts`), "utf8"));
+    const path = join(snapshotDir, `${name}.d.ts`);
+    if (process.env.UPDATE_SNAPSHOTS === "1") {
+      writeFileSync(path, built);
+    }
+    const committed = readFileSync(path, "utf8");
+    assert.equal(
+      built,
+      committed,
+      "pkg's .d.ts changed: review it, then run `UPDATE_SNAPSHOTS=1 scripts/test.sh` to accept",
+    );
+  });
+}
 
-test("the exported functions, classes and data shapes have no `any`", () => {
-  const dts = readFileSync(join(packageDir, "compaction_wasm.d.ts"), "utf8");
-  // Comments may say "any"; declarations must not.
-  const publicPart = dts
-    .slice(0, dts.indexOf("export type InitInput"))
+/** The declarations of a generated .d.ts, without comments (they may say "any"). */
+const declarations = (name) =>
+  readFileSync(join(packageDir, `${name}.d.ts`), "utf8")
+    .slice(0, readFileSync(join(packageDir, `${name}.d.ts`), "utf8").indexOf("export type InitInput"))
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .replace(/\/\/.*$/gm, "");
-  assert.match(publicPart, /export function thresholds\(settings: ThresholdSettings\): Thresholds;/);
-  assert.match(publicPart, /export function plan\(/);
-  assert.match(publicPart, /export class Engine \{/);
-  assert.match(publicPart, /export class SessionImporter \{/);
-  assert.match(publicPart, /prepare\(summarize: Summarize, options\?: PrepareOptions\): Promise<Decision>;/);
-  assert.doesNotMatch(publicPart, /\bany\b/);
-  assert.doesNotMatch(publicPart, /\bunknown\b/);
+
+test("the exported functions, classes and data shapes have no `any`", () => {
+  const engine = declarations("compaction_wasm");
+  assert.match(engine, /export function thresholds\(settings: ThresholdSettings\): Thresholds;/);
+  assert.match(engine, /export function plan\(/);
+  assert.match(engine, /export class Engine \{/);
+  assert.match(engine, /loadSession\(session: Session\): SessionLoad;/);
+  assert.match(engine, /prepare\(summarize: Summarize, options\?: PrepareOptions\): Promise<Decision>;/);
+  const session = declarations("compaction_session");
+  assert.match(session, /export class SessionImporter \{/);
+  assert.match(session, /finish\(\): Session;/);
+  assert.match(session, /export function readSession\(source: string \| Uint8Array\): Session;/);
+  for (const part of [engine, session]) {
+    assert.doesNotMatch(part, /\bany\b/);
+    assert.doesNotMatch(part, /\bunknown\b/);
+  }
 });
 
-test("package.json exports one .wasm for node and browsers", () => {
+test("package.json: the engine, and session files as a second module only their importers load", () => {
   const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
   assert.equal(manifest.type, "module");
   assert.deepEqual(Object.keys(manifest.exports["."]), ["types", "node", "default"]);
+  assert.deepEqual(Object.keys(manifest.exports["./session"]), ["types", "node", "default"]);
   const wasmFiles = manifest.files.filter((f) => f.endsWith(".wasm"));
-  assert.deepEqual(wasmFiles, ["compaction_wasm_bg.wasm"]);
-  for (const entry of ["node.js", "browser.js"]) {
+  assert.deepEqual(wasmFiles, ["compaction_wasm_bg.wasm", "compaction_session_bg.wasm"]);
+  for (const [entry, wasm, other] of [
+    ["node.js", "compaction_wasm_bg", "compaction_session"],
+    ["browser.js", "compaction_wasm_bg", "compaction_session"],
+    ["session-node.js", "compaction_session_bg", "compaction_wasm"],
+    ["session-browser.js", "compaction_session_bg", "compaction_wasm"],
+  ]) {
     const source = readFileSync(join(packageDir, entry), "utf8");
-    assert.match(source, /compaction_wasm_bg\.wasm/);
+    assert.match(source, new RegExp(`${wasm}\\.wasm`), entry);
+    assert.doesNotMatch(source, new RegExp(`${other}[._]`), `${entry} must not load the other module`);
   }
 });

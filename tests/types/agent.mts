@@ -7,13 +7,14 @@ import type { MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/m
 import type { BetaContextManagementConfig } from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import {
   Engine,
-  SessionImporter,
   plan,
   type Decision,
   type SummaryRequest,
   type CompactionOutcome,
   type ImportReport,
+  type SessionLoad,
 } from "context-compaction";
+import { readSession, SessionImporter, type Session } from "context-compaction/session";
 
 declare const client: Anthropic;
 
@@ -82,11 +83,15 @@ function onPromptTooLong(): CompactionOutcome {
 const importer = new SessionImporter();
 importer.feed("{}\n");
 importer.feed(new Uint8Array([10]));
-const report: ImportReport = importer.finish();
+const session: Session = importer.finish();
+const report: ImportReport = session.report;
 const problems: number = report.problems.length;
+// A session read by the session module goes into an engine of the engine module.
+const loaded: SessionLoad = new Engine("seed").loadSession(readSession("{}\n"));
+const resumedFrom: string | null = loaded.boundary;
 const dry: Decision = plan("client-2.1", JSON.stringify(history));
 const tokens: number = dry.count.tokens;
-console.log(turn, onPromptTooLong, problems, tokens, engine.records().length);
+console.log(turn, onPromptTooLong, problems, tokens, engine.records().length, resumedFrom);
 
 // @ts-expect-error a role the API does not have
 engine.append({ role: "tool", content: "x" });

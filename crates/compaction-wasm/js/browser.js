@@ -1,4 +1,4 @@
-// Browser (and bundler) entry: fetches the package's one .wasm next to this
+// Browser (and bundler) entry: fetches the engine module's .wasm next to this
 // file before the module's exports are used (top-level await).
 import init from "./compaction_wasm.js";
 

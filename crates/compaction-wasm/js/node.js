@@ -1,4 +1,5 @@
-// Node entry: loads the package's one .wasm synchronously from disk.
+// Node entry: loads the engine module's .wasm synchronously from disk (session
+// files are the separate `context-compaction/session`).
 import { readFileSync } from "node:fs";
 import { initSync } from "./compaction_wasm.js";
 

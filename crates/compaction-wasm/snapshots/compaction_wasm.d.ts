@@ -19,6 +19,36 @@ export interface PrepareOptions {
 
 
 /**
+ * A Claude Code session file read by `readSession` or a
+ * `SessionImporter` (the `context-compaction/session` module): its report,
+ * and the view a resumed session sees, for `engine.loadSession`.
+ */
+export interface Session {
+    /**
+     * What the file holds, problems included.
+     */
+    report: ImportReport;
+    /**
+     * The resumed view (SPEC R11.2): the last boundary's summary, the
+     * messages it preserved, then what followed.
+     */
+    messages: SessionMessage[];
+    /**
+     * The boundary the view starts after, or `null`.
+     */
+    boundary: string | null;
+    /**
+     * The chain's last record: records an engine writes next continue
+     * from it. `null` for an empty file.
+     */
+    leaf: string | null;
+    /**
+     * The file's session id (the last one seen), or `null`.
+     */
+    sessionId: string | null;
+}
+
+/**
  * A `clear_tool_uses_20250919` edit.
  */
 export interface ClearToolUsesEdit {
@@ -189,6 +219,37 @@ export interface MessageInput {
      * The API usage of the request that produced it.
      */
     usage?: Usage | null;
+}
+
+/**
+ * A message of a resumed session: as `engine.view()` gives messages, and
+ * whether it is the compaction summary the view starts with.
+ */
+export interface SessionMessage {
+    /**
+     * Its uuid in the file.
+     */
+    uuid: string;
+    /**
+     * Who wrote it.
+     */
+    role: "user" | "assistant";
+    /**
+     * A string or API content blocks.
+     */
+    content: string | ContentBlock[];
+    /**
+     * When it was written (RFC 3339), if known.
+     */
+    timestamp?: string;
+    /**
+     * The API usage of the request that produced it, if known.
+     */
+    usage?: ReportedUsage;
+    /**
+     * The summary a compaction left (the view's first message).
+     */
+    isCompactSummary: boolean;
 }
 
 /**
@@ -725,6 +786,25 @@ export interface SummaryRecord {
 export type Tier = "budgetReduction" | "lines" | "microcompact" | "snip" | "collapse" | "compact" | "reactive";
 
 /**
+ * What `engine.loadSession` loaded: the file's report, and the messages
+ * now in the engine's view.
+ */
+export interface SessionLoad {
+    /**
+     * The file's report (passed through as it came).
+     */
+    report: ImportReport;
+    /**
+     * The boundary the resumed view starts after, or `null`.
+     */
+    boundary: string | null;
+    /**
+     * Messages appended to the engine.
+     */
+    appended: number;
+}
+
+/**
  * What a step did to the prompt cache.
  */
 export type CacheEffect = { kind: "intact" } | { kind: "prefixBroken"; from: string } | { kind: "serverInvalidatesFrom"; from: string };
@@ -827,25 +907,6 @@ export interface HookOutput {
      * What it printed.
      */
     output: string;
-}
-
-/**
- * What the engine loaded from a session file: the file's report, and the
- * messages now in the engine's view.
- */
-export interface SessionLoad {
-    /**
-     * The file's report.
-     */
-    report: ImportReport;
-    /**
-     * The boundary the resumed view starts after, or `null`.
-     */
-    boundary: string | null;
-    /**
-     * Messages appended to the engine.
-     */
-    appended: number;
 }
 
 /**
@@ -1011,11 +1072,6 @@ export class Engine {
      */
     lines(): Thresholds;
     /**
-     * `loadSession` for a file read in chunks: a `SessionImporter` that
-     * was fed them (it is used up).
-     */
-    loadImported(importer: SessionImporter): SessionLoad;
-    /**
      * Appends a history given as a JSON string: an array of messages, or
      * an API request body `{ system?, messages }` (its system prompt is
      * set too). Parsed inside wasm, in one pass: the fast path for bulk
@@ -1023,13 +1079,14 @@ export class Engine {
      */
     loadJson(json: string): number;
     /**
-     * Loads a Claude Code session file (or records from `records()`) into
-     * this new engine: its resumed view (the last boundary's summary, the
-     * preserved messages, what followed). `source` is the whole file, as a
-     * string or bytes. Returns the import report, problems included (bad
-     * lines are reported, never fatal).
+     * Loads a session (from `readSession` or a `SessionImporter`, in the
+     * `context-compaction/session` module) into this new engine: its
+     * resumed view (the last boundary's summary, the preserved messages,
+     * what followed). Records the engine writes next continue the file's
+     * chain and session id. Returns the file's report (its problems
+     * included: bad lines are reported, never fatal).
      */
-    loadSession(source: string | Uint8Array): SessionLoad;
+    loadSession(session: Session): SessionLoad;
     /**
      * Appends a whole history of message objects; returns how many. All
      * or nothing, like `loadJson`, which it uses: the array is written as
@@ -1076,7 +1133,7 @@ export class Engine {
      * Every transcript record so far, as JSONL lines in Claude Code's
      * shape: one per appended message, and a compaction's
      * `compact_boundary`, summary and attachments. Written to a file, they
-     * resume with `loadSession`.
+     * resume with `readSession` and `loadSession`.
      */
     records(): string[];
     /**
@@ -1113,34 +1170,6 @@ export class Engine {
      * The view with the engine's fields (`uuid`, `timestamp`, `usage`).
      */
     view(): Message[];
-}
-
-/**
- * Reads a Claude Code session file in chunks (`feed`), so a large file
- * never needs to be in memory whole; then `engine.loadSession(importer)`
- * or `importer.finish()` for the report alone.
- */
-export class SessionImporter {
-    free(): void;
-    [Symbol.dispose](): void;
-    /**
-     * Feeds the next chunk of the file: a string or bytes (a chunk may end
-     * anywhere, even inside a line or a UTF-8 character).
-     */
-    feed(chunk: string | Uint8Array): void;
-    /**
-     * Ends the file and returns the import report (records, messages,
-     * boundaries, problems…). The importer cannot be used afterwards.
-     */
-    finish(): ImportReport;
-    /**
-     * An importer with nothing fed yet.
-     */
-    constructor();
-    /**
-     * Bytes fed so far.
-     */
-    readonly bytesFed: number;
 }
 
 /**

@@ -3,7 +3,7 @@
 //! cheaper than handing wasm an already-parsed JS object), into the engine's
 //! `Message`.
 
-use compaction_core::message::{Content, Message, Role, Usage, Uuid};
+use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
 use compaction_core::time::Timestamp;
 use std::cell::Cell;
 
@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::error::Category;
 use wasm_bindgen::JsValue;
 
-use crate::error::{js_error, INVALID_JSON, INVALID_MESSAGE};
+use crate::error::{js_error, INVALID_ARGUMENT, INVALID_JSON, INVALID_MESSAGE};
 
 /// A `MessageParam` plus the engine's optional fields. Other fields (an SDK
 /// response's `id`, `model`, `stop_reason`…) are ignored.
@@ -26,6 +26,10 @@ struct In {
     timestamp: Option<String>,
     #[serde(default)]
     usage: Option<InUsage>,
+    /// A `Session`'s flag for the summary its view starts with (read by
+    /// `loadSession` only).
+    #[serde(default, rename = "isCompactSummary")]
+    is_compact_summary: bool,
 }
 
 /// `role`: the SDK's `MessageParam` also has `system` messages, which the
@@ -59,6 +63,15 @@ pub struct UuidMaker {
 }
 
 impl UuidMaker {
+    /// Makes the next uuids come after `uuid` when it is one of ours
+    /// (`m<n>`): a resumed session's file holds the earlier ones, even those
+    /// no longer in the view.
+    pub fn follow(&mut self, uuid: &str) {
+        if let Some(n) = uuid.strip_prefix('m').and_then(|n| n.parse::<u64>().ok()) {
+            self.next = self.next.max(n);
+        }
+    }
+
     /// The next free uuid (`taken` says whether the store holds one already).
     pub fn make(&mut self, taken: impl Fn(&Uuid) -> bool) -> Uuid {
         loop {
@@ -127,6 +140,73 @@ fn shorten(s: &str) -> String {
         out.push('…');
     }
     out
+}
+
+/// A `Session` (made by the session module's `readSession` or
+/// `SessionImporter`), as `loadSession` reads it.
+pub struct SessionIn {
+    /// The file's report, passed back unread.
+    pub report: Json,
+    /// The resumed view, each with its `isCompactSummary` flag.
+    pub messages: Vec<(Message, bool)>,
+    /// The boundary the view starts after.
+    pub boundary: Option<String>,
+    /// The chain's last record.
+    pub leaf: Option<String>,
+    /// The file's session id.
+    pub session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawSession {
+    report: Json,
+    messages: Vec<In>,
+    #[serde(default)]
+    boundary: Option<String>,
+    #[serde(default)]
+    leaf: Option<String>,
+    #[serde(default)]
+    session_id: Option<String>,
+}
+
+/// A `Session` from a JS object; its messages must carry their uuids.
+pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
+    if !value.is_object() || js_sys::Array::is_array(value) {
+        return Err(js_error(
+            INVALID_ARGUMENT,
+            "session",
+            "session must be a Session from readSession() or SessionImporter.finish() (`context-compaction/session`), not a file's text",
+        ));
+    }
+    let raw: RawSession = crate::js::from_js(value).map_err(|e| {
+        js_error(
+            INVALID_ARGUMENT,
+            "session",
+            &format!("session must be a Session from readSession() or SessionImporter.finish(): {e}"),
+        )
+    })?;
+    let mut messages = Vec::with_capacity(raw.messages.len());
+    for (i, m) in raw.messages.into_iter().enumerate() {
+        let field = format!("session.messages[{i}]");
+        let flag = m.is_compact_summary;
+        let message = convert(m, &field, || Uuid(String::new()))?;
+        if message.uuid.0.is_empty() {
+            return Err(js_error(
+                INVALID_MESSAGE,
+                &format!("{field}.uuid"),
+                &format!("{field}.uuid is missing"),
+            ));
+        }
+        messages.push((message, flag));
+    }
+    Ok(SessionIn {
+        report: raw.report,
+        messages,
+        boundary: raw.boundary,
+        leaf: raw.leaf,
+        session_id: raw.session_id,
+    })
 }
 
 /// One message from a JS object.

@@ -8,16 +8,32 @@
 //! - [`thresholds`]: the lines for a window (a plain function).
 //! - [`plan()`](plan::plan): the stateless dry run over a whole history.
 //! - [`engine::Engine`]: one session (append, before-call, answers, pins,
-//!   expand, records, session files); [`driver`]: its async `prepare`.
-//! - [`session::SessionImporter`]: a Claude Code session file in chunks.
+//!   expand, records, loading a resumed session); [`driver`]: its async
+//!   `prepare`.
+//! - [`session`]: Claude Code session files (`readSession`,
+//!   `SessionImporter` for chunks) into a `Session`: the report and the
+//!   resumed view, which `engine.loadSession` takes.
 //! - [`dto`]: every shape that crosses, with generated TypeScript types.
+//!
+//! Two wasm modules come from this crate (features `engine` and `session`,
+//! see Cargo.toml): an agent that never reads a session file never loads
+//! the importer. They share [`dto`], [`error`] and [`js`]; a `Session`
+//! crosses between them as a plain JS object.
 
+#[cfg(feature = "engine")]
 pub mod driver;
 pub mod dto;
+#[cfg(feature = "engine")]
 pub mod engine;
 pub mod error;
+#[cfg(feature = "engine")]
 pub mod input;
+pub mod js;
+#[cfg(feature = "engine")]
 pub mod plan;
+#[cfg(feature = "session")]
 pub mod session;
+#[cfg(feature = "engine")]
 pub mod settings;
+#[cfg(feature = "engine")]
 pub mod thresholds;

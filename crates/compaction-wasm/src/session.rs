@@ -1,18 +1,21 @@
-//! Claude Code session files in: a streaming `SessionImporter` (feed it
-//! chunks, memory stays proportional to the kept model), and the import
-//! report (SPEC R11).
+//! Claude Code session files in (the `context-compaction/session` module):
+//! `readSession` for a whole file, a streaming `SessionImporter` for chunks
+//! (memory stays proportional to the kept model). Both give a `Session`:
+//! the import report (SPEC R11) and the resumed view (R11.2), a plain object
+//! the engine module's `engine.loadSession` takes.
 
+use compaction_core::message::Role;
 use compaction_core::transcript::{Importer, Resume, Transcript};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::dto::{BoundarySummary, ImportReport, Problem};
-use crate::engine::to_js;
+use crate::dto::{BoundarySummary, ImportReport, Problem, ReportedUsage, Session, SessionMessage};
 use crate::error::{js_error, INVALID_ARGUMENT};
+use crate::js::to_js;
 
 /// Reads a Claude Code session file in chunks (`feed`), so a large file
-/// never needs to be in memory whole; then `engine.loadSession(importer)`
-/// or `importer.finish()` for the report alone.
+/// never needs to be in memory whole; `finish()` gives the `Session`
+/// (`engine.loadSession(session)` resumes it).
 #[wasm_bindgen]
 pub struct SessionImporter {
     importer: Option<Importer>,
@@ -28,7 +31,7 @@ fn finished() -> JsValue {
     js_error(
         INVALID_ARGUMENT,
         "importer",
-        "importer: this SessionImporter was already finished (or loaded into an engine)",
+        "importer: this SessionImporter was already finished",
     )
 }
 
@@ -58,17 +61,66 @@ impl SessionImporter {
         self.importer.as_ref().map_or(0.0, |i| i.bytes_fed() as f64)
     }
 
-    /// Takes the fed file over (for `engine.loadImported`).
-    pub(crate) fn take(&mut self) -> Result<Transcript, JsValue> {
-        Ok(self.importer.take().ok_or_else(finished)?.finish())
-    }
-
-    /// Ends the file and returns the import report (records, messages,
-    /// boundaries, problems…). The importer cannot be used afterwards.
-    #[wasm_bindgen(unchecked_return_type = "ImportReport")]
+    /// Ends the file: its report (records, messages, boundaries,
+    /// problems…) and the view a resumed session sees. The importer cannot
+    /// be used afterwards.
+    #[wasm_bindgen(unchecked_return_type = "Session")]
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
         let transcript = self.importer.take().ok_or_else(finished)?.finish();
-        to_js(&report(&transcript, &transcript.resume()))
+        to_js(&session_of(&transcript))
+    }
+}
+
+/// Reads a whole Claude Code session file (its text, or its bytes), or the
+/// records an engine wrote (`engine.records()` joined with newlines): the
+/// report and the view a resumed session sees, for `engine.loadSession`.
+/// Bad lines are problems in the report, never an exception.
+#[wasm_bindgen(js_name = readSession, unchecked_return_type = "Session")]
+pub fn read_session(
+    #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] source: JsValue,
+) -> Result<JsValue, JsValue> {
+    if source.is_string() || source.is_instance_of::<js_sys::Uint8Array>() {
+        let mut importer = Importer::new();
+        feed(&mut importer, &source)?;
+        return to_js(&session_of(&importer.finish()));
+    }
+    Err(js_error(
+        INVALID_ARGUMENT,
+        "session",
+        "session must be the file's text or its bytes (Uint8Array); for chunks, use a SessionImporter",
+    ))
+}
+
+/// The session a transcript resumes to (SPEC R11.2), with its report.
+fn session_of(transcript: &Transcript) -> Session {
+    let resume = transcript.resume();
+    let report = report(transcript, &resume);
+    Session {
+        report,
+        boundary: resume.boundary.as_ref().map(|b| b.uuid.0.clone()),
+        leaf: transcript.leaf().map(|u| u.0.clone()),
+        session_id: transcript.sessions.last().cloned(),
+        messages: resume
+            .messages
+            .into_iter()
+            .map(|m| SessionMessage {
+                uuid: m.message.uuid.0,
+                role: match m.message.role {
+                    Role::User => "user",
+                    Role::Assistant => "assistant",
+                }
+                .to_owned(),
+                content: m.message.content,
+                timestamp: m.message.timestamp.map(|t| t.as_str().to_owned()),
+                usage: m.message.usage.map(|u| ReportedUsage {
+                    input_tokens: u.input_tokens as f64,
+                    output_tokens: u.output_tokens as f64,
+                    cache_creation_input_tokens: u.cache_creation_input_tokens as f64,
+                    cache_read_input_tokens: u.cache_read_input_tokens as f64,
+                }),
+                is_compact_summary: m.is_compact_summary,
+            })
+            .collect(),
     }
 }
 
@@ -88,22 +140,8 @@ fn feed(importer: &mut Importer, chunk: &JsValue) -> Result<(), JsValue> {
     }
 }
 
-/// The transcript of a `loadSession` source.
-pub(crate) fn transcript_of(source: JsValue) -> Result<Transcript, JsValue> {
-    if source.is_string() || source.is_instance_of::<js_sys::Uint8Array>() {
-        let mut importer = Importer::new();
-        feed(&mut importer, &source)?;
-        return Ok(importer.finish());
-    }
-    Err(js_error(
-        INVALID_ARGUMENT,
-        "session",
-        "session must be the file's text or its bytes (Uint8Array); for chunks, use a SessionImporter and loadImported",
-    ))
-}
-
 /// The import report of a transcript and its resumed view.
-pub(crate) fn report(transcript: &Transcript, resume: &Resume) -> ImportReport {
+fn report(transcript: &Transcript, resume: &Resume) -> ImportReport {
     let i = transcript.inspection();
     let mut problems: Vec<Problem> = i.problems.iter().map(problem).collect();
     problems.extend(resume.problems.iter().map(problem));

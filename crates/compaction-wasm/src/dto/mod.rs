@@ -22,9 +22,12 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
+#[cfg(feature = "engine")]
 use compaction_core::compact as core_compact;
+#[cfg(feature = "engine")]
 use compaction_core::engine as core_engine;
 
+#[cfg(feature = "engine")]
 use crate::thresholds::Thresholds;
 
 // --- input shapes --------------------------------------------------------------
@@ -40,6 +43,7 @@ pub struct ContentBlock {
     pub kind: String,
 }
 
+#[cfg(feature = "engine")]
 /// The API `usage` of the request that produced an assistant message (how
 /// the engine counts real tokens, SPEC R1.6). Missing counters are 0.
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
@@ -59,6 +63,7 @@ pub struct Usage {
     pub cache_read_input_tokens: Option<f64>,
 }
 
+#[cfg(feature = "engine")]
 /// A message as the engine takes it: an Anthropic `MessageParam` (`role`
 /// and `content`, exactly as `@anthropic-ai/sdk` types them), plus optional
 /// `uuid` (the engine makes one when absent), `timestamp` (RFC 3339; lets
@@ -85,6 +90,7 @@ pub struct MessageInput {
     pub usage: Option<Usage>,
 }
 
+#[cfg(feature = "engine")]
 /// A message as the engine gives it back: role, content, and the engine's
 /// uuid, timestamp and usage when known. Pass [`MessageParam`]s (from
 /// `engine.messages()`) to the API, not these.
@@ -121,6 +127,7 @@ pub struct ReportedUsage {
     pub cache_read_input_tokens: f64,
 }
 
+#[cfg(feature = "engine")]
 /// A message ready for the Messages API: exactly `role` and `content`
 /// (assignable to `@anthropic-ai/sdk`'s `MessageParam`).
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
@@ -133,6 +140,7 @@ pub struct MessageParam {
     pub content: compaction_core::message::Content,
 }
 
+#[cfg(feature = "engine")]
 /// The preset names (settings where the sources disagree).
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 pub enum PresetName {
@@ -147,6 +155,7 @@ pub enum PresetName {
     NewerClient,
 }
 
+#[cfg(feature = "engine")]
 /// Settings of an [`Engine`](crate::engine::Engine): a preset and the
 /// model's numbers. Token counts are whole numbers from 1 to 2^53 − 1.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, Tsify)]
@@ -187,6 +196,7 @@ pub struct EngineSettings {
     pub collapse: Option<bool>,
 }
 
+#[cfg(feature = "engine")]
 /// An answer to a summary request: the model's text, or why there is none.
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind")]
@@ -202,6 +212,7 @@ pub enum SummaryAnswer {
     PromptTooLong,
 }
 
+#[cfg(feature = "engine")]
 impl From<SummaryAnswer> for core_compact::SummaryAnswer {
     fn from(a: SummaryAnswer) -> Self {
         match a {
@@ -212,6 +223,7 @@ impl From<SummaryAnswer> for core_compact::SummaryAnswer {
     }
 }
 
+#[cfg(feature = "engine")]
 /// The contents of one requested file, or why it could not be read.
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -226,11 +238,15 @@ pub struct FileAnswer {
     pub error: Option<String>,
 }
 
+#[cfg(feature = "engine")]
 mod mirrors;
+#[cfg(feature = "engine")]
 mod output;
 mod session;
 
+#[cfg(feature = "engine")]
 pub use mirrors::*;
+#[cfg(feature = "engine")]
 pub use output::*;
 pub use session::*;
 

@@ -75,13 +75,63 @@ pub struct ImportReport {
     pub problems: Vec<Problem>,
 }
 
-/// What the engine loaded from a session file: the file's report, and the
-/// messages now in the engine's view.
+/// A Claude Code session file read by `readSession` or a
+/// `SessionImporter` (the `context-compaction/session` module): its report,
+/// and the view a resumed session sees, for `engine.loadSession`.
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-pub struct SessionLoad {
-    /// The file's report.
+pub struct Session {
+    /// What the file holds, problems included.
     pub report: ImportReport,
+    /// The resumed view (SPEC R11.2): the last boundary's summary, the
+    /// messages it preserved, then what followed.
+    pub messages: Vec<SessionMessage>,
+    /// The boundary the view starts after, or `null`.
+    #[tsify(type = "string | null")]
+    pub boundary: Option<String>,
+    /// The chain's last record: records an engine writes next continue
+    /// from it. `null` for an empty file.
+    #[tsify(type = "string | null")]
+    pub leaf: Option<String>,
+    /// The file's session id (the last one seen), or `null`.
+    #[tsify(type = "string | null")]
+    pub session_id: Option<String>,
+}
+
+/// A message of a resumed session: as `engine.view()` gives messages, and
+/// whether it is the compaction summary the view starts with.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionMessage {
+    /// Its uuid in the file.
+    pub uuid: String,
+    /// Who wrote it.
+    #[tsify(type = "\"user\" | \"assistant\"")]
+    pub role: String,
+    /// A string or API content blocks.
+    #[tsify(type = "string | ContentBlock[]")]
+    pub content: compaction_core::message::Content,
+    /// When it was written (RFC 3339), if known.
+    #[tsify(optional)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    /// The API usage of the request that produced it, if known.
+    #[tsify(optional)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<super::ReportedUsage>,
+    /// The summary a compaction left (the view's first message).
+    pub is_compact_summary: bool,
+}
+
+/// What `engine.loadSession` loaded: the file's report, and the messages
+/// now in the engine's view.
+#[cfg(feature = "engine")]
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionLoad {
+    /// The file's report (passed through as it came).
+    #[tsify(type = "ImportReport")]
+    pub report: compaction_core::message::Json,
     /// The boundary the resumed view starts after, or `null`.
     #[tsify(type = "string | null")]
     pub boundary: Option<String>,

@@ -16,43 +16,18 @@ use compaction_core::message::{Content, Message, Role, Uuid};
 use compaction_core::settings::EngineSettings as CoreSettings;
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::export::{compaction_records, RecordContext};
-use compaction_core::transcript::Transcript;
 use compaction_core::view::Source;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::dto::{self, Decision, Progress, SummaryRequest};
-use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_ERROR, INVALID_ARGUMENT};
+use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, INVALID_ARGUMENT};
 use crate::input::{self, UuidMaker};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
 
-/// Values out: plain objects, `null` for absent optionals, numbers (never
-/// BigInt). Written as JSON by serde_json and read by the JS engine's
-/// `JSON.parse`: one code path for every type (a small module), and fast.
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let json = serde_json::to_string(value).map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
-    js_sys::JSON::parse(&json)
-}
-
-/// Values in: a JS value read through `JSON.stringify` and serde_json (the
-/// same path as the JSON-string bulk loads). `undefined`, functions and
-/// symbols are errors, never silently dropped.
-pub(crate) fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
-    if value.is_undefined() || value.is_function() || value.is_symbol() {
-        return Err("expected a JSON value".to_owned());
-    }
-    let json = js_sys::JSON::stringify(value)
-        .map_err(|e| {
-            e.dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|| "not serializable as JSON".to_owned())
-        })?
-        .as_string()
-        .ok_or_else(|| "not serializable as JSON".to_owned())?;
-    serde_json::from_slice(json.as_bytes()).map_err(|e| e.to_string())
-}
+pub(crate) use crate::js::{from_js, to_js};
 
 /// The compaction engine for one agent session (sans-IO: it never calls a
 /// model; it says what to send and what to ask).
@@ -473,7 +448,7 @@ impl Engine {
     /// Every transcript record so far, as JSONL lines in Claude Code's
     /// shape: one per appended message, and a compaction's
     /// `compact_boundary`, summary and attachments. Written to a file, they
-    /// resume with `loadSession`.
+    /// resume with `readSession` and `loadSession`.
     pub fn records(&self) -> Result<Vec<String>, JsValue> {
         self.with(|s| Ok(s.records(0)))
     }
@@ -489,26 +464,19 @@ impl Engine {
         })
     }
 
-    /// Loads a Claude Code session file (or records from `records()`) into
-    /// this new engine: its resumed view (the last boundary's summary, the
-    /// preserved messages, what followed). `source` is the whole file, as a
-    /// string or bytes. Returns the import report, problems included (bad
-    /// lines are reported, never fatal).
+    /// Loads a session (from `readSession` or a `SessionImporter`, in the
+    /// `context-compaction/session` module) into this new engine: its
+    /// resumed view (the last boundary's summary, the preserved messages,
+    /// what followed). Records the engine writes next continue the file's
+    /// chain and session id. Returns the file's report (its problems
+    /// included: bad lines are reported, never fatal).
     #[wasm_bindgen(js_name = loadSession, unchecked_return_type = "SessionLoad")]
     pub fn load_session(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] source: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Session")] session: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let transcript = crate::session::transcript_of(source)?;
-        self.with(|s| s.load_session(transcript))
-    }
-
-    /// `loadSession` for a file read in chunks: a `SessionImporter` that
-    /// was fed them (it is used up).
-    #[wasm_bindgen(js_name = loadImported, unchecked_return_type = "SessionLoad")]
-    pub fn load_imported(&self, importer: &mut crate::session::SessionImporter) -> Result<JsValue, JsValue> {
-        let transcript = importer.take()?;
-        self.with(|s| s.load_session(transcript))
+        let session = input::session_from_js(&session)?;
+        self.with(|s| s.load_session(session))
     }
 
     /// Runs the cascade before a model call and answers every summary it

@@ -196,8 +196,8 @@ impl State {
         out
     }
 
-    /// Loads an imported session's resumed view (SPEC R11.2).
-    pub(super) fn load_session(&mut self, transcript: Transcript) -> Result<JsValue, JsValue> {
+    /// Loads a resumed session's view (SPEC R11.2).
+    pub(super) fn load_session(&mut self, session: input::SessionIn) -> Result<JsValue, JsValue> {
         if !self.engine.store().is_empty() {
             return Err(js_error(
                 INVALID_ARGUMENT,
@@ -205,28 +205,29 @@ impl State {
                 "session: load a session into a new engine (this one already holds messages)",
             ));
         }
-        let resume = transcript.resume();
-        let report = crate::session::report(&transcript, &resume);
-        let boundary = resume.boundary.as_ref().map(|b| b.uuid.0.clone());
-        let mut appended = 0usize;
-        for (i, m) in resume.messages.into_iter().enumerate() {
-            let result = if m.is_compact_summary {
-                self.engine.append_summary(m.message)
+        let n = session.messages.len();
+        self.engine.reserve(n);
+        for (i, (m, is_compact_summary)) in session.messages.into_iter().enumerate() {
+            self.uuids.follow(m.uuid.as_str());
+            let result = if is_compact_summary {
+                self.engine.append_summary(m)
             } else {
-                self.engine.append(m.message)
+                self.engine.append(m)
             };
-            result.map_err(|e| from_engine_at(&e, &format!("session message {i}")))?;
-            appended += 1;
+            result.map_err(|e| from_engine_at(&e, &format!("session.messages[{i}]")))?;
         }
-        // New records continue the file's chain.
-        self.parent = transcript.leaf().cloned();
-        if let Some(session) = transcript.sessions.last() {
-            self.session_id.clone_from(session);
+        // New records continue the file's chain, with uuids it does not hold.
+        if let Some(leaf) = &session.leaf {
+            self.uuids.follow(leaf);
+        }
+        self.parent = session.leaf.map(Uuid);
+        if let Some(id) = session.session_id {
+            self.session_id = id;
         }
         to_js(&dto::SessionLoad {
-            report,
-            boundary,
-            appended: appended as f64,
+            report: session.report,
+            boundary: session.boundary,
+            appended: n as f64,
         })
     }
 }
