@@ -29,7 +29,12 @@ build_module() {
         echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/compaction_wasm.wasm"
     )"
     wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
-    wasm-opt -Oz "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
+    # --low-memory-unused: Rust's wasm layout puts the stack below 1 MiB
+    # and data above it, so the low 1 KiB is only ever the far end of an
+    # overflowing stack; binaryen may then fold constant offsets into loads
+    # and stores (-0.9% gzip). --converge: passes again until nothing
+    # shrinks (-0.3%).
+    wasm-opt -Oz --low-memory-unused --converge "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
     rm -f "$out/${name}_bg.wasm.d.ts"
 }
 

@@ -25,7 +25,7 @@ after(async () => {
   await server?.close();
 });
 
-test("thresholds() and an Engine work in a browser page, errors included", async () => {
+test("thresholds(), an Engine and a resumed session work in a browser page, errors included", async () => {
   const context = await browser.newContext();
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/pkg.html`);
@@ -44,6 +44,11 @@ test("thresholds() and an Engine work in a browser page, errors included", async
   assert.notEqual(results.engine.status, "compactionDue");
   assert.ok(results.engine.viewLength < 34, `view of ${results.engine.viewLength} messages after compacting`);
   assert.equal(results.engine.boundary, true);
+  // The session module: not fetched until imported, then the records resume
+  // to the same view.
+  assert.deepEqual(results.wasmBeforeSession, ["compaction_wasm_bg.wasm"]);
+  assert.deepEqual(results.wasmAfterSession, ["compaction_wasm_bg.wasm", "compaction_session_bg.wasm"]);
+  assert.deepEqual(results.resume, { problems: 0, boundary: true, sameView: true });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -248,7 +248,11 @@ impl Thresholds {
         let warn = compact - wide(settings.warn_margin);
         let blocked = wide(ceiling) - wide(settings.blocked_margin);
 
+        // Shown as i64 (every real line fits; printing an i128 would bring
+        // its own formatting code into the wasm module).
+        let shown = |v: i128| i64::try_from(v).unwrap_or(if v < 0 { i64::MIN } else { i64::MAX });
         let window_too_small = |line: &str, value: i128| {
+            let value = shown(value);
             Error::invalid(
                 Setting::Window,
                 settings.window,
@@ -261,7 +265,10 @@ impl Thresholds {
             Some(pct) => Error::invalid(
                 Setting::OverridePct,
                 Num(pct),
-                format!("too low: the {line} line would be {value} tokens, and every line must be above 0"),
+                format!(
+                    "too low: the {line} line would be {} tokens, and every line must be above 0",
+                    shown(value)
+                ),
             ),
             None => window_too_small(line, value),
         };
@@ -283,13 +290,17 @@ impl Thresholds {
                 Some(c) => Error::invalid(
                     Setting::Ceiling,
                     c,
-                    format!("would put the blocked line at {blocked} tokens"),
+                    format!("would put the blocked line at {} tokens", shown(blocked)),
                 ),
                 None => window_too_small("blocked", blocked),
             });
         }
         if compact >= blocked {
-            let reason = format!("the compact line ({compact}) must sit below the blocked line ({blocked})");
+            let reason = format!(
+                "the compact line ({}) must sit below the blocked line ({})",
+                shown(compact),
+                shown(blocked)
+            );
             return Err(match settings.ceiling {
                 Some(c) => Error::invalid(Setting::Ceiling, c, reason),
                 None => Error::invalid(Setting::CompactMargin, settings.compact_margin, reason),

@@ -127,25 +127,6 @@ export interface Problem {
 }
 
 /**
- * What `engine.loadSession` loaded: the file's report, and the messages
- * now in the engine's view.
- */
-export interface SessionLoad {
-    /**
-     * The file's report (passed through as it came).
-     */
-    report: ImportReport;
-    /**
-     * The boundary the resumed view starts after, or `null`.
-     */
-    boundary: string | null;
-    /**
-     * Messages appended to the engine.
-     */
-    appended: number;
-}
-
-/**
  * What importing a Claude Code session file found (SPEC R11).
  */
 export interface ImportReport {

@@ -9,7 +9,6 @@ use std::cell::Cell;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::error::Category;
 use wasm_bindgen::JsValue;
 
 use crate::error::{js_error, INVALID_ARGUMENT, INVALID_JSON, INVALID_MESSAGE};
@@ -34,13 +33,18 @@ struct In {
 
 /// `role`: the SDK's `MessageParam` also has `system` messages, which the
 /// engine's history does not hold (its system prompt is `setSystem`).
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy)]
 enum InRole {
     User,
     Assistant,
     System,
 }
+
+crate::js::deserialize_by_name!(InRole {
+    "user" => InRole::User,
+    "assistant" => InRole::Assistant,
+    "system" => InRole::System,
+});
 
 /// The API's usage; the SDK types the cache counters `number | null`.
 #[derive(Deserialize)]
@@ -157,37 +161,48 @@ pub struct SessionIn {
     pub session_id: Option<String>,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RawSession {
-    report: Json,
-    messages: Vec<In>,
-    #[serde(default)]
-    boundary: Option<String>,
-    #[serde(default)]
-    leaf: Option<String>,
-    #[serde(default)]
-    session_id: Option<String>,
-}
-
-/// A `Session` from a JS object; its messages must carry their uuids.
+/// A `Session` from a JS object; its messages must carry their uuids. Read
+/// field by field, its messages through the same one-pass parser as
+/// `loadJson` (no second copy of it in the module).
 pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
-    if !value.is_object() || js_sys::Array::is_array(value) {
-        return Err(js_error(
-            INVALID_ARGUMENT,
-            "session",
-            "session must be a Session from readSession() or SessionImporter.finish() (`context-compaction/session`), not a file's text",
-        ));
-    }
-    let raw: RawSession = crate::js::from_js(value).map_err(|e| {
+    let not_a_session = |why: &str| {
         js_error(
             INVALID_ARGUMENT,
             "session",
-            &format!("session must be a Session from readSession() or SessionImporter.finish(): {e}"),
+            &format!("session must be a Session from readSession() or SessionImporter.finish() (`context-compaction/session`): {why}"),
         )
-    })?;
-    let mut messages = Vec::with_capacity(raw.messages.len());
-    for (i, m) in raw.messages.into_iter().enumerate() {
+    };
+    if !value.is_object() || js_sys::Array::is_array(value) {
+        return Err(not_a_session("not an object"));
+    }
+    let get = |key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+    let text = |key: &str| -> Result<Option<String>, JsValue> {
+        match get(key) {
+            v if v.is_null() || v.is_undefined() => Ok(None),
+            v => v
+                .as_string()
+                .map(Some)
+                .ok_or_else(|| not_a_session(&format!("`{key}` must be a string or null"))),
+        }
+    };
+    let json = |key: &str| -> Result<String, JsValue> {
+        let v = get(key);
+        if v.is_undefined() {
+            return Err(not_a_session(&format!("no `{key}`")));
+        }
+        js_sys::JSON::stringify(&v)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| not_a_session(&format!("`{key}` is not JSON")))
+    };
+    let report = Json::parse(&json("report")?).map_err(|_| not_a_session("`report` is not JSON"))?;
+    let list = json("messages")?;
+    if !list.starts_with('[') {
+        return Err(not_a_session("`messages` must be a list"));
+    }
+    let (_, items) = parse_messages(&list, "session.")?;
+    let mut messages = Vec::with_capacity(items.len());
+    for (i, m) in items.into_iter().enumerate() {
         let field = format!("session.messages[{i}]");
         let flag = m.is_compact_summary;
         let message = convert(m, &field, || Uuid(String::new()))?;
@@ -201,11 +216,11 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         messages.push((message, flag));
     }
     Ok(SessionIn {
-        report: raw.report,
+        report,
         messages,
-        boundary: raw.boundary,
-        leaf: raw.leaf,
-        session_id: raw.session_id,
+        boundary: text("boundary")?,
+        leaf: text("leaf")?,
+        session_id: text("sessionId")?,
     })
 }
 
@@ -230,34 +245,38 @@ pub fn from_json(
     json: &str,
     mut uuid: impl FnMut() -> Uuid,
 ) -> Result<(Option<String>, Vec<Message>), JsValue> {
-    // One pass straight into the messages; a message of the wrong shape is
-    // named by its index (the list visitor counts); text that is not JSON
-    // at all is an INVALID_JSON error on `messages`.
-    let at = Cell::new(At::Body);
-    let (system, items) = parse_body(json, &at).map_err(|e| {
-        // A value of the wrong shape is a data error, except where serde_json
-        // calls it a syntax error (a number where an enum's string goes):
-        // the text is valid JSON then, which a second, cheap pass tells.
-        let shape =
-            e.classify() == Category::Data || serde_json::from_slice::<IgnoredAny>(json.as_bytes()).is_ok();
-        match at.get() {
-            At::Message(i) if shape => {
-                let field = format!("messages[{i}]");
-                js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
-            }
-            At::System if shape => js_error(INVALID_JSON, "system", &format!("system: {e}")),
-            _ => js_error(
-                INVALID_JSON,
-                "messages",
-                &format!("messages: not a JSON array of messages or an object with `messages`: {e}"),
-            ),
-        }
-    })?;
+    let (system, items) = parse_messages(json, "")?;
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
         out.push(convert(raw, &format!("messages[{i}]"), &mut uuid)?);
     }
     Ok((system, out))
+}
+
+/// [`parse_body`] with its errors as JS errors, fields named under `prefix`.
+fn parse_messages(json: &str, prefix: &str) -> Result<(Option<String>, Vec<In>), JsValue> {
+    // One pass straight into the messages; a message of the wrong shape is
+    // named by its index (the list visitor counts); text that is not JSON
+    // at all is an INVALID_JSON error on `messages`.
+    let at = Cell::new(At::Body);
+    parse_body(json, &at).map_err(|e| {
+        // A message of the wrong shape in valid JSON, or text that is not
+        // JSON at all (even when the parse stopped at a wrong shape before
+        // the text broke): a second, cheap pass over the text tells.
+        let shape = serde_json::from_slice::<IgnoredAny>(json.as_bytes()).is_ok();
+        match at.get() {
+            At::Message(i) if shape => {
+                let field = format!("{prefix}messages[{i}]");
+                js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+            }
+            At::System if shape => js_error(INVALID_JSON, "system", &format!("system: {e}")),
+            _ => js_error(
+                INVALID_JSON,
+                &format!("{prefix}messages"),
+                &format!("{prefix}messages: not a JSON array of messages or an object with `messages`: {e}"),
+            ),
+        }
+    })
 }
 
 /// The outer shape, a list or a request body with `messages` (other fields,

@@ -32,3 +32,92 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
         .ok_or_else(|| "not serializable as JSON".to_owned())?;
     serde_json::from_slice(json.as_bytes()).map_err(|e| e.to_string())
 }
+
+#[cfg(feature = "engine")]
+/// Reads a string naming one of `names` (an enum's variants, in order):
+/// its index. One function for every such enum, where `derive(Deserialize)`
+/// would compile a visitor per enum into the module.
+pub(crate) fn variant<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+    names: &'static [&'static str],
+) -> Result<usize, D::Error> {
+    let name = <String as serde::Deserialize>::deserialize(deserializer)?;
+    names
+        .iter()
+        .position(|n| *n == name)
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, names))
+}
+
+/// `Deserialize` for a field-less enum from its variants' names, through
+/// [`variant`].
+#[cfg(feature = "engine")]
+macro_rules! deserialize_by_name {
+    ($ty:ty { $($name:literal => $variant:expr),+ $(,)? }) => {
+        impl<'de> serde::Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                const NAMES: &[&str] = &[$($name),+];
+                let all = [$($variant),+];
+                let at = $crate::js::variant(deserializer, NAMES)?;
+                Ok(all[at.min(all.len() - 1)])
+            }
+        }
+    };
+}
+#[cfg(feature = "engine")]
+pub(crate) use deserialize_by_name;
+
+/// Each object of the JS array `list` as its string fields `keys` (absent
+/// or `null`: `None`), read straight from the objects. Anything else is an
+/// error naming the place (`[2].path must be a string`).
+#[cfg(feature = "engine")]
+pub(crate) fn string_fields<const N: usize>(
+    list: &JsValue,
+    keys: [&str; N],
+) -> Result<Vec<[Option<String>; N]>, String> {
+    if !js_sys::Array::is_array(list) {
+        return Err(" is not an array".to_owned());
+    }
+    let array = js_sys::Array::from(list);
+    let mut out = Vec::with_capacity(array.length() as usize);
+    for (i, item) in array.iter().enumerate() {
+        out.push(object_strings(&item, keys).map_err(|e| format!("[{i}]{e}"))?);
+    }
+    Ok(out)
+}
+
+/// One object's string fields `keys` (absent or `null`: `None`).
+#[cfg(feature = "engine")]
+pub(crate) fn object_strings<const N: usize>(
+    object: &JsValue,
+    keys: [&str; N],
+) -> Result<[Option<String>; N], String> {
+    if !object.is_object() || js_sys::Array::is_array(object) {
+        return Err(" must be an object".to_owned());
+    }
+    let mut row: [Option<String>; N] = std::array::from_fn(|_| None);
+    for (slot, key) in row.iter_mut().zip(keys) {
+        let value = js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+        if value.is_undefined() || value.is_null() {
+            continue;
+        }
+        *slot = Some(
+            value
+                .as_string()
+                .ok_or_else(|| format!(".{key} must be a string"))?,
+        );
+    }
+    Ok(row)
+}
+
+/// A JS array of strings.
+#[cfg(feature = "engine")]
+pub(crate) fn strings(list: &JsValue) -> Result<Vec<String>, String> {
+    if !js_sys::Array::is_array(list) {
+        return Err("not an array".to_owned());
+    }
+    js_sys::Array::from(list)
+        .iter()
+        .enumerate()
+        .map(|(i, item)| item.as_string().ok_or_else(|| format!("[{i}] is not a string")))
+        .collect()
+}

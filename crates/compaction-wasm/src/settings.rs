@@ -31,7 +31,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), J
             js_error(
                 INVALID_SETTING,
                 "preset",
-                &format!("unknown preset {:?}; known presets: {}", name, known.join(", ")),
+                &format!("unknown preset \"{name}\"; known presets: {}", known.join(", ")),
             )
         })
     };

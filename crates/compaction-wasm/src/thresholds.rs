@@ -120,7 +120,7 @@ pub(crate) fn describe(value: &JsValue) -> String {
         if shown.len() < s.len() {
             shown.push('…');
         }
-        return format!("{shown:?}");
+        return format!("\"{shown}\"");
     }
     if value.is_null() {
         return "null".to_owned();

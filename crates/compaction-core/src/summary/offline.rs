@@ -13,8 +13,9 @@
 //! The analysis block holds only counts, never message text, so a message
 //! that contains `</analysis>` cannot end it early.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+
+use crate::hash::HashSet;
 
 use super::prompt::{PromptOptions, SECTIONS};
 use super::{assistant_text, file_paths, tool_result_text, truncate_chars, user_prompt_text, FileUse};
@@ -157,8 +158,8 @@ impl Facts {
     fn gather<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Self {
         let mut facts = Facts::default();
         let mut tool_names: BTreeMap<&str, &str> = BTreeMap::new();
-        let mut seen_read: BTreeSet<Cow<str>> = BTreeSet::new();
-        let mut seen_edited: BTreeSet<Cow<str>> = BTreeSet::new();
+        let mut seen_read: HashSet<String> = HashSet::default();
+        let mut seen_edited: HashSet<String> = HashSet::default();
         for message in messages {
             facts.messages += 1;
             if let Some(text) = user_prompt_text(message) {
@@ -202,7 +203,8 @@ impl Facts {
                         FileUse::Edited => (&mut seen_edited, &mut facts.edited),
                     };
                     for path in paths {
-                        if seen.insert(path.clone()) {
+                        if !seen.contains(path.as_ref()) {
+                            seen.insert(path.to_string());
                             list.push(path.into_owned());
                         }
                     }

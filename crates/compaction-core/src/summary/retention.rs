@@ -17,8 +17,7 @@
 //! checked. Read-only paths are not checked: R7.7 attachments restore
 //! recent files, and a path that was only read carries no change to lose.
 
-use std::borrow::Cow;
-use std::collections::BTreeSet;
+use crate::hash::HashSet;
 
 use serde::Serialize;
 
@@ -84,7 +83,7 @@ pub(crate) fn check_retention_of<'a>(
     // hundreds of KB that then need no normalising.
     let mut normalised_summary: Option<String> = None;
     let mut report = RetentionReport::default();
-    let mut seen_paths: BTreeSet<Cow<str>> = BTreeSet::new();
+    let mut seen_paths: HashSet<String> = HashSet::default();
     // Where the previous prompt and path were found: a summary usually
     // quotes them in history order, so the next one is looked for there
     // first (see [`occurs`]).
@@ -109,7 +108,8 @@ pub(crate) fn check_retention_of<'a>(
         for block in message.content.blocks() {
             if let Some((FileUse::Edited, paths)) = file_paths(block) {
                 for path in paths {
-                    if seen_paths.insert(path.clone()) {
+                    if !seen_paths.contains(path.as_ref()) {
+                        seen_paths.insert(path.to_string());
                         match occurs(summary, &path, path_at) {
                             Some(at) => path_at = at,
                             None => report.missing_paths.push(path.into_owned()),

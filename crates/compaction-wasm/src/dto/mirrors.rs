@@ -279,7 +279,7 @@ pub struct SummaryPayload {
 }
 
 /// What an attachment restores (SPEC R7.7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub enum AttachmentKind {
     /// A recently read or edited file.
@@ -294,6 +294,32 @@ pub enum AttachmentKind {
     Mcp,
     /// A post-compact hook's output.
     HookOutput,
+}
+
+impl AttachmentKind {
+    const ALL: [AttachmentKind; 6] = [
+        AttachmentKind::File,
+        AttachmentKind::Plan,
+        AttachmentKind::TaskState,
+        AttachmentKind::Skill,
+        AttachmentKind::Mcp,
+        AttachmentKind::HookOutput,
+    ];
+    const NAMES: [&'static str; 6] = ["file", "plan", "taskState", "skill", "mcp", "hookOutput"];
+
+    /// The kind its serde name names.
+    pub fn from_name(name: &str) -> Option<AttachmentKind> {
+        let at = Self::NAMES.iter().position(|n| *n == name)?;
+        Self::ALL.get(at).copied()
+    }
+}
+
+impl<'de> Deserialize<'de> for AttachmentKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        AttachmentKind::from_name(&name)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &AttachmentKind::NAMES))
+    }
 }
 
 impl From<AttachmentKind> for compaction_core::compact::attachments::Kind {

@@ -16,33 +16,21 @@ pub(super) fn read_answer(value: &JsValue) -> Result<core_compact::SummaryAnswer
 }
 
 /// A summary answer from JS: a string (the model's text) or a
-/// `SummaryAnswer` object. Read as a plain struct, not through
-/// `dto::SummaryAnswer`'s tagged `Deserialize` (which buffers the object
-/// first: more code, no gain).
+/// `SummaryAnswer` object, its two fields read straight from the object.
 pub(crate) fn answer_from_js(value: &JsValue) -> Result<core_compact::SummaryAnswer, String> {
     if let Some(text) = value.as_string() {
         return Ok(core_compact::SummaryAnswer::Text(text));
     }
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    enum Kind {
-        Text,
-        ModelUnavailable,
-        PromptTooLong,
+    let [kind, text] =
+        crate::js::object_strings(value, ["kind", "text"]).map_err(|e| format!("the answer{e}"))?;
+    match (kind.as_deref(), text) {
+        (Some("text"), Some(text)) => Ok(core_compact::SummaryAnswer::Text(text)),
+        (Some("text"), None) => Err("missing field `text`".to_owned()),
+        (Some("modelUnavailable"), _) => Ok(core_compact::SummaryAnswer::ModelUnavailable),
+        (Some("promptTooLong"), _) => Ok(core_compact::SummaryAnswer::PromptTooLong),
+        (Some(other), _) => Err(format!("unknown kind \"{other}\"")),
+        (None, _) => Err("missing field `kind`".to_owned()),
     }
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        kind: Kind,
-        #[serde(default)]
-        text: Option<String>,
-    }
-    let answer: Answer = from_js(value)?;
-    Ok(match (answer.kind, answer.text) {
-        (Kind::Text, Some(text)) => core_compact::SummaryAnswer::Text(text),
-        (Kind::Text, None) => return Err("missing field `text`".to_owned()),
-        (Kind::ModelUnavailable, _) => core_compact::SummaryAnswer::ModelUnavailable,
-        (Kind::PromptTooLong, _) => core_compact::SummaryAnswer::PromptTooLong,
-    })
 }
 
 pub(super) fn read_id(id: f64) -> Result<u64, JsValue> {

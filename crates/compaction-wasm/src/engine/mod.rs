@@ -27,7 +27,7 @@ use crate::input::{self, UuidMaker};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
 
-pub(crate) use crate::js::{from_js, to_js};
+pub(crate) use crate::js::{from_js, string_fields, to_js};
 
 /// The compaction engine for one agent session (sans-IO: it never calls a
 /// model; it says what to send and what to ask).
@@ -249,40 +249,52 @@ impl Engine {
         #[wasm_bindgen(unchecked_optional_param_type = "HookOutput[]")] hooks: JsValue,
     ) -> Result<JsValue, JsValue> {
         let id = read_id(id)?;
-        let files: Vec<dto::FileAnswer> = from_js(&files).map_err(|e| {
+        let files = string_fields(&files, ["path", "content", "error"]).map_err(|e| {
             js_error(
                 INVALID_ARGUMENT,
                 "files",
-                &format!("files must be an array of {{ path, content }} or {{ path, error }}: {e}"),
+                &format!("files must be an array of {{ path, content }} or {{ path, error }}: files{e}"),
             )
         })?;
-        let answers: Vec<core_compact::FileAnswer> = files
-            .into_iter()
-            .map(|f| core_compact::FileAnswer {
-                path: f.path,
-                content: f
-                    .content
-                    .ok_or_else(|| f.error.unwrap_or_else(|| "not read".to_owned())),
-            })
-            .collect();
-        let hooks: Vec<dto::HookOutput> = if hooks.is_undefined() || hooks.is_null() {
+        let mut answers = Vec::with_capacity(files.len());
+        for (i, [path, content, error]) in files.into_iter().enumerate() {
+            let path = path.ok_or_else(|| {
+                js_error(
+                    INVALID_ARGUMENT,
+                    &format!("files[{i}].path"),
+                    &format!("files[{i}].path is missing"),
+                )
+            })?;
+            answers.push(core_compact::FileAnswer {
+                path,
+                content: content.ok_or_else(|| error.unwrap_or_else(|| "not read".to_owned())),
+            });
+        }
+        let hooks = if hooks.is_undefined() || hooks.is_null() {
             Vec::new()
         } else {
-            from_js(&hooks).map_err(|e| {
+            string_fields(&hooks, ["hook", "output"]).map_err(|e| {
                 js_error(
                     INVALID_ARGUMENT,
                     "hooks",
-                    &format!("hooks must be an array of {{ hook, output }}: {e}"),
+                    &format!("hooks must be an array of {{ hook, output }}: hooks{e}"),
                 )
             })?
         };
-        let hooks: Vec<core_compact::HookOutput> = hooks
-            .into_iter()
-            .map(|h| core_compact::HookOutput {
-                hook: h.hook,
-                output: h.output,
-            })
-            .collect();
+        let mut hook_outputs = Vec::with_capacity(hooks.len());
+        for (i, [hook, output]) in hooks.into_iter().enumerate() {
+            match (hook, output) {
+                (Some(hook), Some(output)) => hook_outputs.push(core_compact::HookOutput { hook, output }),
+                _ => {
+                    return Err(js_error(
+                        INVALID_ARGUMENT,
+                        &format!("hooks[{i}]"),
+                        &format!("hooks[{i}] must have a `hook` and an `output`"),
+                    ))
+                }
+            }
+        }
+        let hooks = hook_outputs;
         self.with(|s| {
             let r = s
                 .engine
@@ -302,21 +314,38 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "ContextItem[]")] items: JsValue,
     ) -> Result<(), JsValue> {
-        let items: Vec<dto::ContextItem> = from_js(&items).map_err(|e| {
+        let rows = string_fields(&items, ["kind", "name", "content"]).map_err(|e| {
             js_error(
                 INVALID_ARGUMENT,
                 "items",
-                &format!("items must be an array of {{ kind, name, content }}: {e}"),
+                &format!("items must be an array of {{ kind, name, content }}: items{e}"),
             )
         })?;
-        let items: Vec<core_compact::ContextItem> = items
-            .into_iter()
-            .map(|i| core_compact::ContextItem {
-                kind: i.kind.into(),
-                name: i.name,
-                content: i.content,
-            })
-            .collect();
+        let mut items = Vec::with_capacity(rows.len());
+        for (i, [kind, name, content]) in rows.into_iter().enumerate() {
+            let kind = kind
+                .as_deref()
+                .and_then(dto::AttachmentKind::from_name)
+                .ok_or_else(|| {
+                    js_error(
+                        INVALID_ARGUMENT,
+                        &format!("items[{i}].kind"),
+                        &format!("items[{i}].kind must be \"plan\", \"taskState\", \"skill\" or \"mcp\""),
+                    )
+                })?;
+            let (Some(name), Some(content)) = (name, content) else {
+                return Err(js_error(
+                    INVALID_ARGUMENT,
+                    &format!("items[{i}]"),
+                    &format!("items[{i}] must have a `name` and a `content`"),
+                ));
+            };
+            items.push(core_compact::ContextItem {
+                kind: kind.into(),
+                name,
+                content,
+            });
+        }
         self.with(|s| {
             s.engine
                 .set_context(items)
@@ -335,7 +364,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "string[]")] uuids: JsValue,
         summary: &str,
     ) -> Result<JsValue, JsValue> {
-        let uuids: Vec<String> = from_js(&uuids).map_err(|e| {
+        let uuids = crate::js::strings(&uuids).map_err(|e| {
             js_error(
                 INVALID_ARGUMENT,
                 "uuids",

@@ -11,7 +11,7 @@ pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue
             js_error(
                 INVALID_ARGUMENT,
                 "now",
-                &format!("now: {text:?} is not an RFC 3339 timestamp like \"2026-11-30T12:00:00Z\""),
+                &format!("now: \"{text}\" is not an RFC 3339 timestamp like \"2026-11-30T12:00:00Z\""),
             )
         }),
     }
