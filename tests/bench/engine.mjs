@@ -8,7 +8,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine, SessionImporter } from 'context-compaction';
+import { Engine } from 'context-compaction';
+import { readSession, SessionImporter } from 'context-compaction/session';
 import { generate } from './peers/gen.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -58,7 +59,7 @@ function importer() {
       gc();
       t = now();
       const e = new Engine();
-      e.loadSession(text);
+      e.loadSession(readSession(text));
       whole.push(Number(now() - t) / 1e6);
       e.free();
     }
@@ -74,5 +75,5 @@ for (const n of [1_000, 10_000]) {
   const r = incremental(n);
   console.log(`incremental @${n}: append + beforeCall median ${r.medianUs.toFixed(1)} µs, p95 ${r.p95Us.toFixed(1)} µs`);
 }
-console.log('importer (SessionImporter.feed in 64 KiB chunks + finish; loadSession = import + resume + engine load):');
+console.log('importer (SessionImporter.feed in 64 KiB chunks + finish, the Session out; loadSession = readSession + engine.loadSession: import, resume, engine load):');
 for (const r of importer()) console.log(`  ${r.file}: ${r.mb} MB, import ${r.importMs} ms = ${r.importMBps} MB/s; loadSession ${r.loadSessionMs} ms = ${r.loadSessionMBps} MB/s`);

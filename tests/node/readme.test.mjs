@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const npmDir = join(here, "../../target/npm");
 
-test("the README's agent loop runs in an empty project with the packed package", () => {
+test("the README's agent loop and session example run in an empty project with the packed package", () => {
   const tarball = readdirSync(npmDir).find((f) => f.endsWith(".tgz"));
   assert.ok(tarball, "scripts/test.sh packs pkg/ into target/npm first");
   const dir = mkdtempSync(join(tmpdir(), "cc-readme-"));
@@ -28,6 +28,15 @@ test("the README's agent loop runs in an empty project with the packed package",
     assert.equal(lines.length, 3, out);
     assert.match(lines[0], /^proceed \d+$/);
     assert.match(lines[2], /^\d+ records$/);
+    // The session example, on a real Claude Code session file.
+    const sessionExample = [...readme.matchAll(/```js\n([\s\S]*?)```/g)][1][1];
+    assert.match(sessionExample, /readSession\(/);
+    writeFileSync(join(dir, "session.mjs"), sessionExample);
+    writeFileSync(join(dir, "session.jsonl"), readFileSync(join(here, "../../crates/compaction-core/tests/fixtures/transcripts/wpfleger96__claude-code-status-line__session_with_compact.jsonl")));
+    const session = execFileSync(process.execPath, ["session.mjs"], { cwd: dir, encoding: "utf8" }).trim().split("\n");
+    assert.equal(session.length, 2, session.join("\n"));
+    assert.match(session[0], /^\d+ messages, \d+ problems$/);
+    assert.match(session[1], /^[1-9]\d* in the view, [1-9]\d* tokens$/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
