@@ -318,21 +318,15 @@ fn message(mut map: Fields, kind: &str) -> Result<Record, (Invalid, Fields)> {
     let Some(message) = map.remove("message") else {
         return Err(("missing `message`".to_owned(), map));
     };
-    let mut message_extra = match message.read::<Fields>() {
-        Some(fields) => fields,
-        None => {
-            let why = format!("`message` must be an object, got {}", short(&message));
-            return Err((why, map));
-        }
-    };
-    let Some(content) = message_extra.remove("content") else {
-        return Err(("`message` has no `content`".to_owned(), map));
-    };
-    // Read from its text straight into blocks: what the engine does not
-    // interpret keeps its bytes and key order.
-    let content = match serde_json::from_slice::<Content>(content.text().as_bytes()) {
-        Ok(content) => content,
-        Err(err) => return Err((format!("`message.content`: {err}"), map)),
+    // One pass: the content straight into blocks (what the engine does not
+    // interpret keeps its bytes and key order), the other fields as text.
+    let (content, mut message_extra) = match serde_json::from_slice::<Payload>(message.text().as_bytes()) {
+        Ok(Payload {
+            content: Some(content),
+            rest,
+        }) => (content, rest),
+        Ok(Payload { content: None, .. }) => return Err(("`message` has no `content`".to_owned(), map)),
+        Err(_) => return Err((payload_error(&message), map)),
     };
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
@@ -407,6 +401,56 @@ fn boundary(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
         metadata,
         extra: map,
     }))
+}
+
+/// A conversation record's `message`, read in one pass: `content` into
+/// blocks, the other fields as their text.
+struct Payload {
+    content: Option<Content>,
+    rest: Fields,
+}
+
+impl<'de> Deserialize<'de> for Payload {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PayloadVisitor;
+        impl<'de> Visitor<'de> for PayloadVisitor {
+            type Value = Payload;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a json object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Payload, A::Error> {
+                let mut payload = Payload {
+                    content: None,
+                    rest: Fields::new(),
+                };
+                while let Some(Text(key)) = access.next_key::<Text<'de>>()? {
+                    if key == "content" {
+                        payload.content = Some(access.next_value()?);
+                    } else {
+                        let value = access.next_value()?;
+                        payload.rest.insert(key.into_owned(), value);
+                    }
+                }
+                Ok(payload)
+            }
+        }
+        deserializer.deserialize_map(PayloadVisitor)
+    }
+}
+
+/// Why a `message` did not read as a [`Payload`], in words naming the
+/// field (read again step by step: only for a record that is invalid).
+fn payload_error(message: &Json) -> Invalid {
+    let Some(mut fields) = message.read::<Fields>() else {
+        return format!("`message` must be an object, got {}", short(message));
+    };
+    match fields.remove("content") {
+        None => "`message` has no `content`".to_owned(),
+        Some(content) => match serde_json::from_slice::<Content>(content.text().as_bytes()) {
+            Err(err) => format!("`message.content`: {err}"),
+            Ok(_) => "`message` is not a usable object".to_owned(),
+        },
+    }
 }
 
 /// A uuid field of a JSON object, if it is a string.
