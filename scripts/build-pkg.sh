@@ -14,6 +14,18 @@ source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/toolchain.sh"
 
 [ -n "${WASM_MODE:-}" ] || announce_wasm_mode
+# Unless a toolchain is forced, the package is built with std rebuilt for
+# size whenever the Debian toolchain is installed (CI forces that mode):
+# immediate-abort panics and std's optimize_for_size take ~20 KB gzip off the
+# engine's module, which rustup's prebuilt std cannot. Without it, rustup
+# builds a larger package.
+if [ "$WASM_MODE" = rustup ] && [ "${COMPACTION_WASM_TOOLCHAIN:-auto}" = auto ] &&
+    rustup toolchain list 2>/dev/null | grep -q '^debian-web' && [ -x /usr/lib/llvm-19/bin/wasm-ld ]; then
+    say "pkg/: built with the debian-web toolchain (std rebuilt for size), not rustup's prebuilt std"
+    WASM_MODE=debian
+elif [ "$WASM_MODE" = rustup ]; then
+    say "pkg/: rustup's prebuilt std (the Debian toolchain is not installed): a larger module than the release's"
+fi
 
 out="$ROOT/pkg"
 rm -rf "$out"
