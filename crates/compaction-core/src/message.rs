@@ -70,8 +70,8 @@ impl Content {
         }
     }
 
-    /// Content from JSON already parsed (a transcript record's `message`):
-    /// the same blocks its `Deserialize` makes.
+    /// Content from JSON already parsed: the same blocks its `Deserialize`
+    /// makes from the text.
     pub fn from_value(value: serde_json::Value) -> Result<Self, serde_json::Error> {
         Content::deserialize(value)
     }

@@ -40,11 +40,15 @@ enum InRole {
     System,
 }
 
-crate::js::deserialize_by_name!(InRole {
-    "user" => InRole::User,
-    "assistant" => InRole::Assistant,
-    "system" => InRole::System,
-});
+impl<'de> Deserialize<'de> for InRole {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        crate::js::variant(
+            deserializer,
+            &["user", "assistant", "system"],
+            [InRole::User, InRole::Assistant, InRole::System],
+        )
+    }
+}
 
 /// The API's usage; the SDK types the cache counters `number | null`.
 #[derive(Deserialize)]
@@ -176,15 +180,6 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         return Err(not_a_session("not an object"));
     }
     let get = |key: &str| js_sys::Reflect::get(value, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
-    let text = |key: &str| -> Result<Option<String>, JsValue> {
-        match get(key) {
-            v if v.is_null() || v.is_undefined() => Ok(None),
-            v => v
-                .as_string()
-                .map(Some)
-                .ok_or_else(|| not_a_session(&format!("`{key}` must be a string or null"))),
-        }
-    };
     let json = |key: &str| -> Result<String, JsValue> {
         let v = get(key);
         if v.is_undefined() {
@@ -215,12 +210,14 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         }
         messages.push((message, flag));
     }
+    let [boundary, leaf, session_id] = crate::js::object_strings(value, ["boundary", "leaf", "sessionId"])
+        .map_err(|e| not_a_session(&format!("session{e}")))?;
     Ok(SessionIn {
         report,
         messages,
-        boundary: text("boundary")?,
-        leaf: text("leaf")?,
-        session_id: text("sessionId")?,
+        boundary,
+        leaf,
+        session_id,
     })
 }
 

@@ -33,38 +33,22 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
     serde_json::from_slice(json.as_bytes()).map_err(|e| e.to_string())
 }
 
+/// `Deserialize` for a field-less enum: a string naming one of `names`,
+/// the variant at the same place in `all`. One small function, where
+/// `derive(Deserialize)` would compile a visitor per enum into the module.
 #[cfg(feature = "engine")]
-/// Reads a string naming one of `names` (an enum's variants, in order):
-/// its index. One function for every such enum, where `derive(Deserialize)`
-/// would compile a visitor per enum into the module.
-pub(crate) fn variant<'de, D: serde::Deserializer<'de>>(
+pub(crate) fn variant<'de, D: serde::Deserializer<'de>, T: Copy, const N: usize>(
     deserializer: D,
-    names: &'static [&'static str],
-) -> Result<usize, D::Error> {
+    names: &'static [&'static str; N],
+    all: [T; N],
+) -> Result<T, D::Error> {
     let name = <String as serde::Deserialize>::deserialize(deserializer)?;
     names
         .iter()
         .position(|n| *n == name)
+        .and_then(|at| all.get(at).copied())
         .ok_or_else(|| serde::de::Error::unknown_variant(&name, names))
 }
-
-/// `Deserialize` for a field-less enum from its variants' names, through
-/// [`variant`].
-#[cfg(feature = "engine")]
-macro_rules! deserialize_by_name {
-    ($ty:ty { $($name:literal => $variant:expr),+ $(,)? }) => {
-        impl<'de> serde::Deserialize<'de> for $ty {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                const NAMES: &[&str] = &[$($name),+];
-                let all = [$($variant),+];
-                let at = $crate::js::variant(deserializer, NAMES)?;
-                Ok(all[at.min(all.len() - 1)])
-            }
-        }
-    };
-}
-#[cfg(feature = "engine")]
-pub(crate) use deserialize_by_name;
 
 /// Each object of the JS array `list` as its string fields `keys` (absent
 /// or `null`: `None`), read straight from the objects. Anything else is an

@@ -331,8 +331,8 @@ mod tests {
         if let (Ok(a), Ok(b)) = (&a, &b) {
             assert_eq!(a, b);
         }
-        // And the content alone through `Content::from_value` (how the
-        // transcript importer reads records): the same blocks.
+        // And the content alone through `Content::from_value` (already
+        // parsed JSON): the same blocks.
         if let (Ok(a), Some(content)) = (&a, v.get("content")) {
             let c = Content::from_value(content.clone()).map_err(|e| e.to_string());
             assert_eq!(c.as_ref(), Ok(&a.content));

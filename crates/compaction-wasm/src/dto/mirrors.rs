@@ -316,9 +316,7 @@ impl AttachmentKind {
 
 impl<'de> Deserialize<'de> for AttachmentKind {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = String::deserialize(deserializer)?;
-        AttachmentKind::from_name(&name)
-            .ok_or_else(|| serde::de::Error::unknown_variant(&name, &AttachmentKind::NAMES))
+        crate::js::variant(deserializer, &Self::NAMES, Self::ALL)
     }
 }
 
