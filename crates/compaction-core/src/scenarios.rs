@@ -8,9 +8,9 @@ use serde_json::json;
 
 use crate::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
 use crate::engine::{CallStatus, Engine};
+use crate::engine::{EngineSettings, Preset};
 use crate::error::Error;
 use crate::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
-use crate::settings::{EngineSettings, Preset};
 use crate::step::Step;
 use crate::time::Timestamp;
 use crate::tokens::TokenFigure;

@@ -6,8 +6,8 @@
 use compaction_core::compact::attachments::{Kind, Status};
 use compaction_core::compact::{CompactOptions, ContextItem, FileAnswer, HookOutput, Progress};
 use compaction_core::engine::Engine;
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent};
-use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::view::Source;
 use compaction_core::Error;
 use serde_json::{json, Value};

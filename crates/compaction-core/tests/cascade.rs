@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent, Usage};
-use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::step::{CacheEffect, Owner, Tier};
 use compaction_core::time::Timestamp;
 use serde_json::json;

@@ -4,9 +4,9 @@
 
 use compaction_core::compact::{Purpose, SummaryAnswer};
 use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Content, Message};
-use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::step::Tier;
 
 fn settings() -> EngineSettings {

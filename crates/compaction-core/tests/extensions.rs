@@ -5,9 +5,9 @@
 
 use compaction_core::compact::{CompactOptions, Progress};
 use compaction_core::engine::Engine;
+use compaction_core::engine::Preset;
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent};
-use compaction_core::settings::Preset;
 use compaction_core::step::Tier;
 use compaction_core::time::Timestamp;
 use compaction_core::Error;

@@ -7,10 +7,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use compaction_core::compact::{Progress, SummaryAnswer};
+use compaction_core::engine::Preset;
 use compaction_core::engine::{Engine, Sidecar, SidecarCheck};
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Message, Role, Usage};
-use compaction_core::settings::Preset;
 use compaction_core::time::Timestamp;
 
 /// `engine_ops` crash-699b5179: a sidecar written near the start of `i64`
@@ -184,9 +184,8 @@ fn pending_request_after_a_collapse_moved_the_view_is_not_a_panic() {
 fn a_waiting_tool_use_is_never_cut_from_its_future_result() {
     use compaction_core::groups::pairing_is_legal;
     use compaction_core::message::{Block, Content, Message, Role, ToolResultContent};
-    let mut e =
-        compaction_core::engine::Engine::new(compaction_core::settings::Preset::Seed.settings(200_000))
-            .unwrap();
+    let mut e = compaction_core::engine::Engine::new(compaction_core::engine::Preset::Seed.settings(200_000))
+        .unwrap();
     e.append(Message::new(
         "call",
         Role::Assistant,

@@ -4,8 +4,8 @@
 
 use compaction_core::compact::{CompactOptions, HookOutcome, Progress, Purpose, SummaryAnswer};
 use compaction_core::engine::{Engine, SidecarCheck};
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::Message;
-use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::time::Timestamp;
 
 fn settings() -> EngineSettings {

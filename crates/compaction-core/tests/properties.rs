@@ -6,10 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use compaction_core::engine::Engine;
+use compaction_core::engine::Preset;
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent, Usage};
 use compaction_core::reduction::{reduce_content, ReductionSettings};
-use compaction_core::settings::Preset;
 use compaction_core::step::Tier;
 use compaction_core::time::Timestamp;
 use proptest::prelude::*;

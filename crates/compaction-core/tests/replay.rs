@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use compaction_core::settings::Preset;
+use compaction_core::engine::Preset;
 use compaction_core::transcript::import;
 use compaction_core::transcript::replay::preset_for_version;
 

@@ -6,8 +6,8 @@
 
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress};
 use compaction_core::engine::Engine;
+use compaction_core::engine::Preset;
 use compaction_core::message::Message;
-use compaction_core::settings::Preset;
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::export::{compaction_records, RecordContext};
 use compaction_core::transcript::{import, Resume};

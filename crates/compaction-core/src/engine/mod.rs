@@ -5,24 +5,29 @@
 use crate::hash::{HashMap, HashSet};
 use std::sync::Arc;
 
+mod assemble;
 mod decision;
 mod pins;
 mod precompute;
+pub mod settings;
+mod swap;
 mod tier3;
+mod tier4;
 mod tier5;
 
 pub use decision::{CallStatus, Decision};
 pub use precompute::{Sidecar, SidecarCheck};
+pub use settings::{EngineSettings, Preset};
+use tier4::Run;
 use tier5::Reactive;
 
 use crate::breakers::{Breakers, Open};
 use crate::compact::attachments::Kind;
-use crate::compact::{CompactOptions, ContextItem, Run, Trigger};
+use crate::compact::{CompactOptions, ContextItem, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::microcompact::Microcompact;
 use crate::reduction::reduce_message;
-use crate::settings::EngineSettings;
 use crate::snip::snip;
 use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
 use crate::store::Store;
@@ -286,7 +291,7 @@ impl Engine {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
                 let started = self.start(Trigger::Auto, false, CompactOptions::default());
-                let (more, progress) = crate::compact::relabel(started, Tier::Compact);
+                let (more, progress) = tier4::relabel(started, Tier::Compact);
                 steps.extend(more);
                 compaction = Some(progress);
             }

@@ -19,9 +19,9 @@ use serde::Serialize;
 use super::Transcript;
 use crate::compact::{FileAnswer, Progress};
 use crate::engine::Engine;
+use crate::engine::{EngineSettings, Preset};
 use crate::error::Error;
 use crate::message::{Message, Role, Uuid};
-use crate::settings::{EngineSettings, Preset};
 use crate::thresholds::Thresholds;
 
 /// Where the what-if would compact.

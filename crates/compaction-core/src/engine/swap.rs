@@ -1,10 +1,12 @@
 //! Swapping in a summary the engine did not ask for (SPEC R9.2's reuse and
 //! R9.4): the summarised messages, and nothing else, give way to it.
 
-use super::{Pending, Progress, PromptOptions, Run, Trigger};
-use crate::engine::Engine;
+use super::tier4::{Pending, Run};
+use super::Engine;
+use crate::compact::{Progress, Trigger};
 use crate::message::Uuid;
 use crate::step::{Evidence, Owner, Step, Tier};
+use crate::summary::PromptOptions;
 use crate::tokens::TokenFigure;
 
 impl Run {

@@ -5,11 +5,12 @@
 
 use std::sync::Arc;
 
-use super::{
-    attachments, boundary, context, BoundaryRecord, Compacted, FileAnswer, HookOutput, Progress, Run,
-    SummaryRecord, Trigger, EVIDENCE_ATTACH, EVIDENCE_FINALIZE,
+use super::tier4::{Run, EVIDENCE_ATTACH, EVIDENCE_FINALIZE};
+use super::Engine;
+use crate::compact::{
+    attachments, boundary, context, BoundaryRecord, Compacted, FileAnswer, HookOutput, Progress,
+    SummaryRecord, Trigger,
 };
-use crate::engine::Engine;
 use crate::message::{Message, Role, Uuid};
 use crate::step::{CacheEffect, Owner, Step, Tier};
 use crate::view::Source;
