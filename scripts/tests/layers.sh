@@ -17,7 +17,6 @@ layers=(
     "tiers: microcompact snip collapse compact breakers"
     "engine: engine"
     "import/export: transcript"
-    "front doors (leaving the crate): scenarios sandbox figures"
 )
 
 declare -A level

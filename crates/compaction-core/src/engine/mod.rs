@@ -144,6 +144,12 @@ impl Engine {
         Ok(())
     }
 
+    /// The system prompt's and tool definitions' estimate, as set by
+    /// [`Engine::set_system`] (0 before).
+    pub fn system_tokens(&self) -> u64 {
+        self.system_tokens
+    }
+
     /// The settings.
     pub fn settings(&self) -> &EngineSettings {
         &self.settings

@@ -91,8 +91,9 @@ pub fn preset_for_version(version: Option<&str>) -> Preset {
     }
 }
 
-/// A timeline message, and its copy without usage when it has usage.
-pub(crate) type Entry = (Arc<Message>, Option<Arc<Message>>);
+/// A timeline message, and its copy without usage when it has usage (what
+/// a replay appends once it no longer follows the real session).
+pub type Entry = (Arc<Message>, Option<Arc<Message>>);
 
 /// A session's timeline, laid out once for any number of replays and
 /// charts ([`Transcript::timeline`]): every era's own messages in order,
@@ -164,9 +165,30 @@ impl Transcript {
 }
 
 impl Timeline {
-    /// Each era's messages, with the index into `actual` of the real
-    /// boundary that opens it.
-    pub(crate) fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
+    /// How many messages the timeline holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the timeline holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The session's real boundaries, in file order.
+    pub fn actual(&self) -> &[Actual] {
+        &self.actual
+    }
+
+    /// Where a uuid stands among the timeline's messages (its last place,
+    /// when a resumed file repeats it).
+    pub fn position(&self, uuid: &Uuid) -> Option<usize> {
+        self.position.get(uuid).copied()
+    }
+
+    /// Each era's messages, with the index into [`Timeline::actual`] of the
+    /// real boundary that opens it.
+    pub fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
         self.eras.iter().enumerate().map(|(i, &(start, boundary))| {
             let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
             (boundary, self.entries.get(start..end).unwrap_or_default())

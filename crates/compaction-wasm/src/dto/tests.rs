@@ -8,7 +8,7 @@
 use super::*;
 use compaction_core::compact::Progress as CoreProgress;
 use compaction_core::engine::Engine;
-use compaction_core::scenarios::{self, Event};
+use compaction_scenarios::{self as scenarios, Event};
 use serde::de::DeserializeOwned;
 
 fn mirror<T: DeserializeOwned>(what: &str, value: &impl Serialize) -> T {

@@ -12,17 +12,18 @@ mod flows;
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use flows::{failure_stages, Flow, Stage, FLOWS};
 
-use crate::compact::attachments::{AttachmentSettings, Candidate};
-use crate::compact::Progress;
-use crate::engine::{CallStatus, Engine};
-use crate::error::Error;
-use crate::message::{Block, Role, Uuid};
-use crate::scenarios::{self, Event, Frame, HostPolicy, Observer, Scenario};
-use crate::step::{Evidence, Owner, Step, Tier};
-use crate::summary::{offline_summary, PromptOptions};
-use crate::thresholds::Thresholds;
-use crate::time::Timestamp;
-use crate::view::Source;
+use crate as scenarios;
+use crate::{Event, Frame, HostPolicy, Observer, Scenario};
+use compaction_core::compact::attachments::{AttachmentSettings, Candidate};
+use compaction_core::compact::Progress;
+use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::error::Error;
+use compaction_core::message::{Block, Role, Uuid};
+use compaction_core::step::{Evidence, Owner, Step, Tier};
+use compaction_core::summary::{offline_summary, PromptOptions};
+use compaction_core::thresholds::Thresholds;
+use compaction_core::time::Timestamp;
+use compaction_core::view::Source;
 
 /// A stored precompute the host loads before a `/compact` (R9.2, R9.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -357,7 +358,8 @@ fn load_precompute(engine: &mut Engine, switch: PrecomputeSwitch, now: Option<&T
     }
     let now = now.cloned().unwrap_or_else(|| Timestamp::from_unix_ms(0));
     let view = engine.view();
-    let Some(prefix) = crate::compact::cut::preserve_turns(view, engine.settings().compact.auto_keep_turns)
+    let Some(prefix) =
+        compaction_core::compact::cut::preserve_turns(view, engine.settings().compact.auto_keep_turns)
     else {
         return Vec::new();
     };
@@ -380,7 +382,7 @@ fn load_precompute(engine: &mut Engine, switch: PrecomputeSwitch, now: Option<&T
     } else {
         now.clone()
     };
-    let sidecar = crate::engine::Sidecar {
+    let sidecar = compaction_core::engine::Sidecar {
         session_id: SESSION.to_owned(),
         model: engine.settings().compact.model.clone(),
         client_version: "sandbox".to_owned(),
@@ -392,11 +394,11 @@ fn load_precompute(engine: &mut Engine, switch: PrecomputeSwitch, now: Option<&T
     };
     let count = engine.count();
     let reason = match engine.load_sidecar(sidecar, SESSION, &now) {
-        crate::engine::SidecarCheck::Loaded => format!(
+        compaction_core::engine::SidecarCheck::Loaded => format!(
             "the host loads a stored precompute of {} messages: it passes R9.3's checks",
             messages.len()
         ),
-        crate::engine::SidecarCheck::Rejected { reason } => {
+        compaction_core::engine::SidecarCheck::Rejected { reason } => {
             format!(
                 "the host's stored precompute is rejected (R9.3): {reason}; the compaction asks the model"
             )
@@ -420,10 +422,10 @@ pub fn items(engine: &Engine) -> Vec<Item> {
 /// Labels already made, by uuid, with the message they describe (a view
 /// that changes a message holds a new `Arc`, and gets a new label).
 #[derive(Default)]
-struct Labels(std::collections::HashMap<Uuid, (std::sync::Arc<crate::message::Message>, String)>);
+struct Labels(std::collections::HashMap<Uuid, (std::sync::Arc<compaction_core::message::Message>, String)>);
 
 impl Labels {
-    fn of(&mut self, m: &std::sync::Arc<crate::message::Message>) -> String {
+    fn of(&mut self, m: &std::sync::Arc<compaction_core::message::Message>) -> String {
         match self.0.get(&m.uuid) {
             Some((seen, text)) if std::sync::Arc::ptr_eq(seen, m) => text.clone(),
             _ => {
@@ -438,7 +440,7 @@ impl Labels {
 fn items_with(engine: &Engine, labels: &mut Labels) -> Vec<Item> {
     let mut out = Vec::with_capacity(engine.view().len() + 1);
     // The field, not breakdown(): that re-estimates every block.
-    let system = engine.system_tokens;
+    let system = engine.system_tokens();
     if system > 0 {
         out.push(Item {
             kind: Kind::System,
@@ -485,7 +487,7 @@ const LABEL_CHARS: usize = 90;
 
 /// A short description of a message: its first text, or its tools. Reads
 /// only as much of each text as the label shows (texts can be long).
-pub fn label(m: &crate::message::Message) -> String {
+pub fn label(m: &compaction_core::message::Message) -> String {
     let mut out = String::new();
     let push = |part: &str, out: &mut String| {
         if part.is_empty() {
@@ -506,8 +508,8 @@ pub fn label(m: &crate::message::Message) -> String {
     };
     let mut parts = 0;
     match &m.content {
-        crate::message::Content::Text(text) => push(text, &mut out),
-        crate::message::Content::Blocks(blocks) => {
+        compaction_core::message::Content::Text(text) => push(text, &mut out),
+        compaction_core::message::Content::Blocks(blocks) => {
             for block in blocks {
                 match block {
                     Block::Text { text, .. } => push(text, &mut out),

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::{compaction, ok as json_of};
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use serde_json::{json, Value};
 
@@ -19,25 +19,8 @@ const FASTHOOKS: &str = "oneryalcin__fasthooks__sample_main_transcript.jsonl";
 const YEPANYWHERE: &str = "kzahel__yepanywhere__index.jsonl";
 const TO_HTML: &str = "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl";
 
-fn compaction(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_compaction"))
-        .args(args)
-        .output()
-        .expect("the compaction binary runs")
-}
-
 fn fixture(name: &str) -> String {
     format!("{FIXTURES}/{name}")
-}
-
-fn json_of(output: &Output) -> Value {
-    assert!(
-        output.status.success(),
-        "exit {:?}, stderr: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
 }
 
 fn run(command: &str, name: &str) -> Value {

@@ -8,7 +8,7 @@
 use compaction_core::compact::HookOutcome;
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::Message;
-use compaction_core::scenarios::{self, play, Frame, HostPolicy};
+use compaction_scenarios::{self as scenarios, play, Frame, HostPolicy};
 use serde_json::{json, Value};
 
 /// A frame as one line per step: what a reader checks in a review.

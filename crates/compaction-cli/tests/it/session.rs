@@ -4,39 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use serde_json::{json, Value};
+use crate::common::{compaction, err, ok};
+
+use serde_json::json;
 
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn compaction(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_compaction"))
-        .args(args)
-        .output()
-        .expect("the compaction binary runs")
-}
-
-fn ok(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
-}
-
-fn err(out: &Output) -> String {
-    assert!(
-        !out.status.success(),
-        "expected a failure, got {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(out.stdout.is_empty());
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A generated history, written to a temporary file.

@@ -1,30 +1,9 @@
-//! The `compaction` binary as a user runs it: JSON on stdout, errors on
-
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+//! `compaction thresholds` as a user runs it: JSON on stdout, errors on
 //! stderr, exit status.
 
-use std::process::{Command, Output};
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-fn compaction(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_compaction"))
-        .args(args)
-        .output()
-        .expect("the compaction binary runs")
-}
-
-fn json(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "exit {:?}, stderr: {}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is one JSON object")
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::common::{compaction, ok as json, stderr};
 
 /// The five lines of `compaction thresholds ARGS…`.
 fn five(args: &[&str]) -> [u64; 5] {

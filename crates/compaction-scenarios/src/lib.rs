@@ -2,18 +2,26 @@
 //! deterministically, and a driver that plays one through the engine,
 //! answering its requests the way a chosen host would. The sandbox draws
 //! them, the golden tests snapshot them, the CLI can run them.
+//!
+//! Also what the sandbox and the no-JavaScript page show of them
+//! ([`sandbox`]) and how they print numbers ([`figures`]): the engine
+//! (`compaction-core`) knows no screen, so this crate is where a screen
+//! asks.
+
+pub mod figures;
+pub mod sandbox;
 
 use serde::Serialize;
 use serde_json::json;
 
-use crate::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
-use crate::engine::{CallStatus, Engine};
-use crate::engine::{EngineSettings, Preset};
-use crate::error::Error;
-use crate::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
-use crate::step::Step;
-use crate::time::Timestamp;
-use crate::tokens::TokenFigure;
+use compaction_core::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
+use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::error::Error;
+use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
+use compaction_core::step::Step;
+use compaction_core::time::Timestamp;
+use compaction_core::tokens::TokenFigure;
 
 /// One thing that happens in a scenario.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,10 +3,11 @@
 //! files for every era and every problem kind. Property tests: chunk-size
 //! independence, no panic on any bytes, a pairing-legal resumed view for
 //! any generated record graph. Cases: 64 by default, `PROPTEST_CASES` to
-//! change; failures are saved under `tests/transcript/` and replayed first.
+//! change; failures are saved under `tests/it/transcript/` and replayed first.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::{fixture, FIXTURES};
 use std::collections::BTreeMap;
 
 use compaction_core::groups::pairing_is_legal;
@@ -14,16 +15,11 @@ use compaction_core::message::{Message, Role, Usage};
 use compaction_core::transcript::{import, Importer, ProblemKind, Transcript};
 use serde_json::{json, Value};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/transcripts");
 const SPOTTER: &str = "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
 const STATUS_LINE: &str = "wpfleger96__claude-code-status-line__session_with_compact.jsonl";
 const FASTHOOKS: &str = "oneryalcin__fasthooks__sample_main_transcript.jsonl";
 const YEPANYWHERE: &str = "kzahel__yepanywhere__index.jsonl";
 const TO_HTML: &str = "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl";
-
-fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{FIXTURES}/{name}")).unwrap()
-}
 
 fn jsonl(records: &[Value]) -> Vec<u8> {
     records
@@ -222,7 +218,7 @@ fn resume_of_compacted_fixtures_starts_with_the_summary() {
 
 /// Golden outputs: the whole inspection, and the resumed view as one line
 /// per message (`line role uuid flags`), per fixture, under
-/// `tests/snapshots/transcript__*.snap`.
+/// `tests/it/snapshots/it__transcript__*.snap`.
 #[test]
 fn golden_inspection_and_resumed_view_of_each_fixture() {
     for (slug, name) in [
@@ -335,9 +331,6 @@ fn usage_is_the_largest_snapshot_of_a_response() {
     assert_eq!(uuids(&t), ["u", "a1", "r"]);
 }
 
-#[path = "transcript/eras.rs"]
 mod eras;
-#[path = "transcript/problems.rs"]
 mod problems;
-#[path = "transcript/properties.rs"]
 mod properties;

@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 use compaction_core::compact::attachments::Status;
 use compaction_core::compact::HookOutcome;
-use compaction_core::sandbox::{explore, scenario, Exploration, Kind, Knobs, Outcome, PrecomputeSwitch};
-use compaction_core::scenarios;
+use compaction_scenarios as scenarios;
+use compaction_scenarios::sandbox::{explore, scenario, Exploration, Kind, Knobs, Outcome, PrecomputeSwitch};
 
 fn run(name: &str, change: impl FnOnce(&mut Knobs)) -> Exploration {
     let s = scenario(name, 0).unwrap();
@@ -194,9 +194,12 @@ fn r12_an_unknown_scenario_is_none() {
 
 #[test]
 fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
-    use compaction_core::sandbox::{session_chart, Mark};
     use compaction_core::transcript::{import, replay::preset_for_version};
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/transcripts/");
+    use compaction_scenarios::sandbox::{session_chart, Mark};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../compaction-core/tests/fixtures/transcripts/"
+    );
     let bytes = std::fs::read(format!(
         "{dir}wpfleger96__claude-code-status-line__session_with_compact.jsonl"
     ))
@@ -221,7 +224,7 @@ fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
 
 #[test]
 fn r12_the_failure_diagram_lights_only_the_branch_taken() {
-    use compaction_core::sandbox::failure_stages;
+    use compaction_scenarios::sandbox::failure_stages;
     let lit =
         |change: fn(&mut Knobs)| failure_stages(run("compact-analysis", change).moments.last().unwrap());
     assert_eq!(lit(|_| {}), Vec::<usize>::new());
@@ -239,7 +242,7 @@ fn r12_the_failure_diagram_lights_only_the_branch_taken() {
 #[test]
 fn r12_labels_are_short_whatever_the_message() {
     use compaction_core::message::Message;
-    use compaction_core::sandbox::label;
+    use compaction_scenarios::sandbox::label;
     let long = Message::user("u", format!("Refactor  the\nmodule. {}", "word ".repeat(100_000)));
     let l = label(&long);
     assert!(l.starts_with("Refactor the module. word"), "{l}");

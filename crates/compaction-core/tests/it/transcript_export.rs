@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::fixture;
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress};
 use compaction_core::engine::Engine;
 use compaction_core::engine::Preset;
@@ -12,11 +13,6 @@ use compaction_core::time::Timestamp;
 use compaction_core::transcript::export::{compaction_records, RecordContext};
 use compaction_core::transcript::{import, Resume};
 use compaction_core::view::Source;
-
-fn fixture(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(path).unwrap()
-}
 
 /// An engine holding a resumed view, as a resumed session would have it.
 fn engine_from(resume: Resume) -> Engine {

@@ -3,21 +3,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::{fixture, fixture_text};
 use compaction_core::engine::Preset;
 use compaction_core::transcript::import;
 use compaction_core::transcript::replay::preset_for_version;
 
 fn transcript(name: &str) -> compaction_core::transcript::Transcript {
-    let path = format!("{}/tests/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
-    import(&std::fs::read(path).unwrap())
+    import(&fixture(name))
 }
 
 const SPOTTER: &str = "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
 
 /// The 1-based line of a record in the fixture.
 fn line_of(name: &str, uuid: &str) -> usize {
-    let path = format!("{}/tests/fixtures/transcripts/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).unwrap();
+    let text = fixture_text(name);
     1 + text
         .lines()
         .position(|l| l.contains(&format!("\"uuid\":\"{uuid}\"")))
@@ -88,7 +87,7 @@ fn version_families_map_to_presets_where_evidence_allows() {
 /// Golden replays: each fixture under its version's preset and under
 /// `seed`, window 200,000, with every predicted compaction and tier event
 /// given as the 1-based line of the record before it
-/// (`tests/snapshots/replay__*.snap`).
+/// (`tests/it/snapshots/it__replay__*.snap`).
 #[test]
 fn golden_replay_of_each_fixture() {
     for (slug, name) in [

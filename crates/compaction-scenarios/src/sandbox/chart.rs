@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::message::{Role, Uuid};
-use crate::step::Tier;
+use compaction_core::message::{Role, Uuid};
+use compaction_core::step::Tier;
 
 /// One request of an imported session: an assistant message in timeline
 /// order.
@@ -60,28 +60,28 @@ pub struct SessionChart {
 }
 
 /// Lays `transcript` out per request (the same timeline as
-/// [`Transcript::replay`](crate::transcript::Transcript::replay): each era's
+/// [`Transcript::replay`](compaction_core::transcript::Transcript::replay): each era's
 /// own messages, without summaries and preserved copies) and places
 /// `replay`'s predictions on it.
 pub fn session_chart(
-    transcript: &crate::transcript::Transcript,
-    replay: &crate::transcript::replay::Replay,
+    transcript: &compaction_core::transcript::Transcript,
+    replay: &compaction_core::transcript::replay::Replay,
 ) -> SessionChart {
     timeline_chart(&transcript.timeline(), replay)
 }
 
 /// [`session_chart`] of a timeline laid out once
-/// ([`Transcript::timeline`](crate::transcript::Transcript::timeline)).
+/// ([`Transcript::timeline`](compaction_core::transcript::Transcript::timeline)).
 pub fn timeline_chart(
-    timeline: &crate::transcript::replay::Timeline,
-    replay: &crate::transcript::replay::Replay,
+    timeline: &compaction_core::transcript::replay::Timeline,
+    replay: &compaction_core::transcript::replay::Replay,
 ) -> SessionChart {
     let mut requests = Vec::new();
     let mut marks = Vec::new();
     // Per timeline message, in order: the index of the next request.
-    let mut next_request: Vec<usize> = Vec::with_capacity(timeline.entries.len());
+    let mut next_request: Vec<usize> = Vec::with_capacity(timeline.len());
     for (boundary, entries) in timeline.eras() {
-        if let Some(b) = boundary.and_then(|b| timeline.actual.get(b)) {
+        if let Some(b) = boundary.and_then(|b| timeline.actual().get(b)) {
             marks.push(Mark::Real {
                 at: requests.len(),
                 trigger: b.trigger.clone(),
@@ -100,9 +100,8 @@ pub fn timeline_chart(
     }
     let at = |uuid: &Uuid| {
         timeline
-            .position
-            .get(uuid)
-            .and_then(|&i| next_request.get(i))
+            .position(uuid)
+            .and_then(|i| next_request.get(i))
             .copied()
             .unwrap_or(0)
     };

@@ -1,6 +1,6 @@
 //! Property tests of the cascade's invariants over generated histories.
 //! Cases: 1,000 by default; set `PROPTEST_CASES=100000` for a long run.
-//! Failing cases are saved under `tests/properties.proptest-regressions`
+//! Failing cases are saved under `tests/it/properties.proptest-regressions`
 //! and replayed first on every run (commit that file).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly

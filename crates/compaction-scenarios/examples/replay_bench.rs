@@ -4,7 +4,7 @@
 //! page does on a window change; and the built-in scenarios the benchmark
 //! changes, played with the sandbox's knobs. Prints median times.
 //!
-//! `cargo run --release -p compaction-core --example replay_bench [messages] [rounds] [only]`
+//! `cargo run --release -p compaction-scenarios --example replay_bench [messages] [rounds] [only]`
 //! (`only`: `replay` or `explore`)
 //! (profile with `perf record -g target/release/examples/replay_bench`).
 
@@ -12,9 +12,9 @@
 
 use std::time::Instant;
 
-use compaction_core::sandbox::{explore, scenario, timeline_chart, Knobs};
 use compaction_core::transcript::import;
 use compaction_core::transcript::replay::preset_for_version;
+use compaction_scenarios::sandbox::{explore, scenario, timeline_chart, Knobs};
 use serde_json::json;
 
 /// The same file as `session(n)` in `tests/e2e/render-bench.test.mjs`.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{Moment, Outcome};
-use crate::step::{Step, Tier};
+use compaction_core::step::{Step, Tier};
 
 /// One box of a flow diagram, and the steps that light it up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -234,8 +234,8 @@ pub fn failure_stages(m: &Moment) -> Vec<usize> {
     let compacted = matches!(m.outcome, Some(Outcome::Compacted { .. }));
     let failed = matches!(m.outcome, Some(Outcome::Failed { .. }));
     let lost_file = matches!(&m.outcome, Some(Outcome::Compacted { attachments, .. })
-        if attachments.iter().any(|c| c.kind == crate::compact::attachments::Kind::File
-            && matches!(c.status, crate::compact::attachments::Status::Failed { .. })));
+        if attachments.iter().any(|c| c.kind == compaction_core::compact::attachments::Kind::File
+            && matches!(c.status, compaction_core::compact::attachments::Status::Failed { .. })));
     let retries = m.frame.steps.iter().filter(|s| s.rule == "R7.5").count() > 1;
     let breaker = m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
     [
