@@ -406,6 +406,7 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
             content: Content::Blocks(new_blocks),
             timestamp: base.timestamp.clone(),
             usage: base.usage.clone(),
+            extra: base.extra.clone(),
         };
         let uuid = message.uuid.clone();
         match sentinel {
