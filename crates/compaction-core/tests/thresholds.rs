@@ -178,19 +178,78 @@ fn r1_5_an_override_that_pushes_warn_below_zero_names_the_override() {
 
 #[test]
 fn r1_5_a_line_at_or_below_zero_is_rejected() {
-    // budget 20,000: compact 7,000, warn −13,000.
-    let (setting, value, reason) = rejected(raw(40_000.0));
-    assert_eq!((setting, value.as_str()), (Setting::Window, "40000"));
-    assert!(reason.contains("warn line would be -13000"), "{reason}");
-    // budget 10,000: compact −3,000.
-    let (_, _, reason) = rejected(raw(30_000.0));
-    assert!(reason.contains("compact line would be -3000"), "{reason}");
+    // 5% of a 20,000 budget is 1,000: warn would be 1,000 − 10,303 (the
+    // warn margin scaled by 17,000 / 33,000) = −9,303.
+    let (setting, value, reason) = rejected(RawThresholdSettings {
+        override_pct: Some(5.0),
+        ..raw(40_000.0)
+    });
+    assert_eq!((setting, value.as_str()), (Setting::OverridePct, "5"));
+    assert!(reason.contains("warn line would be -9303"), "{reason}");
     // A ceiling under the blocked margin.
     let (setting, value, _) = rejected(RawThresholdSettings {
         ceiling: Some(3_000.0),
         ..raw(200_000.0)
     });
     assert_eq!((setting, value.as_str()), (Setting::Ceiling, "3000"));
+}
+
+#[test]
+fn r1_5a_small_windows_scale_the_margins() {
+    // 8k with 1k output: budget 7,168; the margins take 85% of it, in the
+    // proportion 13 : 20 : 3.
+    let t = lines(ThresholdSettings::for_window(8_192).with_max_output_tokens(1_024));
+    assert_eq!(five(&t), [7_168, 5_734, 1_076, 4_768, 6_615]);
+    // 16k and 32k with 4k output.
+    let t = lines(ThresholdSettings::for_window(16_384).with_max_output_tokens(4_096));
+    assert_eq!(five(&t), [12_288, 9_830, 1_844, 8_174, 11_339]);
+    let t = lines(ThresholdSettings::for_window(32_768).with_max_output_tokens(4_096));
+    assert_eq!(five(&t), [28_672, 22_937, 4_302, 19_072, 26_457]);
+    // The window issue 13 could not configure (the warn line was −4,328).
+    let t = lines(ThresholdSettings::for_window(32_768).with_max_output_tokens(4_000));
+    assert!(0 < t.warn && t.warn <= t.compact && t.compact < t.blocked && t.blocked <= t.budget);
+}
+
+#[test]
+fn r1_5a_absolute_margins_hold_wherever_they_fit() {
+    // From a budget of 38,824 (33,000 is 85% of 38,823.5) the absolute
+    // margins are in force; one token less and they scale (each rounded
+    // down: 12,999, 19,999 and 2,999).
+    let at = |budget: u64| lines(ThresholdSettings::for_window(budget + 20_000));
+    let t = at(38_824);
+    assert_eq!([t.compact, t.warn, t.blocked], [25_824, 5_824, 35_824]);
+    let t = at(38_823);
+    assert_eq!([t.compact, t.warn, t.blocked], [25_824, 5_825, 35_824]);
+}
+
+#[test]
+fn r1_5a_margin_share_is_a_setting() {
+    let mut settings = ThresholdSettings::for_window(28_192);
+    settings.margin_share_pct = 50;
+    let t = lines(settings.clone());
+    // budget 8,192: the compact and warn margins take 4,096 together.
+    assert_eq!(t.budget - t.warn, 4_096 - 1);
+    for bad in [0, 100, 250] {
+        settings.margin_share_pct = bad;
+        let err = Thresholds::compute(&settings).unwrap_err();
+        assert_eq!(err.setting(), Some(Setting::MarginSharePct), "{bad}");
+    }
+}
+
+#[test]
+fn r1_5a_every_budget_from_three_tokens_has_ordered_lines() {
+    for budget in 1..=60_000_u64 {
+        let result = Thresholds::compute(&ThresholdSettings::for_window(budget + 20_000));
+        if budget < 3 {
+            assert!(result.is_err(), "{budget}");
+            continue;
+        }
+        let t = result.unwrap_or_else(|e| panic!("budget {budget}: {e}"));
+        assert!(
+            0 < t.warn && t.warn <= t.compact && t.compact < t.blocked && t.blocked <= t.budget,
+            "budget {budget}: {t:?}"
+        );
+    }
 }
 
 #[test]
@@ -224,4 +283,37 @@ fn thresholds_serialise_in_camel_case() {
     let json = serde_json::to_value(&t).unwrap();
     assert_eq!(json["compactDefault"], 167_000);
     assert_eq!(json["overrideRequestedPct"], serde_json::Value::Null);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 2_000, ..Default::default() })]
+
+    /// R1.5a over windows 8,192..=2,000,000 and any reply reserve that
+    /// leaves a budget of 3 tokens or more: the lines are ordered inside
+    /// the budget, and from a budget of 38,824 the absolute margins of R1.2
+    /// are in force unchanged.
+    #[test]
+    fn r1_5a_lines_are_ordered_for_every_window_and_reserve(
+        window in 8_192_u64..=2_000_000,
+        reserve_share in 0.0_f64..1.0,
+        cap in proptest::option::of(1_u64..=200_000),
+    ) {
+        let max_output = ((window - 4) as f64 * reserve_share) as u64 + 1;
+        let mut settings = ThresholdSettings::for_window(window).with_max_output_tokens(max_output);
+        if let Some(cap) = cap {
+            settings = settings.with_reserve_cap(cap);
+        }
+        let t = Thresholds::compute(&settings).unwrap();
+        proptest::prop_assert!(0 < t.warn, "{t:?}");
+        proptest::prop_assert!(t.warn <= t.compact, "{t:?}");
+        proptest::prop_assert!(t.compact < t.blocked, "{t:?}");
+        proptest::prop_assert!(t.blocked <= t.budget, "{t:?}");
+        proptest::prop_assert!(0 < t.precompute && t.precompute <= t.budget, "{t:?}");
+        if t.budget >= 38_824 {
+            proptest::prop_assert_eq!(
+                [t.compact, t.warn, t.blocked],
+                [t.budget - 13_000, t.budget - 33_000, t.budget - 3_000]
+            );
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::hash::{HashMap, HashSet};
 use std::borrow::Cow;
 
 use super::chain::NodeKind;
-use super::model::{Boundary, Fields, ImportedMessage, Transcript};
+use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
 use super::record::{
     classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, MessageLine, Record,
 };
@@ -172,6 +172,19 @@ impl Importer {
         match classify(record, first) {
             Ok(Record::Message(m)) => self.message(line, m),
             Ok(Record::Boundary(b)) => self.boundary(line, b),
+            Ok(Record::Microcompact(m)) => {
+                let uuid = m.envelope.uuid.clone();
+                if self.node(line, m.envelope, NodeKind::Other, false) {
+                    self.transcript.microcompactions.push(Microcompaction {
+                        uuid,
+                        line,
+                        trigger: m.trigger,
+                        pre_tokens: m.pre_tokens,
+                        tokens_saved: m.tokens_saved,
+                        tool_ids: m.tool_ids,
+                    });
+                }
+            }
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
                 self.node(line, n.envelope, NodeKind::Other, sidechain);
