@@ -250,6 +250,21 @@ impl Microcompact {
         })
     }
 
+    /// Clears the results the client itself cleared, as a transcript
+    /// records them (`microcompact_boundary`): each is replaced by the
+    /// sentinel, as the time-based path does (R4.4).
+    pub fn clear_recorded(
+        &mut self,
+        view: &mut View,
+        tool_ids: &[String],
+        settings: &MicrocompactSettings,
+    ) -> Vec<BlockRef> {
+        let ids: HashSet<&str> = tool_ids.iter().map(String::as_str).collect();
+        let blocks = clear_results(view, &ids, Some(&settings.sentinel));
+        self.client_cleared.extend(tool_ids.iter().cloned());
+        blocks
+    }
+
     fn cache_aware(
         &mut self,
         view: &mut View,
@@ -460,6 +475,7 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
             content: Content::Blocks(new_blocks),
             timestamp: base.timestamp.clone(),
             usage: base.usage.clone(),
+            extra: base.extra.clone(),
         };
         let uuid = message.uuid.clone();
         match sentinel {

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod fidelity;
 mod session;
 mod thresholds;
 mod transcripts;

@@ -167,12 +167,13 @@ fn presets_lists_names_and_settings() {
         .iter()
         .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["seed", "client-2.1", "newer-client"]);
+    assert_eq!(names, ["seed", "client-2.0.76", "client-2.1", "newer-client"]);
     assert_eq!(v[0]["settings"]["microcompact"]["idleGapMs"], 5_400_000);
-    assert_eq!(v[1]["settings"]["snip"], false);
-    assert_eq!(v[1]["settings"]["collapse"]["enabled"], false);
+    assert_eq!(v[1]["settings"]["thresholds"]["reserveCap"], 32_000);
+    assert_eq!(v[2]["settings"]["snip"], false);
+    assert_eq!(v[2]["settings"]["collapse"]["enabled"], false);
     assert_eq!(
-        v[2]["settings"]["microcompact"]["sentinel"],
+        v[3]["settings"]["microcompact"]["sentinel"],
         "[Old tool result content cleared]"
     );
     assert_eq!(v[0]["settings"]["thresholds"]["window"], 200_000);

@@ -192,6 +192,15 @@ impl Engine {
         Ok(())
     }
 
+    /// Clears the results answering `tool_ids` as the host's client
+    /// already did (a session file's `microcompact_boundary` record names
+    /// them): each is replaced by the sentinel (R4.4). Returns the blocks
+    /// changed.
+    pub fn clear_results_recorded(&mut self, tool_ids: &[String]) -> Vec<BlockRef> {
+        self.microcompact
+            .clear_recorded(&mut self.view, tool_ids, &self.settings.microcompact)
+    }
+
     /// Makes room for `additional` more messages before a bulk load (no
     /// effect on behaviour; the indices are sized once).
     pub fn reserve(&mut self, additional: usize) {

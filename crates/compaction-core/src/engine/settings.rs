@@ -40,12 +40,27 @@ pub struct EngineSettings {
 pub enum Preset {
     /// The sources' numbers (seed 000, seed 002 for client 2.1.235).
     Seed,
-    /// Client 2.1 as the public evidence shows it: seed 002's table for
-    /// client 2.1.235 lists thresholds, summary, groups, precompute,
-    /// attachments and boundary but no snip and no collapse, and a real
-    /// 2.1.39 session (fixture `marot__spotter…`) auto-compacted at 170,251
-    /// tokens, just over the 167,000 line, with no snip before it. So: the
-    /// seed's numbers with tiers 2 and 3 off.
+    /// Claude Code 2.0.76 – 2.1.20 as their session files show them: every
+    /// automatic boundary of those versions in the calibration set
+    /// (`../shared/fixtures/sessions/`, 15 boundaries from 2.0.76, 2.1.2,
+    /// 2.1.5, 2.1.7, 2.1.14, 2.1.17 and 2.1.20, Opus 4.5 and Sonnet 4.5) has
+    /// `preTokens` between 155,031 and 157,692, and the public corpus it
+    /// comes from 155,000 – 158,000: a 200k window with a 32,000-token
+    /// reserve (200,000 − 32,000 − 13,000 = 155,000). Otherwise
+    /// [`Preset::Client21`]'s settings.
+    Client2076,
+    /// Claude Code 2.1.25 and later as the public evidence shows it: every
+    /// automatic boundary of 2.1.25 – 2.1.72 in the calibration set (19
+    /// boundaries, Opus 4.5/4.6 and Sonnet 4.6) has `preTokens` between
+    /// 167,045 and 174,247, just over the 167,000 line of a 20,000-token
+    /// reserve (R1.3), and the public corpus 167,000 – 174,000. Seed 002's
+    /// table for client 2.1.235 lists thresholds, summary, groups,
+    /// precompute, attachments and boundary but no snip and no collapse,
+    /// and no file shows either: the seed's numbers with tiers 2 and 3 off.
+    /// Tool results are sent whole (no R2 reduction): the `preTokens` of
+    /// boundaries that follow a result of over 4,000 characters (the
+    /// medgemma and af74d9e0 files) match the usage plus the whole
+    /// result's characters / 4, not a reduced one.
     Client21,
     /// Newer clients per public ports: time-based microcompact after 60
     /// minutes, keeping 5, with the sentinel `[Old tool result content
@@ -55,12 +70,18 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 3] = [Preset::Seed, Preset::Client21, Preset::NewerClient];
+    pub const ALL: [Preset; 4] = [
+        Preset::Seed,
+        Preset::Client2076,
+        Preset::Client21,
+        Preset::NewerClient,
+    ];
 
     /// The preset's name, as the CLI and the JS package spell it.
     pub fn name(self) -> &'static str {
         match self {
             Preset::Seed => "seed",
+            Preset::Client2076 => "client-2.0.76",
             Preset::Client21 => "client-2.1",
             Preset::NewerClient => "newer-client",
         }
@@ -83,9 +104,13 @@ impl Preset {
             breakers: BreakerSettings::default(),
             estimator: Estimator::default(),
         };
-        if self == Preset::Client21 {
+        if matches!(self, Preset::Client2076 | Preset::Client21) {
             settings.snip = false;
             settings.collapse.enabled = false;
+            settings.reduction.max_chars = ReductionSettings::OFF;
+        }
+        if self == Preset::Client2076 {
+            settings.thresholds.reserve_cap = 32_000;
         }
         if self == Preset::NewerClient {
             settings.microcompact.idle_gap_ms = 60 * 60 * 1_000;

@@ -6,6 +6,7 @@
 
 mod common;
 
+mod api_r13;
 mod attachments;
 mod cascade;
 mod collapse;

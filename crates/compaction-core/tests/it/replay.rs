@@ -5,6 +5,7 @@
 
 use crate::common::{fixture, fixture_text};
 use compaction_core::engine::Preset;
+use compaction_core::transcript::choice;
 use compaction_core::transcript::import;
 use compaction_core::transcript::replay::preset_for_version;
 
@@ -54,8 +55,12 @@ fn with_the_seeds_snip_the_same_request_snips_instead() {
 #[test]
 fn a_smaller_window_compacts_earlier() {
     let t = transcript(SPOTTER);
-    let wide = t.replay(Preset::Seed, Preset::Seed.settings(200_000)).unwrap();
-    let narrow = t.replay(Preset::Seed, Preset::Seed.settings(120_000)).unwrap();
+    let wide = t
+        .replay(Preset::Client21, Preset::Client21.settings(200_000))
+        .unwrap();
+    let narrow = t
+        .replay(Preset::Client21, Preset::Client21.settings(120_000))
+        .unwrap();
     assert_eq!(narrow.lines.compact, 87_000);
     assert!(narrow.predicted[0].tokens < wide.predicted[0].tokens);
     assert!(narrow.predicted.iter().all(|p| p.tokens > narrow.lines.compact));
@@ -75,13 +80,34 @@ fn sessions_that_stay_small_predict_nothing() {
 }
 
 #[test]
-fn version_families_map_to_presets_where_evidence_allows() {
-    for v in [None, Some("1.0.98"), Some("2.0.76")] {
-        assert_eq!(preset_for_version(v), Preset::Seed);
+fn version_ranges_map_to_presets_where_evidence_allows() {
+    for v in [None, Some("not a version")] {
+        assert_eq!(preset_for_version(v), Preset::Seed, "{v:?}");
     }
-    for v in [Some("2.1.39"), Some("2.1.235")] {
-        assert_eq!(preset_for_version(v), Preset::Client21);
+    // 1.0.98 is older than any measured version: the nearest range.
+    for v in ["1.0.98", "2.0.76", "2.1.7", "2.1.20", "2.1.24"] {
+        assert_eq!(preset_for_version(Some(v)), Preset::Client2076, "{v}");
     }
+    // 2.1.235 is newer than any measured version: the nearest range.
+    for v in ["2.1.25", "2.1.39", "2.1.74", "2.1.235"] {
+        assert_eq!(preset_for_version(Some(v)), Preset::Client21, "{v}");
+    }
+    let (_, why) = choice::preset_for_version(Some("2.1.235"));
+    assert!(why.contains("nearest"), "{why}");
+    let (_, why) = choice::preset_for_version(Some("2.1.17"));
+    assert!(why.contains("155,000"), "{why}");
+}
+
+#[test]
+fn the_file_chooses_window_and_reserve_from_its_model() {
+    let t = transcript(SPOTTER);
+    let chosen = choice::choose(&t);
+    assert_eq!(chosen.preset, Preset::Client21);
+    assert_eq!(chosen.version.as_deref(), Some("2.1.39"));
+    assert_eq!(chosen.window, 200_000);
+    let lines = compaction_core::thresholds::Thresholds::compute(&chosen.settings().thresholds).unwrap();
+    assert_eq!(lines.compact, 167_000);
+    assert_eq!(chosen.reasons.len(), 2, "{:?}", chosen.reasons);
 }
 
 /// Golden replays: each fixture under its version's preset and under

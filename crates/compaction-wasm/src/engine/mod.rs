@@ -447,6 +447,7 @@ impl Engine {
                 .map(|m| ParamRef {
                     role: m.role,
                     content: &m.content,
+                    extra: &m.extra,
                 })
                 .collect();
             to_js(&list)
