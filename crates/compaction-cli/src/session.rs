@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
 use compaction_core::engine::{Decision, Engine};
-use compaction_core::message::{Content, Message, Role, Usage, Uuid};
-use compaction_core::settings::{EngineSettings, Preset};
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
 use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
@@ -143,6 +143,11 @@ pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
             content: m.content,
             timestamp: m.timestamp,
             usage: m.usage,
+            extra: [("clear_at", m.clear_at), ("output_config", m.output_config)]
+                .into_iter()
+                .filter(|(_, v)| m.role == Role::System && v.is_some())
+                .filter_map(|(k, v)| Some((k.to_owned(), v?)))
+                .collect(),
         };
         engine
             .append(message)
@@ -171,6 +176,12 @@ struct InputMessage {
     timestamp: Option<Timestamp>,
     #[serde(default)]
     usage: Option<Usage>,
+    /// A `role: "system"` message's `clear_at` (R13.3), verbatim.
+    #[serde(default)]
+    clear_at: Option<Json>,
+    /// A `role: "system"` message's `output_config` (R13.3), verbatim.
+    #[serde(default)]
+    output_config: Option<Json>,
 }
 
 /// `compaction plan`: what the cascade would do before the next call,

@@ -89,6 +89,7 @@ pub fn reduce_message(message: &Message, settings: &ReductionSettings) -> Option
         content: Content::Blocks(out?),
         timestamp: message.timestamp.clone(),
         usage: message.usage.clone(),
+        extra: message.extra.clone(),
     };
     Some((message, reduced))
 }

@@ -259,7 +259,7 @@ impl Importer {
                 .as_ref()
                 .filter(|(_, last)| Some(last) == parent.as_ref())
                 .map(|(at, _)| *at),
-            (Role::User, _) => None,
+            (Role::User | Role::System, _) => None,
         };
         let at = target.unwrap_or(index);
         let timestamp = m.envelope.timestamp.clone();
@@ -286,6 +286,7 @@ impl Importer {
                         content: m.content,
                         timestamp,
                         usage: m.usage,
+                        extra: crate::message::Extra::new(),
                     },
                     line,
                     parent_uuid: parent,
