@@ -28,6 +28,15 @@ test("1,000,000 window with 32,000 max output", () => {
   assert.deepEqual(five(t), [980_000, 784_000, 947_000, 967_000, 977_000]);
 });
 
+test("R1.5a small windows: ordered lines inside the budget", () => {
+  const t = thresholds({ window: 8192, maxOutputTokens: 1024 });
+  assert.deepEqual(five(t), [7_168, 5_734, 1_076, 4_768, 6_615]);
+  for (const [window, maxOutputTokens] of [[16_384, 4_096], [32_768, 4_096], [32_768, 4_000], [65_536, 8_192]]) {
+    const l = thresholds({ window, maxOutputTokens });
+    assert.ok(0 < l.warn && l.warn <= l.compact && l.compact < l.blocked && l.blocked <= l.budget, JSON.stringify(l));
+  }
+});
+
 test("the override can only lower the compact line; requested vs applied", () => {
   const lowered = thresholds({ window: 200_000, overridePct: 50 });
   assert.equal(lowered.compact, 90_000);

@@ -26,6 +26,8 @@ pub enum Setting {
     WarnMargin,
     /// How far below the ceiling the blocked line sits (R1.2).
     BlockedMargin,
+    /// The most of the budget the compact and warn margins may take (R1.5a).
+    MarginSharePct,
 }
 
 impl Setting {
@@ -41,6 +43,7 @@ impl Setting {
             Setting::CompactMargin => "compact_margin",
             Setting::WarnMargin => "warn_margin",
             Setting::BlockedMargin => "blocked_margin",
+            Setting::MarginSharePct => "margin_share_pct",
         }
     }
 }

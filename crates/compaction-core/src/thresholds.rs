@@ -12,6 +12,19 @@
 //!
 //! All results are whole tokens, rounded down. Every constant is a setting
 //! whose default is the source's number.
+//!
+//! Small windows (R1.5a, extension): the absolute margins (13k, 20k, 3k)
+//! would push the warn line to zero or below once the budget is under
+//! 33,000 tokens. The rule: the compact and warn margins together may take
+//! at most `margin_share_pct` (default 85) percent of the budget. When they
+//! would take more, all three margins (compact, warn, blocked) shrink by
+//! the same factor, `margin_share_pct % × budget / (compact + warn margin)`,
+//! each rounded down. Below that point nothing changes, so every window
+//! whose absolute lines fit (a budget of 38,824 tokens or more at the
+//! defaults, R1.3's 200k among them) keeps the numbers of R1.2 exactly,
+//! and for every budget of 3 tokens or more
+//! `0 < warn ≤ compact < blocked ≤ budget`. At window 8,192 with 1,024
+//! output: budget 7,168, compact 4,768, warn 1,076, blocked 6,615.
 
 use serde::Serialize;
 
@@ -45,6 +58,10 @@ pub struct ThresholdSettings {
     pub warn_margin: u64,
     /// Blocked sits this far below the ceiling (R1.2; default 3,000).
     pub blocked_margin: u64,
+    /// The most of the budget the compact and warn margins may take
+    /// together, in percent (R1.5a; default 85). Beyond it the three
+    /// margins shrink in proportion (see the module documentation).
+    pub margin_share_pct: u64,
 }
 
 impl ThresholdSettings {
@@ -58,6 +75,8 @@ impl ThresholdSettings {
     pub const DEFAULT_WARN_MARGIN: u64 = 20_000;
     /// Default blocked margin (R1.2).
     pub const DEFAULT_BLOCKED_MARGIN: u64 = 3_000;
+    /// Default share of the budget the margins may take (R1.5a).
+    pub const DEFAULT_MARGIN_SHARE_PCT: u64 = 85;
 
     /// The source's defaults for a model with this context window.
     pub fn for_window(window: u64) -> Self {
@@ -71,6 +90,7 @@ impl ThresholdSettings {
             compact_margin: Self::DEFAULT_COMPACT_MARGIN,
             warn_margin: Self::DEFAULT_WARN_MARGIN,
             blocked_margin: Self::DEFAULT_BLOCKED_MARGIN,
+            margin_share_pct: Self::DEFAULT_MARGIN_SHARE_PCT,
         }
     }
 
@@ -208,6 +228,8 @@ impl Thresholds {
         check_at_most(Setting::WarnMargin, settings.warn_margin, MAX_TOKENS)?;
         check_at_most(Setting::BlockedMargin, settings.blocked_margin, MAX_TOKENS)?;
         check_at_most(Setting::PrecomputePct, settings.precompute_pct, 100)?;
+        check_positive(Setting::MarginSharePct, settings.margin_share_pct)?;
+        check_at_most(Setting::MarginSharePct, settings.margin_share_pct, 99)?;
         if let Some(pct) = settings.override_pct {
             if !pct.is_finite() || !(1.0..=100.0).contains(&pct) {
                 return Err(Error::invalid(
@@ -236,8 +258,9 @@ impl Thresholds {
         // Signed, wide arithmetic: a line may come out at or below zero, and
         // that is reported, not wrapped.
         let wide = |v: u64| i128::from(v);
+        let margins = Margins::for_budget(settings, budget);
         let precompute = wide(budget) * (100 - wide(settings.precompute_pct)) / 100;
-        let compact_default = wide(budget) - wide(settings.compact_margin);
+        let compact_default = wide(budget) - margins.compact;
         let override_line = settings
             .override_pct
             .map(|pct| (budget as f64 * pct / 100.0).floor() as i128);
@@ -245,8 +268,8 @@ impl Thresholds {
             (Some(line), Some(pct)) if line <= compact_default => (line, Some(pct)),
             _ => (compact_default, None),
         };
-        let warn = compact - wide(settings.warn_margin);
-        let blocked = wide(ceiling) - wide(settings.blocked_margin);
+        let warn = compact - margins.warn;
+        let blocked = wide(ceiling) - margins.blocked;
 
         // Shown as i64 (every real line fits; printing an i128 would bring
         // its own formatting code into the wasm module).
@@ -322,6 +345,37 @@ impl Thresholds {
             override_requested_pct: settings.override_pct,
             override_applied_pct,
         })
+    }
+}
+
+/// The three margins in force for a budget (R1.2, scaled by R1.5a).
+struct Margins {
+    compact: i128,
+    warn: i128,
+    blocked: i128,
+}
+
+impl Margins {
+    fn for_budget(settings: &ThresholdSettings, budget: u64) -> Self {
+        let wide = |v: u64| i128::from(v);
+        let stack = wide(settings.compact_margin) + wide(settings.warn_margin);
+        // The most the compact and warn margins may take, times 100.
+        let room = wide(budget) * wide(settings.margin_share_pct);
+        if stack * 100 <= room {
+            return Margins {
+                compact: wide(settings.compact_margin),
+                warn: wide(settings.warn_margin),
+                blocked: wide(settings.blocked_margin),
+            };
+        }
+        // stack > 0 here (room ≥ 0); every margin × room fits an i128
+        // (both factors are below 2^60).
+        let scaled = |margin: u64| wide(margin) * room / (stack * 100);
+        Margins {
+            compact: scaled(settings.compact_margin),
+            warn: scaled(settings.warn_margin),
+            blocked: scaled(settings.blocked_margin),
+        }
     }
 }
 

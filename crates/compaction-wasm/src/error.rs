@@ -27,6 +27,7 @@ pub fn js_field(setting: Setting) -> &'static str {
         Setting::CompactMargin => "compactMargin",
         Setting::WarnMargin => "warnMargin",
         Setting::BlockedMargin => "blockedMargin",
+        Setting::MarginSharePct => "marginSharePct",
         // `Setting` may grow; its engine name is the fallback.
         other => other.key(),
     }

@@ -67,6 +67,16 @@ fn one_million_window() {
 }
 
 #[wasm_bindgen_test]
+fn small_window_lines_are_ordered() {
+    let t = thresholds(settings(&[
+        ("window", 8_192.into()),
+        ("maxOutputTokens", 1_024.into()),
+    ]))
+    .unwrap();
+    assert_eq!(five(&t), [7_168.0, 5_734.0, 1_076.0, 4_768.0, 6_615.0]);
+}
+
+#[wasm_bindgen_test]
 fn override_is_clamped_and_reported() {
     let t = thresholds(settings(&[
         ("window", 200_000.into()),
