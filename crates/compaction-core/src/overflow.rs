@@ -135,7 +135,12 @@ fn find_ascii_ci(haystack: &str, needle: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
-    fn facts<'a>(status: Option<u16>, kind: Option<&'a str>, code: Option<&'a str>, message: &'a str) -> ErrorFacts<'a> {
+    fn facts<'a>(
+        status: Option<u16>,
+        kind: Option<&'a str>,
+        code: Option<&'a str>,
+        message: &'a str,
+    ) -> ErrorFacts<'a> {
         ErrorFacts {
             status,
             kind,
@@ -199,13 +204,38 @@ mod tests {
     #[test]
     fn everything_else_is_not_a_prompt_too_long() {
         let others = [
-            facts(Some(400), Some("invalid_request_error"), None, "messages: roles must alternate"),
-            facts(Some(413), Some("request_too_large"), None, "Request exceeds the maximum allowed number of bytes."),
+            facts(
+                Some(400),
+                Some("invalid_request_error"),
+                None,
+                "messages: roles must alternate",
+            ),
+            facts(
+                Some(413),
+                Some("request_too_large"),
+                None,
+                "Request exceeds the maximum allowed number of bytes.",
+            ),
             facts(Some(413), Some("request_too_large"), None, "prompt is too long"),
-            facts(Some(429), Some("rate_limit_error"), None, "Number of request tokens has exceeded your rate limit"),
+            facts(
+                Some(429),
+                Some("rate_limit_error"),
+                None,
+                "Number of request tokens has exceeded your rate limit",
+            ),
             facts(Some(529), Some("overloaded_error"), None, "Overloaded"),
-            facts(Some(401), Some("authentication_error"), None, "prompt is too long"),
-            facts(Some(400), Some("invalid_request_error"), Some("invalid_value"), "max_tokens: too large"),
+            facts(
+                Some(401),
+                Some("authentication_error"),
+                None,
+                "prompt is too long",
+            ),
+            facts(
+                Some(400),
+                Some("invalid_request_error"),
+                Some("invalid_value"),
+                "max_tokens: too large",
+            ),
             facts(None, None, None, "ECONNRESET"),
             facts(None, Some("end_turn"), None, ""),
             facts(None, Some("max_tokens"), None, ""),
@@ -218,11 +248,31 @@ mod tests {
 
     #[test]
     fn numbers_never_overflow_or_panic() {
-        let f = facts(Some(400), None, None, "prompt is too long: 99999999999999999999999 tokens > 1 maximum");
+        let f = facts(
+            Some(400),
+            None,
+            None,
+            "prompt is too long: 99999999999999999999999 tokens > 1 maximum",
+        );
         assert_eq!(classify(&f).unwrap().tokens, None);
-        for text in ["prompt is too long: ", "prompt is too long: 12,", "prompt is too long: 5 tokens >", "é prompt is too long ü 7"] {
+        for text in [
+            "prompt is too long: ",
+            "prompt is too long: 12,",
+            "prompt is too long: 5 tokens >",
+            "é prompt is too long ü 7",
+        ] {
             let _ = classify(&facts(Some(400), None, None, text));
         }
-        assert_eq!(classify(&facts(None, None, None, "PROMPT IS TOO LONG: 5 tokens > 4 maximum")).unwrap().maximum, Some(4));
+        assert_eq!(
+            classify(&facts(
+                None,
+                None,
+                None,
+                "PROMPT IS TOO LONG: 5 tokens > 4 maximum"
+            ))
+            .unwrap()
+            .maximum,
+            Some(4)
+        );
     }
 }

@@ -49,11 +49,19 @@ fn read(value: &JsValue) -> Option<PromptTooLong> {
         .as_f64()
         .filter(|s| s.fract() == 0.0 && (100.0..=599.0).contains(s))
         .map(|s| s as u16);
-    let kind = string_at(value, &[&["type"], &["error", "type"], &["error", "error", "type"]]);
+    let kind = string_at(
+        value,
+        &[&["type"], &["error", "type"], &["error", "error", "type"]],
+    );
     let code = string_at(value, &[&["code"], &["error", "code"]]);
     let message = string_at(
         value,
-        &[&["error", "error", "message"], &["apiMessage"], &["error", "message"], &["message"]],
+        &[
+            &["error", "error", "message"],
+            &["apiMessage"],
+            &["error", "message"],
+            &["message"],
+        ],
     );
     classify(&ErrorFacts {
         status,

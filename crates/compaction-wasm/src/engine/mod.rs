@@ -396,12 +396,12 @@ impl Engine {
     /// `failed`. `tokens`: the prompt's real size when the error states it
     /// (`promptTooLongTokens(error)`); the count is recalibrated to it.
     #[wasm_bindgen(js_name = promptTooLong, unchecked_return_type = "CompactionOutcome")]
-    pub fn prompt_too_long(
-        &self,
-        tokens: Option<js_sys::Number>,
-    ) -> Result<JsValue, JsValue> {
+    pub fn prompt_too_long(&self, tokens: Option<js_sys::Number>) -> Result<JsValue, JsValue> {
         // A `Number` only by its type: whatever the caller passed is checked here.
-        let tokens = match tokens.map(JsValue::from).filter(|t| !t.is_null() && !t.is_undefined()) {
+        let tokens = match tokens
+            .map(JsValue::from)
+            .filter(|t| !t.is_null() && !t.is_undefined())
+        {
             None => None,
             Some(t) => Some(read_tokens(&t)?),
         };

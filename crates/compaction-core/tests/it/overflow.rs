@@ -5,9 +5,9 @@
 
 use compaction_core::compact::Progress;
 use compaction_core::engine::Engine;
+use compaction_core::engine::Preset;
 use compaction_core::message::Message;
 use compaction_core::overflow::{classify, ErrorFacts};
-use compaction_core::settings::Preset;
 use compaction_core::step::Tier;
 use compaction_core::tokens::Basis;
 
