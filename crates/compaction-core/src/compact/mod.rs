@@ -11,6 +11,7 @@ pub mod boundary;
 pub mod context;
 pub mod cut;
 pub mod protocol;
+pub mod server;
 mod swap;
 
 use crate::engine::Engine;
@@ -138,8 +139,8 @@ impl Engine {
         reactive: bool,
         options: CompactOptions,
     ) -> (Vec<Step>, Progress) {
+        let mut steps: Vec<Step> = self.settle_thinking(Tier::BudgetReduction).into_iter().collect();
         let pre = self.count();
-        let mut steps = Vec::new();
         let hook = &options.hook;
         if let Some(reason) = &hook.block {
             steps.push(self.step(Tier::Compact, "R7.2", Owner::Hook, EVIDENCE_FINALIZE, pre, Vec::new(), 0,
