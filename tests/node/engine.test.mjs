@@ -263,7 +263,7 @@ test("decisions are plain objects: camelCase, numbers, null, no Map/BigInt; inpu
   assert.deepEqual(history, copy);
   assertPlain(d, "decision");
   assert.deepEqual(Object.keys(d).sort(), [
-    "breaker", "clearedByClient", "collapse", "compaction", "contextManagement", "count", "lines", "precompute", "status", "steps",
+    "betas", "breaker", "clearedByClient", "collapse", "compaction", "contextManagement", "count", "lines", "precompute", "status", "steps", "thinking",
   ]);
   assert.equal(d.status.kind, "compactionDue");
   assert.equal(typeof d.status.overBy, "number");
