@@ -9,8 +9,8 @@ use compaction_core::api::{CompactionMode, ThinkingMode};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
 use compaction_core::engine::{Decision, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
-use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
@@ -49,6 +49,10 @@ pub struct SessionArgs {
     /// (the `compact_20260112` edit).
     #[arg(long, value_name = "WHO", default_value = "client", value_parser = ["client", "server"])]
     pub compaction: String,
+    /// The session's transcript: a compaction's summary message names it,
+    /// so the model can read older detail itself (SPEC R11.3).
+    #[arg(long, value_name = "PATH")]
+    pub transcript_path: Option<String>,
 }
 
 /// Flags of `compaction plan`.
@@ -89,6 +93,7 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
             whole_tokens(Setting::MaxOutputTokens, max_output).map_err(|e| e.message_naming(crate::flag))?,
         );
     }
+    settings.compact.transcript_path.clone_from(&args.transcript_path);
     Ok(settings)
 }
 

@@ -334,6 +334,11 @@ impl Message {
         })
     }
 
+    /// Whether it holds a server `compaction` block (R13.2).
+    pub fn holds_compaction(&self) -> bool {
+        self.content.blocks().iter().any(|b| b.kind() == "compaction")
+    }
+
     /// A real user prompt: a user message that is not only tool results
     /// (SPEC "turn").
     pub fn is_user_prompt(&self) -> bool {

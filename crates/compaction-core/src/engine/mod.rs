@@ -5,24 +5,30 @@
 use crate::hash::{HashMap, HashSet};
 use std::sync::Arc;
 
+mod assemble;
 mod decision;
 mod pins;
 mod precompute;
+mod server;
+pub mod settings;
+mod swap;
 mod tier3;
+mod tier4;
 mod tier5;
 
 pub use decision::{CallStatus, Decision};
 pub use precompute::{Sidecar, SidecarCheck};
+pub use settings::{EngineSettings, Preset};
+use tier4::Run;
 use tier5::Reactive;
 
 use crate::breakers::{Breakers, Open};
 use crate::compact::attachments::Kind;
-use crate::compact::{CompactOptions, ContextItem, Run, Trigger};
+use crate::compact::{CompactOptions, ContextItem, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::microcompact::Microcompact;
 use crate::reduction::reduce_message;
-use crate::settings::EngineSettings;
 use crate::snip::snip;
 use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
 use crate::store::Store;
@@ -143,6 +149,12 @@ impl Engine {
         Ok(())
     }
 
+    /// The system prompt's and tool definitions' estimate, as set by
+    /// [`Engine::set_system`] (0 before).
+    pub fn system_tokens(&self) -> u64 {
+        self.system_tokens
+    }
+
     /// The settings.
     pub fn settings(&self) -> &EngineSettings {
         &self.settings
@@ -223,7 +235,7 @@ impl Engine {
                 self.view.note_rewrite(at);
             }
         }
-        if crate::compact::server::holds_compaction(&stored) {
+        if stored.holds_compaction() {
             self.start_at_compaction(stored);
             return Ok(());
         }
@@ -323,7 +335,7 @@ impl Engine {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
                 let started = self.start(Trigger::Auto, false, CompactOptions::default());
-                let (more, progress) = crate::compact::relabel(started, Tier::Compact);
+                let (more, progress) = tier4::relabel(started, Tier::Compact);
                 steps.extend(more);
                 compaction = Some(progress);
             }

@@ -6,8 +6,8 @@
 use serde::Serialize;
 
 use super::Transcript;
+use crate::engine::{EngineSettings, Preset};
 use crate::message::Role;
-use crate::settings::{EngineSettings, Preset};
 
 /// A client version, `(major, minor, patch)`.
 type Version = (u32, u32, u32);

@@ -31,9 +31,9 @@ use serde::Serialize;
 use super::Transcript;
 use crate::compact::{FileAnswer, Progress};
 use crate::engine::Engine;
+use crate::engine::{EngineSettings, Preset};
 use crate::error::Error;
 use crate::message::{Message, Role, Uuid};
-use crate::settings::{EngineSettings, Preset};
 use crate::thresholds::Thresholds;
 
 /// Where the what-if would compact.
@@ -126,8 +126,9 @@ impl Default for ReplayOptions {
     }
 }
 
-/// A timeline message, and its copy without usage when it has usage.
-pub(crate) type Entry = (Arc<Message>, Option<Arc<Message>>);
+/// A timeline message, and its copy without usage when it has usage (what
+/// a replay appends once it no longer follows the real session).
+pub type Entry = (Arc<Message>, Option<Arc<Message>>);
 
 /// A session's timeline, laid out once for any number of replays and
 /// charts ([`Transcript::timeline`]): every era's own messages in order,
@@ -331,18 +332,34 @@ impl<'a> Run<'a> {
 }
 
 impl Timeline {
-    /// Each era's messages, with the index into `actual` of the real
-    /// boundary that opens it.
-    pub(crate) fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
+    /// How many messages the timeline holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the timeline holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The session's real boundaries, in file order.
+    pub fn actual(&self) -> &[Actual] {
+        &self.actual
+    }
+
+    /// Where a uuid stands among the timeline's messages (its last place,
+    /// when a resumed file repeats it).
+    pub fn position(&self, uuid: &Uuid) -> Option<usize> {
+        self.position.get(uuid).copied()
+    }
+
+    /// Each era's messages, with the index into [`Timeline::actual`] of the
+    /// real boundary that opens it.
+    pub fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
         self.eras.iter().enumerate().map(|(i, &(start, boundary))| {
             let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
             (boundary, self.entries.get(start..end).unwrap_or_default())
         })
-    }
-
-    /// Where a uuid stands in the timeline (its last place).
-    pub fn position(&self, uuid: &Uuid) -> Option<usize> {
-        self.position.get(uuid).copied()
     }
 
     /// Where each real boundary stands: the number of timeline messages
