@@ -11,6 +11,7 @@ mod attachments;
 mod cascade;
 mod collapse;
 mod compact;
+mod damaged_sessions;
 mod extensions;
 mod fuzz_regressions;
 mod overflow;
