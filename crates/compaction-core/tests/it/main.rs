@@ -19,6 +19,7 @@ mod precompute;
 mod properties;
 mod replay;
 mod summary;
+mod thinking;
 mod thresholds;
 mod transcript;
 mod transcript_export;
