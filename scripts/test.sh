@@ -45,7 +45,14 @@ core_is_pure() {
     bad="$(cargo tree --locked -p compaction-core -e normal --prefix none |
         grep -E '^(wasm-bindgen|js-sys|web-sys|yew|gloo|getrandom|wasm-bindgen-futures|tsify|serde-wasm-bindgen) ' || true)"
     [ -z "$bad" ] || { echo "compaction-core depends on wasm/JS crates:"; echo "$bad"; return 1; }
-    echo "compaction-core's normal dependencies include no wasm/JS crate"
+    local direct
+    direct="$(cargo tree --locked -p compaction-core -e normal --depth 1 --prefix none |
+        tail -n +2 | cut -d' ' -f1 | sort -u | tr '\n' ' ')"
+    [ "$direct" = "rustc-hash serde serde_json thiserror " ] || {
+        echo "compaction-core's normal dependencies are $direct(only serde, serde_json, thiserror, rustc-hash)"
+        return 1
+    }
+    echo "compaction-core's normal dependencies: $direct(no wasm/JS crate below them)"
 }
 pins_agree() {
     local lock trunk
@@ -63,6 +70,7 @@ check "clippy -D warnings (wasm32: compaction-wasm, compaction-sandbox)" wasm_cl
 check "engine crate is pure" core_is_pure
 check "wasm-bindgen pin: Cargo.lock = Trunk.toml" pins_agree
 check "toolchain choice, every branch" bash scripts/tests/toolchain-choice.sh
+check "engine layers point one way" bash scripts/tests/layers.sh
 
 # --- 2. host tests ----------------------------------------------------------
 check "cargo test (host)" cargo test --locked --workspace

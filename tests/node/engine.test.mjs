@@ -112,6 +112,34 @@ test("append: uuids made when absent, kept when given; duplicates refused", () =
   assert.deepEqual(engine.view().map((m) => m.uuid), ["m1", "a-1", "m2"]);
 });
 
+test("R13.3: a mid-conversation system message and tool changes are kept where they are, byte for byte, and counted", () => {
+  const system = {
+    role: "system",
+    content: [
+      { type: "text", text: "From now on answer in French." },
+      { type: "tool_addition", tool: { type: "tool_reference", name: "Grep" } },
+      { type: "tool_removal", tool: { type: "tool_reference", name: "Bash" } },
+    ],
+    clear_at: "next_user_message",
+    output_config: { effort: "low" },
+  };
+  const history = [
+    { role: "user", content: "hello" },
+    { role: "assistant", content: "hi" },
+    system,
+    { role: "user", content: "again" },
+  ];
+  for (const load of [(e) => e.load(history), (e) => e.loadJson(JSON.stringify(history)), (e) => history.forEach((m) => e.append(m))]) {
+    const engine = new Engine(SMALL);
+    const before = engine.count().tokens;
+    load(engine);
+    assert.deepEqual(engine.messages()[2], system);
+    assert.equal(engine.view()[2].role, "system");
+    assert.equal(engine.view()[2].clear_at, "next_user_message");
+    assert.ok(engine.count().tokens > before + 20, "the system message counts");
+  }
+});
+
 const garbage = [
   [null, "message"],
   ["hello", "message"],
@@ -123,7 +151,7 @@ const garbage = [
   [{ role: "user", content: [{ type: "tool_result" }] }, "message"],
   [{ role: "user", content: "x", timestamp: "yesterday" }, "message.timestamp"],
   [{ role: "user", content: "x", uuid: "" }, "message.uuid"],
-  [{ role: "system", content: "be terse" }, "message.role"],
+  [{ role: "system", content: 7 }, "message"],
   [{ role: "assistant", content: "x", usage: { input_tokens: -5 } }, "message"],
   [{ role: "user", content: "x", usage: { input_tokens: 1.5 } }, "message"],
 ];

@@ -5,15 +5,15 @@
 
 use std::rc::Rc;
 
-use compaction_core::figures::grouped;
-use compaction_core::sandbox::{
-    explore, failure_stages, timeline_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
-    SessionChart,
-};
-use compaction_core::scenarios::{self, Scenario};
 use compaction_core::step::Step;
 use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{
+    explore, failure_stages, timeline_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
+    SessionChart,
+};
+use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
 
 use crate::chart::{Chart, Mark, Point};
@@ -419,7 +419,7 @@ fn timeline(
     </> }
 }
 
-fn status_text(m: &compaction_core::sandbox::Moment) -> String {
+fn status_text(m: &compaction_scenarios::sandbox::Moment) -> String {
     use compaction_core::engine::CallStatus;
     match &m.frame.status {
         Some(CallStatus::Proceed) => " · call proceeds".to_owned(),

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use compaction_core::figures::grouped;
 use compaction_core::thresholds::Thresholds;
+use compaction_scenarios::figures::grouped;
 use yew::prelude::*;
 
 /// A request on the chart: the count before it and after the engine's

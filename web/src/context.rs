@@ -4,8 +4,8 @@
 //! the items and their tokens are the engine's.
 
 use compaction_core::compact::attachments::{Candidate, Status};
-use compaction_core::figures::grouped;
-use compaction_core::sandbox::{Item, Kind, Moment, Outcome};
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{Item, Kind, Moment, Outcome};
 use yew::prelude::*;
 
 /// A kind's name on screen and its CSS class.

@@ -5,8 +5,8 @@
 //! order, each with a tick at its line's position, so they never overlap and
 //! stay readable on a phone.
 
-use compaction_core::figures::grouped;
 use compaction_core::thresholds::Thresholds;
+use compaction_scenarios::figures::grouped;
 use yew::prelude::*;
 
 /// Labels right of this position (percent) hang to the left of their tick.

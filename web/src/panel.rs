@@ -2,7 +2,7 @@
 //! control that dispatches one [`Action`].
 
 use compaction_core::compact::attachments::Kind as AttachmentKind;
-use compaction_core::sandbox::{Exploration, Outcome, PrecomputeSwitch};
+use compaction_scenarios::sandbox::{Exploration, Outcome, PrecomputeSwitch};
 use yew::prelude::*;
 
 use crate::controls::{Check, Choice, NumberField, TextArea};

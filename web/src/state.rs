@@ -6,9 +6,9 @@ use std::rc::Rc;
 
 use compaction_core::compact::attachments::AttachmentSettings;
 use compaction_core::compact::HookOutcome;
-use compaction_core::sandbox::{self, Knobs, PrecomputeSwitch};
-use compaction_core::scenarios::{self, Event, Scenario};
 use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings, Thresholds};
+use compaction_scenarios::sandbox::{self, Knobs, PrecomputeSwitch};
+use compaction_scenarios::{self as scenarios, Event, Scenario};
 use yew::Reducible;
 
 /// The scenario shown first.

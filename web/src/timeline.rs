@@ -2,9 +2,9 @@
 //! owner, evidence kind, rule id and tokens before → after, and the flow
 //! diagrams with the current stage lit. Layout only.
 
-use compaction_core::figures::grouped;
-use compaction_core::sandbox::{Flow, Moment, FLOWS};
 use compaction_core::step::{Evidence, Owner, Step, Tier};
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{Flow, Moment, FLOWS};
 use yew::prelude::*;
 
 /// Where the timeline stands: an event, and a step in it (`None`: the

@@ -9,12 +9,12 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use compaction_core::figures::grouped;
-use compaction_core::sandbox::{explore, failure_stages, scenario, Exploration, Knobs, Moment};
 use compaction_core::thresholds::{ThresholdSettings, Thresholds};
 use compaction_sandbox::app::{App, Readout, ReadoutProps};
 use compaction_sandbox::context::{ContextView, ContextViewProps};
 use compaction_sandbox::timeline::{Flows, FlowsProps, StepList, StepListProps};
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{explore, failure_stages, scenario, Exploration, Knobs, Moment};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 use web_sys::{Element, HtmlElement, HtmlInputElement};

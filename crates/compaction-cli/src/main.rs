@@ -1,6 +1,7 @@
 //! `compaction`: the engine on the command line. JSON on stdout, errors on
 //! stderr, a non-zero exit status on failure.
 
+mod fidelity;
 mod session;
 mod transcript;
 
@@ -42,10 +43,22 @@ enum Command {
     },
     /// List the presets and their settings.
     Presets,
-    /// What-if: where automatic compaction would fire in a session file
-    /// under these settings, beside its real boundaries:
-    /// `{preset, lines, predicted, actual}`.
+    /// What-if: where automatic compaction would fire in a session file,
+    /// beside its real boundaries: `{preset, lines, predicted, actual,
+    /// atReal, tiers, chosen}`. With no flags the settings are chosen from
+    /// the file (client version → preset, model → window and reserve;
+    /// `chosen.reasons` says why) to reproduce what its client did.
     Replay(session::ReplayArgs),
+    /// Every session file under DIR (recursively, like ~/.claude/projects)
+    /// replayed with the settings chosen from it, its predicted automatic
+    /// compactions scored against the real ones. A hit: a predicted
+    /// automatic compaction whose last message is one of the 12 messages
+    /// (user records and merged API responses of the logical history)
+    /// before a real automatic boundary, with a count within 1.5 % of its
+    /// preTokens. A miss: a real automatic boundary without a hit. A false
+    /// positive: a prediction that hits nothing. The token error: the
+    /// replay's count at the real boundary's request minus preTokens.
+    Fidelity(fidelity::FidelityArgs),
 }
 
 /// Flags of `compaction thresholds`; numbers are checked by the engine, so
@@ -104,6 +117,7 @@ fn run(cli: &Cli) -> Result<String, String> {
         Command::ParseSummary { file } => pretty(&session::parse(file)?),
         Command::Presets => pretty(&session::presets()),
         Command::Replay(args) => pretty(&session::replay(args)?),
+        Command::Fidelity(args) => fidelity::fidelity(args),
     }
 }
 

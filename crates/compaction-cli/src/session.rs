@@ -8,11 +8,14 @@ use std::path::{Path, PathBuf};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
 use compaction_core::engine::{Decision, Engine};
-use compaction_core::message::{Content, Message, Role, Usage, Uuid};
-use compaction_core::settings::{EngineSettings, Preset};
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
 use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
+use compaction_core::transcript::choice::{self, Choice};
+use compaction_core::transcript::replay::ReplayOptions;
+use compaction_core::transcript::Transcript;
 use compaction_core::Setting;
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -61,14 +64,7 @@ pub struct CompactArgs {
 
 /// The engine's settings from the flags.
 pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
-    let preset = Preset::from_name(&args.preset).ok_or_else(|| {
-        let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
-        format!(
-            "unknown --preset `{}`; presets: {}",
-            args.preset,
-            names.join(", ")
-        )
-    })?;
+    let preset = preset_named(&args.preset)?;
     let window = whole_tokens(Setting::Window, args.window).map_err(|e| e.message_naming(crate::flag))?;
     let mut settings = preset.settings(window);
     if let Some(max_output) = args.max_output {
@@ -77,6 +73,14 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
         );
     }
     Ok(settings)
+}
+
+/// The preset `--preset NAME` names.
+fn preset_named(name: &str) -> Result<Preset, String> {
+    Preset::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
+        format!("unknown --preset `{name}`; presets: {}", names.join(", "))
+    })
 }
 
 /// The engine for `--messages` or `--session`.
@@ -139,6 +143,11 @@ pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
             content: m.content,
             timestamp: m.timestamp,
             usage: m.usage,
+            extra: [("clear_at", m.clear_at), ("output_config", m.output_config)]
+                .into_iter()
+                .filter(|(_, v)| m.role == Role::System && v.is_some())
+                .filter_map(|(k, v)| Some((k.to_owned(), v?)))
+                .collect(),
         };
         engine
             .append(message)
@@ -167,6 +176,12 @@ struct InputMessage {
     timestamp: Option<Timestamp>,
     #[serde(default)]
     usage: Option<Usage>,
+    /// A `role: "system"` message's `clear_at` (R13.3), verbatim.
+    #[serde(default)]
+    clear_at: Option<Json>,
+    /// A `role: "system"` message's `output_config` (R13.3), verbatim.
+    #[serde(default)]
+    output_config: Option<Json>,
 }
 
 /// `compaction plan`: what the cascade would do before the next call,
@@ -266,46 +281,90 @@ pub fn presets() -> Value {
     )
 }
 
+/// Settings flags of `compaction replay` and `compaction fidelity`: each
+/// overrides what the replay chose from the file.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReplaySettingsArgs {
+    /// A named preset [default: the one for the file's client version].
+    #[arg(long, value_name = "NAME")]
+    pub preset: Option<String>,
+    /// The model's context window, in tokens [default: the file's model's].
+    #[arg(long, value_name = "TOKENS")]
+    pub window: Option<f64>,
+    /// The model's maximum output tokens [default: the file's model's].
+    #[arg(long, value_name = "TOKENS")]
+    pub max_output: Option<f64>,
+    /// One engine over the whole timeline that never learns of the
+    /// session's real compactions or microcompactions (a what-if for other
+    /// windows); by default each real boundary restarts the replay from the
+    /// session's real compacted view.
+    #[arg(long)]
+    pub ignore_real: bool,
+}
+
 /// Flags of `compaction replay`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ReplayArgs {
     /// The Claude Code session file.
     #[arg(value_name = "FILE.jsonl")]
     pub file: PathBuf,
-    /// A named preset [default: the one for the file's client version].
-    #[arg(long, value_name = "NAME")]
-    pub preset: Option<String>,
-    /// The model's context window, in tokens.
-    #[arg(long, value_name = "TOKENS", default_value_t = 200_000.0)]
-    pub window: f64,
-    /// The model's maximum output tokens.
-    #[arg(long, value_name = "TOKENS")]
-    pub max_output: Option<f64>,
+    #[command(flatten)]
+    pub settings: ReplaySettingsArgs,
 }
 
-/// `compaction replay`: where automatic compaction would fire under these
-/// settings, beside the session's real boundaries.
+/// What a replay of `transcript` runs with: the file's choice
+/// ([`choice::choose`]), each flag given overriding it, with the reasons.
+pub fn replay_settings(
+    transcript: &Transcript,
+    args: &ReplaySettingsArgs,
+) -> Result<(Choice, EngineSettings), String> {
+    let mut chosen = choice::choose(transcript);
+    if let Some(name) = &args.preset {
+        chosen.preset = preset_named(name)?;
+        chosen.reasons.push(format!("--preset {name}"));
+    }
+    if let Some(window) = args.window {
+        chosen.window = whole_tokens(Setting::Window, window).map_err(|e| e.message_naming(crate::flag))?;
+        chosen.reasons.push(format!("--window {}", chosen.window));
+    }
+    if let Some(max_output) = args.max_output {
+        let tokens =
+            whole_tokens(Setting::MaxOutputTokens, max_output).map_err(|e| e.message_naming(crate::flag))?;
+        chosen.max_output_tokens = Some(tokens);
+        chosen.reasons.push(format!("--max-output {tokens}"));
+    }
+    if args.ignore_real {
+        chosen.reasons.push(
+            "--ignore-real: one engine over the whole timeline, the real compactions not followed".to_owned(),
+        );
+    }
+    let settings = chosen.settings();
+    Ok((chosen, settings))
+}
+
+/// The replay options the flags ask for.
+pub fn replay_options(args: &ReplaySettingsArgs) -> ReplayOptions {
+    ReplayOptions {
+        follow_real: !args.ignore_real,
+    }
+}
+
+/// `compaction replay`: where automatic compaction would fire under the
+/// settings chosen from the file (or the flags), beside the session's real
+/// boundaries, and what was chosen and why.
 pub fn replay(args: &ReplayArgs) -> Result<Value, String> {
     let transcript = crate::transcript::transcript_of(&args.file)?;
-    let preset = match &args.preset {
-        Some(name) => name.clone(),
-        None => compaction_core::transcript::replay::preset_for_version(
-            transcript.versions.last().map(String::as_str),
-        )
-        .name()
-        .to_owned(),
-    };
-    let flags = SessionArgs {
-        messages: None,
-        session: Some(args.file.clone()),
-        window: args.window,
-        max_output: args.max_output,
-        preset: preset.clone(),
-    };
-    let settings = settings(&flags)?;
-    let chosen = Preset::from_name(&preset).unwrap_or(Preset::Seed);
+    let (chosen, settings) = replay_settings(&transcript, &args.settings)?;
     let result = transcript
-        .replay(chosen, settings)
+        .timeline()
+        .replay_with(chosen.preset, settings, replay_options(&args.settings))
         .map_err(|e| e.message_naming(crate::flag))?;
-    serde_json::to_value(result).map_err(|e| e.to_string())
+    let mut value = serde_json::to_value(result).map_err(|e| e.to_string())?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "chosen".to_owned(),
+            serde_json::to_value(&chosen).map_err(|e| e.to_string())?,
+        );
+    }
+    Ok(value)
 }

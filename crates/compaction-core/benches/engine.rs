@@ -11,8 +11,8 @@
 use std::sync::{Mutex, OnceLock};
 
 use compaction_core::engine::{CallStatus, Decision, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent, Usage};
-use compaction_core::settings::{EngineSettings, Preset};
 use compaction_core::step::Tier;
 use compaction_core::tokens::Estimator;
 use divan::counter::{BytesCount, ItemsCount};

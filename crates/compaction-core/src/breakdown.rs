@@ -10,7 +10,8 @@ use crate::view::{Source, View};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Breakdown {
-    /// The system prompt and tool definitions the host sends.
+    /// The system prompt and tool definitions the host sends, and
+    /// mid-conversation system messages (R13.3).
     pub system: u64,
     /// User prompts (text, images).
     pub user_messages: u64,
@@ -44,6 +45,9 @@ impl Breakdown {
                     Content::Text(text) => match entry.message.role {
                         Role::User => b.user_messages += e.text(text),
                         Role::Assistant => b.assistant_messages += e.text(text),
+                        // Mid-conversation system messages (R13.3) are
+                        // system text, where the caller put it.
+                        Role::System => b.system += e.text(text),
                     },
                     Content::Blocks(blocks) => {
                         for block in blocks {
@@ -53,6 +57,7 @@ impl Breakdown {
                                 (Block::ToolResult { .. }, _) => b.tool_results += tokens,
                                 (_, Role::User) => b.user_messages += tokens,
                                 (_, Role::Assistant) => b.assistant_messages += tokens,
+                                (_, Role::System) => b.system += tokens,
                             }
                         }
                     }

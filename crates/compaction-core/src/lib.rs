@@ -11,7 +11,7 @@
 //! use compaction_core::compact::Progress;
 //! use compaction_core::engine::Engine;
 //! use compaction_core::message::Message;
-//! use compaction_core::settings::Preset;
+//! use compaction_core::engine::Preset;
 //!
 //! let mut engine = Engine::new(Preset::Seed.settings(200_000))?;
 //! engine.append(Message::user("u1", "Refactor utils.py"))?;
@@ -37,15 +37,11 @@ pub mod collapse;
 pub mod compact;
 pub mod engine;
 pub mod error;
-pub mod figures;
 pub mod groups;
 pub mod hash;
 pub mod message;
 pub mod microcompact;
 pub mod reduction;
-pub mod sandbox;
-pub mod scenarios;
-pub mod settings;
 pub mod snip;
 pub mod step;
 pub mod store;

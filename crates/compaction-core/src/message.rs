@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::time::Timestamp;
 
 mod de;
+mod de_message;
 mod json;
 mod ser;
 
@@ -49,6 +50,21 @@ pub enum Role {
     User,
     /// The model.
     Assistant,
+    /// A mid-conversation system message (SDK 1.14's `BetaSystemMessageParam`,
+    /// R13.3): kept where the caller put it, never moved into the top-level
+    /// `system` (that would invalidate every later thinking block).
+    System,
+}
+
+impl Role {
+    /// The role as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+        }
+    }
 }
 
 /// A message's content: a plain string or a list of blocks.
@@ -198,7 +214,7 @@ impl Usage {
 }
 
 /// One message of the conversation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Message {
     /// Stable identity in the store.
     pub uuid: Uuid,
@@ -212,6 +228,12 @@ pub struct Message {
     /// The usage of the request that produced it (assistant messages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// The message's other fields, verbatim and in order: a `role: "system"`
+    /// message's `clear_at` and `output_config` (R13.3). Always empty for
+    /// user and assistant messages, whose `MessageParam` has no other field
+    /// (a response's `id`, `model`, `stop_reason`… are not history).
+    #[serde(flatten, skip_serializing_if = "Extra::is_empty")]
+    pub extra: Extra,
 }
 
 impl Message {
@@ -233,6 +255,7 @@ impl Message {
             content,
             timestamp: None,
             usage: None,
+            extra: Extra::new(),
         }
     }
 

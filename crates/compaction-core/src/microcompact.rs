@@ -10,10 +10,64 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::message::{Block, Content, Message, ToolResultContent};
-use crate::settings::MicrocompactSettings;
 use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
 use crate::time::Timestamp;
 use crate::view::View;
+
+/// Tier 1 settings (R4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MicrocompactSettings {
+    /// Tools whose results may be cleared (R4.1).
+    pub eligible_tools: Vec<String>,
+    /// The provider supports context editing (R4.2).
+    pub context_editing: bool,
+    /// How long content stays in the provider's prompt cache, in
+    /// milliseconds (R4.2; default 5 minutes, the API's default TTL).
+    pub cache_ttl_ms: i64,
+    /// Cache-aware path: first fires after this many eligible tool calls
+    /// (R4.3; default 50).
+    pub first_after: usize,
+    /// … then every this many more (R4.3; default 25).
+    pub every: usize,
+    /// … keeping this many most recent results (R4.3; default 20).
+    pub keep_recent: usize,
+    /// Time-based path: idle gap since the last assistant message, in
+    /// milliseconds (R4.4; default 90 minutes).
+    pub idle_gap_ms: i64,
+    /// Time-based path: most recent eligible results kept (R4.4; the seed
+    /// gives no number: default 20, the cache-aware path's).
+    pub time_keep_recent: usize,
+    /// The canonical sentinel that replaces a cleared result (R4.4, R4.5).
+    pub sentinel: String,
+}
+
+impl Default for MicrocompactSettings {
+    fn default() -> Self {
+        MicrocompactSettings {
+            eligible_tools: [
+                "Read",
+                "Bash",
+                "Grep",
+                "Glob",
+                "WebSearch",
+                "WebFetch",
+                "Edit",
+                "Write",
+            ]
+            .map(String::from)
+            .to_vec(),
+            context_editing: true,
+            cache_ttl_ms: 5 * 60 * 1_000,
+            first_after: 50,
+            every: 25,
+            keep_recent: 20,
+            idle_gap_ms: 90 * 60 * 1_000,
+            time_keep_recent: 20,
+            sentinel: "[content no longer available]".to_owned(),
+        }
+    }
+}
 
 /// A `{type, value}` pair of the context-management API.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -194,6 +248,21 @@ impl Microcompact {
                 clear_tool_inputs: false,
             }],
         })
+    }
+
+    /// Clears the results the client itself cleared, as a transcript
+    /// records them (`microcompact_boundary`): each is replaced by the
+    /// sentinel, as the time-based path does (R4.4).
+    pub fn clear_recorded(
+        &mut self,
+        view: &mut View,
+        tool_ids: &[String],
+        settings: &MicrocompactSettings,
+    ) -> Vec<BlockRef> {
+        let ids: HashSet<&str> = tool_ids.iter().map(String::as_str).collect();
+        let blocks = clear_results(view, &ids, Some(&settings.sentinel));
+        self.client_cleared.extend(tool_ids.iter().cloned());
+        blocks
     }
 
     fn cache_aware(
@@ -406,6 +475,7 @@ fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -
             content: Content::Blocks(new_blocks),
             timestamp: base.timestamp.clone(),
             usage: base.usage.clone(),
+            extra: base.extra.clone(),
         };
         let uuid = message.uuid.clone();
         match sentinel {

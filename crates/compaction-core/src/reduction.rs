@@ -16,6 +16,12 @@ pub struct ReductionSettings {
     pub tail_chars: usize,
 }
 
+impl ReductionSettings {
+    /// A `max_chars` no result reaches (2^32 − 1, exact in JS too): no
+    /// reduction.
+    pub const OFF: usize = u32::MAX as usize;
+}
+
 impl Default for ReductionSettings {
     fn default() -> Self {
         ReductionSettings {
@@ -83,6 +89,7 @@ pub fn reduce_message(message: &Message, settings: &ReductionSettings) -> Option
         content: Content::Blocks(out?),
         timestamp: message.timestamp.clone(),
         usage: message.usage.clone(),
+        extra: message.extra.clone(),
     };
     Some((message, reduced))
 }

@@ -2,9 +2,9 @@
 //! time so that a page without JavaScript shows the engine's own numbers,
 //! never numbers typed by hand.
 
-use compaction_core::figures::grouped;
 use compaction_core::thresholds::{ThresholdSettings, Thresholds};
 use compaction_core::Error;
+use compaction_scenarios::figures::grouped;
 
 pub mod r12;
 

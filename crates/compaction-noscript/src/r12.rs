@@ -5,9 +5,11 @@
 
 use compaction_core::compact::attachments::Status;
 use compaction_core::compact::HookOutcome;
-use compaction_core::figures::grouped;
-use compaction_core::sandbox::{explore, scenario, Exploration, Flow, Kind, Knobs, Moment, Outcome, FLOWS};
 use compaction_core::Error;
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{
+    explore, scenario, Exploration, Flow, Kind, Knobs, Moment, Outcome, FLOWS,
+};
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {

@@ -174,11 +174,19 @@ export interface Message {
     /**
      * Who wrote it.
      */
-    role: "user" | "assistant";
+    role: "user" | "assistant" | "system";
     /**
      * A string or API content blocks.
      */
     content: string | ContentBlock[];
+    /**
+     * A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
+     */
+    clear_at?: "next_user_message" | "never" | null;
+    /**
+     * A `role: "system"` message's `output_config`, kept verbatim (R13.3).
+     */
+    output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" | null } | null;
     /**
      * When it was written (RFC 3339), if known.
      */
@@ -198,15 +206,22 @@ export interface Message {
  */
 export interface MessageInput {
     /**
-     * Who wrote it. `"system"` is in the type because the SDK's
-     * `MessageParam` has it; the engine refuses it (`INVALID_MESSAGE`,
-     * field `….role`): a system prompt goes to `setSystem`.
+     * Who wrote it. `"system"` is a mid-conversation system message
+     * (R13.3): kept where it is, counted, never moved into `setSystem`.
      */
     role: "user" | "assistant" | "system";
     /**
      * What it says: a string, or API content blocks.
      */
     content: string | ContentBlock[];
+    /**
+     * A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
+     */
+    clear_at?: "next_user_message" | "never" | null;
+    /**
+     * A `role: "system"` message's `output_config`, kept verbatim (R13.3).
+     */
+    output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" | null } | null;
     /**
      * Stable identity in the engine (default: `m1`, `m2`, … in append order).
      */
@@ -260,11 +275,19 @@ export interface MessageParam {
     /**
      * Who wrote it.
      */
-    role: "user" | "assistant";
+    role: "user" | "assistant" | "system";
     /**
      * A string or API content blocks.
      */
     content: string | ContentBlock[];
+    /**
+     * A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
+     */
+    clear_at?: "next_user_message" | "never" | null;
+    /**
+     * A `role: "system"` message's `output_config`, kept verbatim (R13.3).
+     */
+    output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" | null } | null;
 }
 
 /**

@@ -3,7 +3,7 @@
 //! cheaper than handing wasm an already-parsed JS object), into the engine's
 //! `Message`.
 
-use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
+use compaction_core::message::{Content, Extra, Json, Message, Role, Usage, Uuid};
 use compaction_core::time::Timestamp;
 use std::cell::Cell;
 
@@ -25,14 +25,20 @@ struct In {
     timestamp: Option<String>,
     #[serde(default)]
     usage: Option<InUsage>,
+    /// A `role: "system"` message's `clear_at` (R13.3), kept verbatim.
+    #[serde(default)]
+    clear_at: Option<Json>,
+    /// A `role: "system"` message's `output_config` (R13.3), kept verbatim.
+    #[serde(default)]
+    output_config: Option<Json>,
     /// A `Session`'s flag for the summary its view starts with (read by
     /// `loadSession` only).
     #[serde(default, rename = "isCompactSummary")]
     is_compact_summary: bool,
 }
 
-/// `role`: the SDK's `MessageParam` also has `system` messages, which the
-/// engine's history does not hold (its system prompt is `setSystem`).
+/// `role`: `system` is a mid-conversation system message (R13.3), kept
+/// where the caller put it.
 #[derive(Clone, Copy)]
 enum InRole {
     User,
@@ -120,14 +126,16 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
     let role = match raw.role {
         InRole::User => Role::User,
         InRole::Assistant => Role::Assistant,
-        InRole::System => {
-            return Err(js_error(
-                INVALID_MESSAGE,
-                &format!("{field}.role"),
-                &format!("{field}.role: \"system\" messages are not part of the engine's history; give their text to setSystem()"),
-            ))
-        }
+        InRole::System => Role::System,
     };
+    let mut extra = Extra::new();
+    if role == Role::System {
+        for (key, value) in [("clear_at", raw.clear_at), ("output_config", raw.output_config)] {
+            if let Some(value) = value {
+                extra.insert(key.to_owned(), value);
+            }
+        }
+    }
     Ok(Message {
         uuid,
         role,
@@ -139,6 +147,7 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
             cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
             cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
         }),
+        extra,
     })
 }
 

@@ -4,7 +4,6 @@
 //! the import report (SPEC R11) and the resumed view (R11.2), a plain object
 //! the engine module's `engine.loadSession` takes.
 
-use compaction_core::message::Role;
 use compaction_core::transcript::{Importer, Resume, Transcript};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -105,11 +104,7 @@ fn session_of(transcript: &Transcript) -> Session {
             .into_iter()
             .map(|m| SessionMessage {
                 uuid: m.message.uuid.0,
-                role: match m.message.role {
-                    Role::User => "user",
-                    Role::Assistant => "assistant",
-                }
-                .to_owned(),
+                role: m.message.role.as_str().to_owned(),
                 content: m.message.content,
                 timestamp: m.message.timestamp.map(|t| t.as_str().to_owned()),
                 usage: m.message.usage.map(|u| ReportedUsage {

@@ -2,7 +2,7 @@
 //! object read field by field (so a bad value is an error naming that
 //! field), or nothing.
 
-use compaction_core::settings::{EngineSettings as CoreSettings, Preset};
+use compaction_core::engine::{EngineSettings as CoreSettings, Preset};
 use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings as CoreThresholdSettings};
 use wasm_bindgen::prelude::*;
 

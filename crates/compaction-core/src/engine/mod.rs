@@ -5,24 +5,29 @@
 use crate::hash::{HashMap, HashSet};
 use std::sync::Arc;
 
+mod assemble;
 mod decision;
 mod pins;
 mod precompute;
+pub mod settings;
+mod swap;
 mod tier3;
+mod tier4;
 mod tier5;
 
 pub use decision::{CallStatus, Decision};
 pub use precompute::{Sidecar, SidecarCheck};
+pub use settings::{EngineSettings, Preset};
+use tier4::Run;
 use tier5::Reactive;
 
 use crate::breakers::{Breakers, Open};
 use crate::compact::attachments::Kind;
-use crate::compact::{CompactOptions, ContextItem, Run, Trigger};
+use crate::compact::{CompactOptions, ContextItem, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::microcompact::Microcompact;
 use crate::reduction::reduce_message;
-use crate::settings::EngineSettings;
 use crate::snip::snip;
 use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
 use crate::store::Store;
@@ -139,6 +144,12 @@ impl Engine {
         Ok(())
     }
 
+    /// The system prompt's and tool definitions' estimate, as set by
+    /// [`Engine::set_system`] (0 before).
+    pub fn system_tokens(&self) -> u64 {
+        self.system_tokens
+    }
+
     /// The settings.
     pub fn settings(&self) -> &EngineSettings {
         &self.settings
@@ -179,6 +190,15 @@ impl Engine {
         self.view
             .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
         Ok(())
+    }
+
+    /// Clears the results answering `tool_ids` as the host's client
+    /// already did (a session file's `microcompact_boundary` record names
+    /// them): each is replaced by the sentinel (R4.4). Returns the blocks
+    /// changed.
+    pub fn clear_results_recorded(&mut self, tool_ids: &[String]) -> Vec<BlockRef> {
+        self.microcompact
+            .clear_recorded(&mut self.view, tool_ids, &self.settings.microcompact)
     }
 
     /// Makes room for `additional` more messages before a bulk load (no
@@ -280,7 +300,7 @@ impl Engine {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
                 let started = self.start(Trigger::Auto, false, CompactOptions::default());
-                let (more, progress) = crate::compact::relabel(started, Tier::Compact);
+                let (more, progress) = tier4::relabel(started, Tier::Compact);
                 steps.extend(more);
                 compaction = Some(progress);
             }

@@ -51,6 +51,6 @@ impl Engine {
         self.reactive = Some((turn, Reactive::Compacted));
         self.run = None;
         let started = self.start(Trigger::Auto, true, CompactOptions::default());
-        crate::compact::relabel(started, Tier::Reactive)
+        super::tier4::relabel(started, Tier::Reactive)
     }
 }

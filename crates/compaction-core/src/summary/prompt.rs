@@ -4,7 +4,7 @@
 //! Seed 002 quotes the prompt's opening verbatim ([`SEED_VERBATIM_LINES`]) and
 //! paraphrases the rest; everything after the opening is the project's own
 //! text. The full prompt is kept as a snapshot test
-//! (`tests/snapshots/summary__prompt_*.snap`), and a test checks that every
+//! (`tests/it/snapshots/it__summary__prompt_*.snap`), and a test checks that every
 //! seed line appears in it verbatim.
 
 use super::retention::{RetentionReport, RETAINED_PROMPT_CHARS};

@@ -8,7 +8,7 @@ use crate::hash::{HashMap, HashSet};
 use std::borrow::Cow;
 
 use super::chain::NodeKind;
-use super::model::{Boundary, Fields, ImportedMessage, Transcript};
+use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
 use super::record::{
     classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, MessageLine, Record,
 };
@@ -172,6 +172,19 @@ impl Importer {
         match classify(record, first) {
             Ok(Record::Message(m)) => self.message(line, m),
             Ok(Record::Boundary(b)) => self.boundary(line, b),
+            Ok(Record::Microcompact(m)) => {
+                let uuid = m.envelope.uuid.clone();
+                if self.node(line, m.envelope, NodeKind::Other, false) {
+                    self.transcript.microcompactions.push(Microcompaction {
+                        uuid,
+                        line,
+                        trigger: m.trigger,
+                        pre_tokens: m.pre_tokens,
+                        tokens_saved: m.tokens_saved,
+                        tool_ids: m.tool_ids,
+                    });
+                }
+            }
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
                 self.node(line, n.envelope, NodeKind::Other, sidechain);
@@ -246,7 +259,7 @@ impl Importer {
                 .as_ref()
                 .filter(|(_, last)| Some(last) == parent.as_ref())
                 .map(|(at, _)| *at),
-            (Role::User, _) => None,
+            (Role::User | Role::System, _) => None,
         };
         let at = target.unwrap_or(index);
         let timestamp = m.envelope.timestamp.clone();
@@ -273,6 +286,7 @@ impl Importer {
                         content: m.content,
                         timestamp,
                         usage: m.usage,
+                        extra: crate::message::Extra::new(),
                     },
                     line,
                     parent_uuid: parent,

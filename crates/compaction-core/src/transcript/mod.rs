@@ -60,7 +60,9 @@
 //!   line without a newline is read normally when it parses.
 
 mod chain;
+pub mod choice;
 pub mod export;
+pub mod fidelity;
 mod import;
 mod model;
 mod record;
@@ -71,8 +73,8 @@ use serde::Serialize;
 
 pub use import::Importer;
 pub use model::{
-    Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, PreservedMessages,
-    PreservedSegment, Transcript,
+    Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, Microcompaction,
+    PreservedMessages, PreservedSegment, Transcript,
 };
 pub use resume::Resume;
 

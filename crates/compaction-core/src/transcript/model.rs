@@ -160,6 +160,26 @@ impl Boundary {
     }
 }
 
+/// A `microcompact_boundary` record: the client cleared these tool
+/// results (their text stays in the file; a replay clears them itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Microcompaction {
+    /// The record's uuid.
+    pub uuid: Uuid,
+    /// Its 1-based line.
+    pub line: u32,
+    /// `microcompactMetadata.trigger`, as written.
+    pub trigger: Option<String>,
+    /// `microcompactMetadata.preTokens`, as written.
+    pub pre_tokens: Option<u64>,
+    /// `microcompactMetadata.tokensSaved`, as written.
+    pub tokens_saved: Option<u64>,
+    /// `microcompactMetadata.compactedToolIds`: the cleared results'
+    /// `tool_use_id`s.
+    pub tool_ids: Vec<String>,
+}
+
 /// A boundary as `inspect` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -252,6 +272,8 @@ pub struct Transcript {
     pub messages: Vec<ImportedMessage>,
     /// Compact boundaries in file order.
     pub boundaries: Vec<Boundary>,
+    /// `microcompact_boundary` records in file order.
+    pub microcompactions: Vec<Microcompaction>,
     /// Everything tolerated, in line order.
     pub problems: Vec<Problem>,
     /// Records of unknown type (or none), verbatim, with their line.

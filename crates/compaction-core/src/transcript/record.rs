@@ -111,6 +111,8 @@ pub(crate) enum Record {
     Message(MessageLine),
     /// A `system` record with `subtype: "compact_boundary"`.
     Boundary(BoundaryLine),
+    /// A `system` record with `subtype: "microcompact_boundary"`.
+    Microcompact(MicrocompactLine),
     /// Another record with a uuid: part of the chain, not a message.
     Node(NodeLine),
     /// A `summary` record: the session's title.
@@ -162,6 +164,19 @@ pub(crate) struct BoundaryLine {
     pub extra: Fields,
 }
 
+/// A `microcompact_boundary` record: tool results the client cleared.
+pub(crate) struct MicrocompactLine {
+    pub envelope: Envelope,
+    /// `microcompactMetadata.trigger`.
+    pub trigger: Option<String>,
+    /// `microcompactMetadata.preTokens`.
+    pub pre_tokens: Option<u64>,
+    /// `microcompactMetadata.tokensSaved`.
+    pub tokens_saved: Option<u64>,
+    /// `microcompactMetadata.compactedToolIds`.
+    pub tool_ids: Vec<String>,
+}
+
 /// Any other chain record: `progress`, `attachment`, a non-boundary
 /// `system` record, an unknown type with a uuid.
 pub(crate) struct NodeLine {
@@ -210,6 +225,7 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         },
         "user" | "assistant" => message(map, &kind),
         "system" if map.str_field("subtype").as_deref() == Some("compact_boundary") => boundary(map),
+        "system" if map.str_field("subtype").as_deref() == Some("microcompact_boundary") => microcompact(map),
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
@@ -400,6 +416,34 @@ fn boundary(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
         logical_parent,
         metadata,
         extra: map,
+    }))
+}
+
+/// A `microcompact_boundary`'s envelope and `microcompactMetadata`; a
+/// metadata field of the wrong shape reads as absent.
+fn microcompact(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
+    let envelope = match envelope(&mut map) {
+        Ok(envelope) => envelope,
+        Err(why) => return Err((why, map)),
+    };
+    let meta = map
+        .get("microcompactMetadata")
+        .and_then(|raw| raw.read::<Fields>())
+        .unwrap_or_default();
+    let number = |key: &str| meta.get(key).and_then(Json::read::<u64>);
+    let tool_ids = meta
+        .get("compactedToolIds")
+        .and_then(|list| uuid_list(list.text()))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|id| id.as_str().to_owned())
+        .collect();
+    Ok(Record::Microcompact(MicrocompactLine {
+        envelope,
+        trigger: meta.str_field("trigger").map(Cow::into_owned),
+        pre_tokens: number("preTokens"),
+        tokens_saved: number("tokensSaved"),
+        tool_ids,
     }))
 }
 

@@ -1,16 +1,28 @@
-//! Replay (what-if): a session's real timeline run through the engine with
-//! other settings, reporting where automatic compaction would fire and
-//! where the session's real boundaries are (issue "Real Claude Code
-//! sessions", SPEC R1.6, R3).
+//! Replay (what-if): a session's real timeline run through the engine,
+//! reporting where automatic compaction would fire and where the session's
+//! real boundaries are (issue "Real Claude Code sessions", SPEC R1.6, R3).
 //!
 //! The timeline is the logical history across boundaries: every era's own
 //! messages, without the summaries and the preserved copies a compaction
-//! wrote. Before each assistant message (each request) the engine takes its
-//! before-call decision with the message's timestamp as "now"; the count is
-//! R1.6's (the real last usage plus an estimate of what followed). Once the
-//! what-if snips, collapses or compacts, or the timeline crosses one of the
-//! session's real boundaries, the real usage no longer describes the
-//! what-if's view, so later messages are counted by estimate.
+//! wrote. Before each assistant message (each request), and at each real
+//! automatic boundary (the request the client compacted before), the
+//! engine takes its before-call decision with the record's timestamp as
+//! "now"; the count is R1.6's: the real last usage plus an estimate of what
+//! followed, the reply's own recorded `output_tokens` replaced by its
+//! estimate when smaller (a streaming snapshot).
+//!
+//! By default ([`ReplayOptions::follow_real`]) the replay follows the
+//! session's own client where the file records what it did: each real
+//! boundary restarts the engine from the session's real compacted view (its
+//! summary and preserved messages, as a resume would), and each
+//! `microcompact_boundary` clears the results it names, while the engine's
+//! own Tier 1 stays off (the real usage already counts what the client
+//! cleared). Each era is then one independent prediction of where its
+//! automatic compaction falls. Without it, one engine runs the whole
+//! timeline and never learns of the real compactions (a what-if for other
+//! windows). Once the what-if snips, collapses or compacts, the real usage
+//! no longer describes its view, so later messages in that era are counted
+//! by estimate.
 
 use std::sync::Arc;
 
@@ -19,9 +31,9 @@ use serde::Serialize;
 use super::Transcript;
 use crate::compact::{FileAnswer, Progress};
 use crate::engine::Engine;
+use crate::engine::{EngineSettings, Preset};
 use crate::error::Error;
 use crate::message::{Message, Role, Uuid};
-use crate::settings::{EngineSettings, Preset};
 use crate::thresholds::Thresholds;
 
 /// Where the what-if would compact.
@@ -78,21 +90,45 @@ pub struct Replay {
     pub tiers: Vec<TierEvent>,
     /// The session's real boundaries, in file order.
     pub actual: Vec<Actual>,
+    /// The what-if's count at each real automatic boundary (the request the
+    /// client compacted before), in file order: compare with `preTokens`.
+    pub at_real: Vec<RealCount>,
 }
 
-/// The preset for a client version, where public evidence allows: 2.1.x →
-/// `client-2.1` (see [`Preset::Client21`] for the evidence); 1.0 and 2.0 →
-/// `seed` (no public source gives their numbers, and the seed's are the
-/// documented ones). `newer-client` is chosen by flag.
+/// The what-if's count where the real client compacted automatically.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RealCount {
+    /// The real boundary's uuid.
+    pub uuid: Uuid,
+    /// The what-if's count before that request (R1.6).
+    pub tokens: u64,
+}
+
+/// The preset for a client version ([`super::choice::preset_for_version`],
+/// where the table and its evidence are).
 pub fn preset_for_version(version: Option<&str>) -> Preset {
-    match version {
-        Some(v) if v.starts_with("2.1.") => Preset::Client21,
-        _ => Preset::Seed,
+    super::choice::preset_for_version(version).0
+}
+
+/// How a replay treats what the file records of its client's own actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayOptions {
+    /// Restart from the session's real compacted view at each real
+    /// boundary and apply its `microcompact_boundary` records, with the
+    /// engine's own Tier 1 off (default: true; see the module docs).
+    pub follow_real: bool,
+}
+
+impl Default for ReplayOptions {
+    fn default() -> Self {
+        ReplayOptions { follow_real: true }
     }
 }
 
-/// A timeline message, and its copy without usage when it has usage.
-pub(crate) type Entry = (Arc<Message>, Option<Arc<Message>>);
+/// A timeline message, and its copy without usage when it has usage (what
+/// a replay appends once it no longer follows the real session).
+pub type Entry = (Arc<Message>, Option<Arc<Message>>);
 
 /// A session's timeline, laid out once for any number of replays and
 /// charts ([`Transcript::timeline`]): every era's own messages in order,
@@ -106,8 +142,16 @@ pub struct Timeline {
     /// Each era: where its messages start in `entries`, and the index into
     /// `actual` of the real boundary that opens it.
     pub(crate) eras: Vec<(usize, Option<usize>)>,
+    /// Each era's opening: the real summary, then the preserved messages
+    /// (without usage, R7.6), as a resume shows them; empty for the first.
+    pub(crate) openings: Vec<Vec<Arc<Message>>>,
     /// The session's real boundaries, in file order.
     pub(crate) actual: Vec<Actual>,
+    /// When each real boundary was written (parallel to `actual`).
+    pub(crate) actual_times: Vec<Option<crate::time::Timestamp>>,
+    /// The client's recorded microcompactions: the entry they come before,
+    /// and the `tool_use_id`s they cleared.
+    pub(crate) microcompactions: Vec<(usize, Vec<String>)>,
     /// Where each uuid stands in `entries` (its last place, when a resumed
     /// file repeats it).
     pub(crate) position: std::collections::HashMap<Uuid, usize>,
@@ -126,8 +170,10 @@ impl Transcript {
                     pre_tokens: b.pre_tokens(),
                 })
                 .collect(),
+            actual_times: self.boundaries.iter().map(|b| b.timestamp.clone()).collect(),
             ..Timeline::default()
         };
+        let mut lines = Vec::new();
         for era in self.eras() {
             timeline.eras.push((timeline.entries.len(), era.boundary));
             let skip = if era.boundary.is_some() {
@@ -135,6 +181,20 @@ impl Transcript {
             } else {
                 0
             };
+            let opening = era
+                .messages
+                .iter()
+                .take(skip)
+                .filter_map(|&index| self.messages.get(index))
+                .map(|imported| {
+                    let mut m = imported.message.clone();
+                    if !imported.is_compact_summary {
+                        m.usage = None;
+                    }
+                    Arc::new(m)
+                })
+                .collect();
+            timeline.openings.push(opening);
             for &index in era.messages.iter().skip(skip) {
                 let Some(imported) = self.messages.get(index) else {
                     continue;
@@ -152,131 +212,262 @@ impl Transcript {
                     .position
                     .insert(message.uuid.clone(), timeline.entries.len());
                 timeline.entries.push((message, without_usage));
+                lines.push(imported.line);
             }
         }
+        // A microcompaction comes before the first message written after it.
+        for mc in &self.microcompactions {
+            let before = lines.iter().position(|&l| l > mc.line).unwrap_or(lines.len());
+            timeline.microcompactions.push((before, mc.tool_ids.clone()));
+        }
+        timeline.microcompactions.sort_by_key(|(at, _)| *at);
         timeline
     }
 
-    /// Replays the session's timeline through an engine with `settings`.
+    /// Replays the session's timeline through an engine with `settings`,
+    /// following the session's own compactions ([`ReplayOptions`]).
     pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
         self.timeline().replay(preset, settings)
     }
 }
 
+/// One replay in progress: the engine, and what it found so far.
+struct Run<'a> {
+    engine: Engine,
+    predicted: Vec<Predicted>,
+    tiers: Vec<TierEvent>,
+    /// The what-if's view is no longer the real one: count by estimate.
+    diverged: bool,
+    last: Option<&'a Uuid>,
+}
+
+impl<'a> Run<'a> {
+    /// The before-call decision for one request, every request answered
+    /// offline; a started compaction is recorded as predicted.
+    fn request(&mut self, now: Option<&crate::time::Timestamp>) -> Result<(), Error> {
+        let engine = &mut self.engine;
+        let decision = engine.before_call(now);
+        if let Some(at) = self.last {
+            for step in &decision.steps {
+                use crate::step::Tier::{Collapse, Microcompact, Snip};
+                if matches!(step.tier, Snip | Collapse) {
+                    // The what-if's view is no longer the real one.
+                    self.diverged = true;
+                }
+                if matches!(step.tier, Microcompact | Snip | Collapse)
+                    && step.count_before != step.count_after
+                {
+                    self.tiers.push(TierEvent {
+                        at_uuid: at.clone(),
+                        tier: step.tier,
+                        rule: step.rule,
+                        tokens_before: step.count_before.tokens,
+                        tokens_after: step.count_after.tokens,
+                    });
+                }
+            }
+        }
+        for r in &decision.collapse {
+            engine.answer_collapse_offline(r.id)?;
+        }
+        if let Some(r) = &decision.precompute {
+            engine.answer_precompute_offline(r.id)?;
+        }
+        let mut progress = decision.compaction;
+        // Any start of a compaction counts (a precompute hit finishes it
+        // within the call).
+        let started = matches!(
+            progress,
+            Some(Progress::NeedsSummary { .. } | Progress::NeedsFiles { .. } | Progress::Compacted { .. })
+        );
+        if let (true, Some(at)) = (started, self.last) {
+            self.predicted.push(Predicted {
+                at_uuid: at.clone(),
+                tokens: decision.count.tokens,
+            });
+        }
+        while let Some(p) = progress.take() {
+            progress = match p {
+                Progress::NeedsSummary { request } => Some(engine.answer_offline(request.id)?.1),
+                Progress::NeedsFiles { request } => {
+                    let answers: Vec<FileAnswer> = request
+                        .paths
+                        .iter()
+                        .map(|p| FileAnswer {
+                            path: p.clone(),
+                            content: Err("a replay reads no files".into()),
+                        })
+                        .collect();
+                    Some(engine.answer_files(request.id, &answers)?.1)
+                }
+                Progress::Compacted { .. } => {
+                    self.diverged = true;
+                    None
+                }
+                Progress::NeedsCollapse { requests } => {
+                    for r in requests {
+                        engine.answer_collapse_offline(r.id)?;
+                    }
+                    None
+                }
+                Progress::Failed { .. } => None,
+            };
+        }
+        Ok(())
+    }
+
+    /// Appends a timeline message (without its usage once diverged).
+    fn append(&mut self, (message, without_usage): &'a Entry) -> Result<(), Error> {
+        let appended = match (self.diverged, without_usage) {
+            (true, Some(m)) => m,
+            _ => message,
+        };
+        self.last = Some(&message.uuid);
+        // A uuid seen twice (a resumed file) is the same message.
+        match self.engine.append_shared(Arc::clone(appended)) {
+            Ok(()) | Err(Error::DuplicateUuid { .. }) => Ok(()),
+            Err(other) => Err(other),
+        }
+    }
+}
+
 impl Timeline {
-    /// Each era's messages, with the index into `actual` of the real
-    /// boundary that opens it.
-    pub(crate) fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
+    /// How many messages the timeline holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the timeline holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The session's real boundaries, in file order.
+    pub fn actual(&self) -> &[Actual] {
+        &self.actual
+    }
+
+    /// Where a uuid stands among the timeline's messages (its last place,
+    /// when a resumed file repeats it).
+    pub fn position(&self, uuid: &Uuid) -> Option<usize> {
+        self.position.get(uuid).copied()
+    }
+
+    /// Each era's messages, with the index into [`Timeline::actual`] of the
+    /// real boundary that opens it.
+    pub fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
         self.eras.iter().enumerate().map(|(i, &(start, boundary))| {
             let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
             (boundary, self.entries.get(start..end).unwrap_or_default())
         })
     }
 
-    /// Replays the timeline through an engine with `settings`.
+    /// Where each real boundary stands: the number of timeline messages
+    /// before it, parallel to the replay's `actual` (`None` for a boundary
+    /// that opens no era of the walked history).
+    pub fn boundary_positions(&self) -> Vec<Option<usize>> {
+        let mut out = vec![None; self.actual.len()];
+        for &(start, boundary) in &self.eras {
+            if let Some(slot) = boundary.and_then(|b| out.get_mut(b)) {
+                *slot = Some(start);
+            }
+        }
+        out
+    }
+
+    /// Replays the timeline through an engine with `settings`, following
+    /// the session's own compactions ([`ReplayOptions::default`]).
     pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
-        let mut engine = Engine::new(settings)?;
-        let lines = engine.lines().clone();
-        let mut predicted = Vec::new();
-        let mut tiers = Vec::new();
-        let mut diverged = false;
-        let mut last: Option<&Uuid> = None;
-        for (boundary, entries) in self.eras() {
-            // After a real boundary the real usage describes the real
-            // client's compacted view, not the what-if's.
-            diverged |= boundary.is_some();
-            for (message, without_usage) in entries {
-                if message.role == Role::Assistant {
-                    let decision = engine.before_call(message.timestamp.as_ref());
-                    if let Some(at) = last {
-                        for step in &decision.steps {
-                            use crate::step::Tier::{Collapse, Microcompact, Snip};
-                            if matches!(step.tier, Snip | Collapse) {
-                                // The what-if's view is no longer the real one.
-                                diverged = true;
-                            }
-                            if matches!(step.tier, Microcompact | Snip | Collapse)
-                                && step.count_before != step.count_after
-                            {
-                                tiers.push(TierEvent {
-                                    at_uuid: at.clone(),
-                                    tier: step.tier,
-                                    rule: step.rule,
-                                    tokens_before: step.count_before.tokens,
-                                    tokens_after: step.count_after.tokens,
-                                });
-                            }
-                        }
-                    }
-                    for r in &decision.collapse {
-                        engine.answer_collapse_offline(r.id)?;
-                    }
-                    if let Some(r) = &decision.precompute {
-                        engine.answer_precompute_offline(r.id)?;
-                    }
-                    let mut progress = decision.compaction;
-                    // Any start of a compaction counts (a precompute hit
-                    // finishes it within the call).
-                    let started = matches!(
-                        progress,
-                        Some(
-                            Progress::NeedsSummary { .. }
-                                | Progress::NeedsFiles { .. }
-                                | Progress::Compacted { .. }
-                        )
-                    );
-                    if let (true, Some(at)) = (started, last) {
-                        predicted.push(Predicted {
-                            at_uuid: at.clone(),
-                            tokens: decision.count.tokens,
-                        });
-                    }
-                    while let Some(p) = progress.take() {
-                        progress = match p {
-                            Progress::NeedsSummary { request } => Some(engine.answer_offline(request.id)?.1),
-                            Progress::NeedsFiles { request } => {
-                                let answers: Vec<FileAnswer> = request
-                                    .paths
-                                    .iter()
-                                    .map(|p| FileAnswer {
-                                        path: p.clone(),
-                                        content: Err("a replay reads no files".into()),
-                                    })
-                                    .collect();
-                                Some(engine.answer_files(request.id, &answers)?.1)
-                            }
-                            Progress::Compacted { .. } => {
-                                diverged = true;
-                                None
-                            }
-                            Progress::NeedsCollapse { requests } => {
-                                for r in requests {
-                                    engine.answer_collapse_offline(r.id)?;
-                                }
-                                None
-                            }
-                            Progress::Failed { .. } => None,
-                        };
+        self.replay_with(preset, settings, ReplayOptions::default())
+    }
+
+    /// Replays the timeline through an engine with `settings` and `options`.
+    pub fn replay_with(
+        &self,
+        preset: Preset,
+        mut settings: EngineSettings,
+        options: ReplayOptions,
+    ) -> Result<Replay, Error> {
+        if options.follow_real {
+            // The real usage already counts what the client cleared; the
+            // file says which results (`microcompact_boundary`).
+            settings.microcompact.eligible_tools.clear();
+        }
+        let fresh = settings.clone();
+        let mut run = Run {
+            engine: Engine::new(settings)?,
+            predicted: Vec::new(),
+            tiers: Vec::new(),
+            diverged: false,
+            last: None,
+        };
+        let lines = run.engine.lines().clone();
+        let mut microcompactions = self.microcompactions.iter().peekable();
+        let mut at = 0;
+        let mut at_real = Vec::new();
+        for (era, (boundary, entries)) in self.eras().enumerate() {
+            if options.follow_real && boundary.is_some() {
+                // Resume from the real compacted view.
+                run.engine = Engine::new(fresh.clone())?;
+                run.diverged = false;
+                for (i, m) in self.openings.get(era).into_iter().flatten().enumerate() {
+                    let appended = if i == 0 {
+                        run.engine.append_summary((**m).clone())
+                    } else {
+                        run.engine.append_shared(Arc::clone(m))
+                    };
+                    match appended {
+                        Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
+                        Err(other) => return Err(other),
                     }
                 }
-                let appended = match (diverged, without_usage) {
-                    (true, Some(m)) => m,
-                    _ => message,
-                };
-                last = Some(&message.uuid);
-                // A uuid seen twice (a resumed file) is the same message.
-                match engine.append_shared(Arc::clone(appended)) {
-                    Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
-                    Err(other) => return Err(other),
+                // A compaction predicted before the era's first message
+                // stands after the boundary, not at a timeline message.
+                run.last = self.openings.get(era).and_then(|o| o.last()).map(|m| &m.uuid);
+            } else {
+                // After a real boundary the real usage describes the real
+                // client's compacted view, not the what-if's.
+                run.diverged |= boundary.is_some();
+            }
+            for entry in entries {
+                while let Some((_, ids)) = microcompactions.next_if(|(before, _)| *before <= at) {
+                    if options.follow_real {
+                        run.engine.clear_results_recorded(ids);
+                    }
                 }
+                if entry.0.role == Role::Assistant {
+                    run.request(entry.0.timestamp.as_ref())?;
+                }
+                run.append(entry)?;
+                at += 1;
+            }
+            // The era ends at a real automatic boundary: the client was
+            // about to send a request, and checked the count first.
+            let next = self.eras.get(era + 1).and_then(|&(_, b)| b);
+            if let Some(b) = next.filter(|&b| self.actual.get(b).is_some_and(Actual::is_auto)) {
+                if let Some(real) = self.actual.get(b) {
+                    at_real.push(RealCount {
+                        uuid: real.uuid.clone(),
+                        tokens: run.engine.count().tokens,
+                    });
+                }
+                run.request(self.actual_times.get(b).and_then(Option::as_ref))?;
             }
         }
         Ok(Replay {
             preset: preset.name(),
             lines,
-            predicted,
-            tiers,
+            predicted: run.predicted,
+            tiers: run.tiers,
             actual: self.actual.clone(),
+            at_real,
         })
+    }
+}
+
+impl Actual {
+    /// Whether the boundary says `trigger: "auto"`.
+    pub fn is_auto(&self) -> bool {
+        self.trigger.as_deref() == Some("auto")
     }
 }

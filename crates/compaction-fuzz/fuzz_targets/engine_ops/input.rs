@@ -2,7 +2,7 @@
 //! and host operations, each turned into engine values.
 
 use arbitrary::Arbitrary;
-use compaction_core::settings::{EngineSettings, Preset};
+use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::time::Timestamp;
 
 pub(crate) const BASE_MS: i64 = 1_796_000_000_000;

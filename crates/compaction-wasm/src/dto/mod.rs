@@ -71,14 +71,24 @@ pub struct Usage {
 /// messages: the API's reported usage, for an exact count).
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 pub struct MessageInput {
-    /// Who wrote it. `"system"` is in the type because the SDK's
-    /// `MessageParam` has it; the engine refuses it (`INVALID_MESSAGE`,
-    /// field `….role`): a system prompt goes to `setSystem`.
+    /// Who wrote it. `"system"` is a mid-conversation system message
+    /// (R13.3): kept where it is, counted, never moved into `setSystem`.
     #[tsify(type = "\"user\" | \"assistant\" | \"system\"")]
     pub role: String,
     /// What it says: a string, or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]
     pub content: compaction_core::message::Content,
+    /// A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
+    #[tsify(optional, type = "\"next_user_message\" | \"never\" | null")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_at: Option<compaction_core::message::Json>,
+    /// A `role: "system"` message's `output_config`, kept verbatim (R13.3).
+    #[tsify(
+        optional,
+        type = "{ effort?: \"low\" | \"medium\" | \"high\" | \"xhigh\" | \"max\" | null } | null"
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<compaction_core::message::Json>,
     /// Stable identity in the engine (default: `m1`, `m2`, … in append order).
     #[tsify(optional)]
     pub uuid: Option<String>,
@@ -100,11 +110,22 @@ pub struct Message {
     /// Stable identity.
     pub uuid: String,
     /// Who wrote it.
-    #[tsify(type = "\"user\" | \"assistant\"")]
+    #[tsify(type = "\"user\" | \"assistant\" | \"system\"")]
     pub role: String,
     /// A string or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]
     pub content: compaction_core::message::Content,
+    /// A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
+    #[tsify(optional, type = "\"next_user_message\" | \"never\" | null")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_at: Option<compaction_core::message::Json>,
+    /// A `role: "system"` message's `output_config`, kept verbatim (R13.3).
+    #[tsify(
+        optional,
+        type = "{ effort?: \"low\" | \"medium\" | \"high\" | \"xhigh\" | \"max\" | null } | null"
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<compaction_core::message::Json>,
     /// When it was written (RFC 3339), if known.
     #[tsify(optional)]
     pub timestamp: Option<String>,
@@ -133,11 +154,22 @@ pub struct ReportedUsage {
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 pub struct MessageParam {
     /// Who wrote it.
-    #[tsify(type = "\"user\" | \"assistant\"")]
+    #[tsify(type = "\"user\" | \"assistant\" | \"system\"")]
     pub role: String,
     /// A string or API content blocks.
     #[tsify(type = "string | ContentBlock[]")]
     pub content: compaction_core::message::Content,
+    /// A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
+    #[tsify(optional, type = "\"next_user_message\" | \"never\" | null")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clear_at: Option<compaction_core::message::Json>,
+    /// A `role: "system"` message's `output_config`, kept verbatim (R13.3).
+    #[tsify(
+        optional,
+        type = "{ effort?: \"low\" | \"medium\" | \"high\" | \"xhigh\" | \"max\" | null } | null"
+    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<compaction_core::message::Json>,
 }
 
 #[cfg(feature = "engine")]

@@ -126,10 +126,9 @@ impl SummaryRequest {
 /// A message reduced to what the API takes.
 pub fn param(m: compaction_core::message::Message) -> MessageParam {
     MessageParam {
-        role: match m.role {
-            compaction_core::message::Role::User => "user".to_owned(),
-            compaction_core::message::Role::Assistant => "assistant".to_owned(),
-        },
+        role: m.role.as_str().to_owned(),
+        clear_at: m.extra.get("clear_at").cloned(),
+        output_config: m.extra.get("output_config").cloned(),
         content: m.content,
     }
 }

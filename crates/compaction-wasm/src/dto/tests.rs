@@ -8,7 +8,7 @@
 use super::*;
 use compaction_core::compact::Progress as CoreProgress;
 use compaction_core::engine::Engine;
-use compaction_core::scenarios::{self, Event};
+use compaction_scenarios::{self as scenarios, Event};
 use serde::de::DeserializeOwned;
 
 fn mirror<T: DeserializeOwned>(what: &str, value: &impl Serialize) -> T {
@@ -115,7 +115,7 @@ fn every_attachment_kind_mirrors() {
     use compaction_core::compact::attachments::Kind;
     use compaction_core::compact::{ContextItem as CoreItem, HookOutput as CoreHook};
     use compaction_core::message::{Block, Content, Message as CoreMessage, Role, ToolResultContent};
-    let mut s = compaction_core::settings::Preset::Seed.settings(200_000);
+    let mut s = compaction_core::engine::Preset::Seed.settings(200_000);
     s.compact.attachments.post_compact_hooks = true;
     let mut e = Engine::new(s).unwrap();
     e.append(CoreMessage::user("u", "plan it")).unwrap();

@@ -12,8 +12,8 @@ use std::rc::Rc;
 
 use compaction_core::compact::{self as core_compact, CompactOptions};
 use compaction_core::engine::Engine as CoreEngine;
+use compaction_core::engine::EngineSettings as CoreSettings;
 use compaction_core::message::{Content, Message, Role, Uuid};
-use compaction_core::settings::EngineSettings as CoreSettings;
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::export::{compaction_records, RecordContext};
 use compaction_core::view::Source;
@@ -447,6 +447,7 @@ impl Engine {
                 .map(|m| ParamRef {
                     role: m.role,
                     content: &m.content,
+                    extra: &m.extra,
                 })
                 .collect();
             to_js(&list)

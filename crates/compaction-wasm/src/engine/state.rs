@@ -263,6 +263,9 @@ struct Payload<'a> {
 pub(super) struct ParamRef<'a> {
     pub(super) role: Role,
     pub(super) content: &'a Content,
+    /// A system message's `clear_at` / `output_config` (R13.3).
+    #[serde(flatten)]
+    pub(super) extra: &'a compaction_core::message::Extra,
 }
 
 /// An engine decision in JS terms; `progress` converts a compaction's.

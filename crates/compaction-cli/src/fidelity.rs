@@ -1,0 +1,243 @@
+//! `compaction fidelity DIR`: every session file under DIR (recursively,
+//! like `~/.claude/projects`) replayed with the settings chosen from the
+//! file, its predicted automatic compactions scored against the real ones
+//! (the definitions of hit, miss and false positive are
+//! `compaction_core::transcript::fidelity`'s), as a table or as JSON.
+
+use std::path::{Path, PathBuf};
+
+use compaction_core::transcript::fidelity::{score, Fidelity, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::session::{replay_options, replay_settings, ReplaySettingsArgs};
+
+/// Flags of `compaction fidelity`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FidelityArgs {
+    /// A folder of Claude Code session files (`*.jsonl`, searched
+    /// recursively), or one file.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub settings: ReplaySettingsArgs,
+}
+
+/// One file, scored.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FileScore {
+    /// The path, relative to DIR.
+    file: String,
+    /// The client version the settings were chosen from.
+    version: Option<String>,
+    /// The preset used.
+    preset: &'static str,
+    /// The compact line used.
+    compact_line: u64,
+    #[serde(flatten)]
+    fidelity: Fidelity,
+}
+
+/// Totals over a group of files.
+#[derive(Debug, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Totals {
+    auto: usize,
+    hits: usize,
+    misses: usize,
+    false_positives: usize,
+    /// |count − preTokens| at the real boundaries: median and 90th
+    /// percentile (nearest rank), in tokens.
+    abs_error_median: Option<u64>,
+    abs_error_p90: Option<u64>,
+    /// The signed errors, in file order.
+    errors: Vec<i64>,
+}
+
+impl Totals {
+    fn add(&mut self, f: &Fidelity) {
+        self.auto += f.auto;
+        self.hits += f.hits;
+        self.misses += f.misses;
+        self.false_positives += f.false_positives;
+        self.errors
+            .extend(f.boundaries.iter().filter_map(|b| b.token_error));
+    }
+
+    fn finish(mut self) -> Self {
+        let mut abs: Vec<u64> = self.errors.iter().map(|e| e.unsigned_abs()).collect();
+        abs.sort_unstable();
+        let rank = |pct: usize| {
+            let n = abs.len();
+            (n > 0).then(|| abs[(n * pct).div_ceil(100).clamp(1, n) - 1])
+        };
+        self.abs_error_median = rank(50);
+        self.abs_error_p90 = rank(90);
+        self
+    }
+}
+
+/// Every `*.jsonl` under `dir`, sorted; `dir` itself when it is a file.
+fn session_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let meta = std::fs::metadata(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
+    if meta.is_file() {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(folder) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&folder).map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?
+                .path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// `compaction fidelity DIR`.
+pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
+    let mut files = Vec::new();
+    let mut by_preset: Vec<(&'static str, Totals)> = Vec::new();
+    let mut total = Totals::default();
+    let mut failed = Vec::new();
+    for path in session_files(&args.dir)? {
+        let name = path
+            .strip_prefix(&args.dir)
+            .ok()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let scored = crate::transcript::transcript_of(&path).and_then(|transcript| {
+            let (chosen, settings) = replay_settings(&transcript, &args.settings)?;
+            let timeline = transcript.timeline();
+            let replay = timeline
+                .replay_with(chosen.preset, settings, replay_options(&args.settings))
+                .map_err(|e| e.message_naming(crate::flag))?;
+            Ok(FileScore {
+                file: name.clone(),
+                version: chosen.version,
+                preset: chosen.preset.name(),
+                compact_line: replay.lines.compact,
+                fidelity: score(&timeline, &replay),
+            })
+        });
+        match scored {
+            Ok(file) => {
+                total.add(&file.fidelity);
+                match by_preset.iter_mut().find(|(p, _)| *p == file.preset) {
+                    Some((_, t)) => t.add(&file.fidelity),
+                    None => {
+                        let mut t = Totals::default();
+                        t.add(&file.fidelity);
+                        by_preset.push((file.preset, t));
+                    }
+                }
+                files.push(file);
+            }
+            Err(why) => failed.push((name, why)),
+        }
+    }
+    let by_preset: Vec<(&str, Totals)> = by_preset.into_iter().map(|(p, t)| (p, t.finish())).collect();
+    let total = total.finish();
+    if args.json {
+        let value = serde_json::json!({
+            "definition": definition(),
+            "files": files,
+            "byPreset": by_preset.iter().map(|(p, t)| serde_json::json!({"preset": p, "totals": t})).collect::<Vec<Value>>(),
+            "total": total,
+            "failed": failed.iter().map(|(f, why)| serde_json::json!({"file": f, "error": why})).collect::<Vec<Value>>(),
+        });
+        return serde_json::to_string_pretty(&value).map_err(|e| e.to_string());
+    }
+    Ok(table(&files, &by_preset, &total, &failed))
+}
+
+/// The hit rule in words.
+fn definition() -> String {
+    format!(
+        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing",
+        TOLERANCE_PER_MILLE / 10,
+        TOLERANCE_PER_MILLE % 10
+    )
+}
+
+fn table(
+    files: &[FileScore],
+    by_preset: &[(&str, Totals)],
+    total: &Totals,
+    failed: &[(String, String)],
+) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let width = files
+        .iter()
+        .map(|f| f.file.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let _ = writeln!(
+        out,
+        "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  token error at each real boundary",
+        "file", "version", "preset", "line", "auto", "hits", "misses", "FP"
+    );
+    for f in files {
+        let errors: Vec<String> = f
+            .fidelity
+            .boundaries
+            .iter()
+            .map(|b| b.token_error.map_or("?".to_owned(), |e| format!("{e:+}")))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {}",
+            f.file,
+            f.version.as_deref().unwrap_or("-"),
+            f.preset,
+            f.compact_line,
+            f.fidelity.auto,
+            f.fidelity.hits,
+            f.fidelity.misses,
+            f.fidelity.false_positives,
+            errors.join(" ")
+        );
+    }
+    let _ = writeln!(out);
+    let line = |out: &mut String, name: &str, t: &Totals| {
+        let pct = (t.hits * 1000).checked_div(t.auto).unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}",
+            t.hits,
+            t.auto,
+            pct / 10,
+            pct % 10,
+            t.misses,
+            t.false_positives,
+            t.abs_error_median.map_or("-".to_owned(), |e| e.to_string()),
+            t.abs_error_p90.map_or("-".to_owned(), |e| e.to_string()),
+        );
+    };
+    for (preset, t) in by_preset {
+        line(&mut out, preset, t);
+    }
+    line(&mut out, "total", total);
+    for (file, why) in failed {
+        let _ = writeln!(out, "not scored: {file}: {why}");
+    }
+    let _ = write!(out, "{}", definition());
+    out
+}

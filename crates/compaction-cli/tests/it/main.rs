@@ -1,0 +1,10 @@
+//! The `compaction` binary as a user runs it, one test binary: JSON on
+//! stdout, errors on stderr, exit status. Helpers shared by the modules
+//! live in [`common`].
+
+mod common;
+
+mod fidelity;
+mod session;
+mod thresholds;
+mod transcripts;

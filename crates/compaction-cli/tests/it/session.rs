@@ -1,0 +1,260 @@
+//! `compaction plan`, `compact`, `parse-summary` and `presets` as a user
+//! runs them: JSON on stdout, errors on stderr, exit status.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::common::{compaction, err, ok};
+
+use serde_json::json;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A generated history, written to a temporary file.
+fn generated(name: &str, turns: usize, chars: usize) -> PathBuf {
+    let mut messages = Vec::new();
+    for t in 0..turns {
+        messages.push(json!({"role": "user", "content": format!("turn {t}")}));
+        messages.push(json!({"role": "assistant", "content": [
+            {"type": "tool_use", "id": format!("toolu_{t}"), "name": "Read", "input": {"file_path": format!("src/{t}.rs")}}
+        ]}));
+        messages.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": format!("toolu_{t}"), "content": "x".repeat(chars)}
+        ]}));
+        messages.push(json!({"role": "assistant", "content": "y".repeat(chars)}));
+    }
+    let path = std::env::temp_dir().join(format!("compaction-cli-{}-{name}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_vec(&json!({"messages": messages})).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn plan_on_a_hand_written_history() {
+    let v = ok(&compaction(&[
+        "plan",
+        "--messages",
+        &fixture("compact-analysis.json"),
+    ]));
+    assert_eq!(v["view"].as_array().unwrap().len(), 9);
+    assert_eq!(v["status"]["kind"], "proceed");
+    assert_eq!(v["count"]["basis"], "reportedPlusEstimate");
+    assert!(v["breakdown"]["toolResults"].as_u64().unwrap() > 0);
+    assert_eq!(v["requests"], json!([]));
+    assert_eq!(v["lines"]["compact"], 167_000);
+}
+
+#[test]
+fn plan_on_a_generated_history_over_the_line_reduces_clears_and_snips() {
+    let path = generated("over", 60, 12_000);
+    let args = ["plan", "--messages", path.to_str().unwrap(), "--window", "200000"];
+    let v = ok(&compaction(&args));
+    let tiers: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["tier"].as_str().unwrap())
+        .collect();
+    for tier in ["budgetReduction", "microcompact", "snip"] {
+        assert!(tiers.contains(&tier), "{tier} missing from {tiers:?}");
+    }
+    // Snip stops just under the compact line, above the precompute line and
+    // Tier 3's line: a background summary and segment summaries are asked for.
+    let purposes: Vec<&str> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["purpose"]["kind"].as_str().unwrap())
+        .collect();
+    assert!(purposes.contains(&"precompute"), "{purposes:?}");
+    assert!(purposes.contains(&"collapseSegment"), "{purposes:?}");
+    assert!(v["count"]["tokens"].as_u64().unwrap() <= 167_000);
+    // The plan changed nothing on disk and is repeatable.
+    assert_eq!(v, ok(&compaction(&args)));
+}
+
+#[test]
+fn plan_takes_now_and_presets() {
+    let f = fixture("compact-analysis.json");
+    let v = ok(&compaction(&[
+        "plan",
+        "--messages",
+        &f,
+        "--preset",
+        "newer-client",
+        "--now",
+        "2026-11-29T12:00:00Z",
+    ]));
+    assert!(v["steps"].as_array().unwrap().iter().all(|s| s["rule"] != "R4.3"));
+    assert!(err(&compaction(&["plan", "--messages", &f, "--preset", "nope"])).contains("--preset"));
+    assert!(err(&compaction(&["plan", "--messages", &f, "--now", "yesterday"])).contains("--now"));
+    assert!(err(&compaction(&["plan", "--messages", &f, "--window", "10000"])).contains("--window"));
+    assert!(err(&compaction(&["plan", "--messages", "/nonexistent.json"])).contains("cannot read"));
+}
+
+#[test]
+fn compact_runs_a_manual_compaction_offline() {
+    let v = ok(&compaction(&[
+        "compact",
+        "--messages",
+        &fixture("compact-analysis.json"),
+        "--instructions",
+        "keep the file list",
+    ]));
+    let view = v["view"].as_array().unwrap();
+    assert!(view[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("Summary:\n1. Primary Request and Intent:"));
+    assert_eq!(view[1]["uuid"], "judgement");
+    assert_eq!(v["boundary"]["subtype"], "compact_boundary");
+    assert_eq!(v["boundary"]["compactMetadata"]["trigger"], "manual");
+    assert_eq!(v["summary"]["isCompactSummary"], true);
+    // The files it restores are read from disk: these do not exist here.
+    assert!(v["attachments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|a| a["status"] == "failed"));
+    let rules: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["R7.5", "R7.3", "R7.3", "R7.4", "R7.7", "R7.9"]);
+}
+
+#[test]
+fn bad_histories_are_errors_naming_the_message() {
+    let path = std::env::temp_dir().join(format!("compaction-cli-{}-bad.json", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"{"messages": [{"role": "user", "content": "ok"}, {"role": "robot", "content": "?"}]}"#,
+    )
+    .unwrap();
+    assert!(err(&compaction(&["plan", "--messages", path.to_str().unwrap()])).contains("messages[1]"));
+    std::fs::write(&path, r#"{"messages": [{"uuid": "a", "role": "user", "content": "x"}, {"uuid": "a", "role": "user", "content": "y"}]}"#).unwrap();
+    assert!(err(&compaction(&["plan", "--messages", path.to_str().unwrap()])).contains("duplicate"));
+    std::fs::write(&path, "not json").unwrap();
+    assert!(err(&compaction(&["compact", "--messages", path.to_str().unwrap()])).contains("not JSON"));
+}
+
+#[test]
+fn parse_summary_applies_r7_4() {
+    let v = ok(&compaction(&[
+        "parse-summary",
+        &fixture("reply-with-analysis.txt"),
+    ]));
+    assert_eq!(
+        v["text"],
+        "Summary:\n1. Primary Request and Intent:\n   Explain /compact in 2.1.235."
+    );
+    let empty = std::env::temp_dir().join(format!("compaction-cli-{}-empty.txt", std::process::id()));
+    std::fs::write(&empty, "<analysis>only</analysis>").unwrap();
+    assert!(err(&compaction(&["parse-summary", empty.to_str().unwrap()])).contains("empty"));
+}
+
+#[test]
+fn presets_lists_names_and_settings() {
+    let v = ok(&compaction(&["presets"]));
+    let names: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["seed", "client-2.0.76", "client-2.1", "newer-client"]);
+    assert_eq!(v[0]["settings"]["microcompact"]["idleGapMs"], 5_400_000);
+    assert_eq!(v[1]["settings"]["thresholds"]["reserveCap"], 32_000);
+    assert_eq!(v[2]["settings"]["snip"], false);
+    assert_eq!(v[2]["settings"]["collapse"]["enabled"], false);
+    assert_eq!(
+        v[3]["settings"]["microcompact"]["sentinel"],
+        "[Old tool result content cleared]"
+    );
+    assert_eq!(v[0]["settings"]["thresholds"]["window"], 200_000);
+}
+
+#[test]
+fn a_reader_that_stops_early_is_not_an_error() {
+    use std::io::Read;
+    use std::process::Stdio;
+    // Output far bigger than a pipe's buffer: the write must hit the
+    // closed pipe.
+    let path = generated("pipe", 30, 12_000);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_compaction"))
+        .args(["plan", "--messages", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the pipe without reading: the write fails with EPIPE.
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(status.success(), "{stderr}");
+}
+
+#[test]
+fn plan_on_a_real_session_file() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../compaction-core/tests/fixtures/transcripts/wpfleger96__claude-code-status-line__session_with_compact.jsonl"
+    );
+    let v = ok(&compaction(&["plan", "--session", file, "--window", "200000"]));
+    let view = v["view"].as_array().unwrap();
+    assert_eq!(view.len(), 95, "the resumed view");
+    assert!(view[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("This session is being continued"));
+    assert_eq!(
+        v["count"]["basis"], "reportedPlusEstimate",
+        "the file's own usage is counted"
+    );
+    // Small window: the same session is over the line; snip deletes old
+    // turns but never the summary the file was resumed from.
+    let v = ok(&compaction(&["plan", "--session", file, "--window", "60000"]));
+    let rules: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"R5.1"), "{rules:?}");
+    assert_eq!(v["view"][0]["uuid"], view[0]["uuid"]);
+    assert!(err(&compaction(&["plan"])).contains("--messages"));
+}
+
+#[test]
+fn replay_on_a_real_session_file() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../compaction-core/tests/fixtures/transcripts/marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    );
+    let v = ok(&compaction(&["replay", file, "--window", "200000"]));
+    assert_eq!(v["preset"], "client-2.1", "a 2.1.39 file gets the 2.1 preset");
+    assert_eq!(v["lines"]["compact"], 167_000);
+    assert_eq!(
+        v["actual"],
+        json!([{"uuid": "dd3cc2e6-a191-4331-a0f0-2473e6d7692d", "trigger": "auto", "preTokens": 170251}])
+    );
+    assert!(v["predicted"][0]["atUuid"].is_string());
+    assert!(v["predicted"][0]["tokens"].as_u64().unwrap() > 167_000);
+    let v = ok(&compaction(&[
+        "replay",
+        file,
+        "--preset",
+        "newer-client",
+        "--window",
+        "120000",
+    ]));
+    assert_eq!(v["preset"], "newer-client");
+    assert!(err(&compaction(&["replay", file, "--preset", "nope"])).contains("--preset"));
+}

@@ -1,0 +1,201 @@
+//! `compaction inspect` and `compaction resume` on the real session files
+//! the engine's tests use, on a damaged file, and on files that are not
+//! there: JSON on stdout, errors and progress on stderr, exit status.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use crate::common::{compaction, ok as json_of};
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+const FIXTURES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../compaction-core/tests/fixtures/transcripts"
+);
+const SPOTTER: &str = "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
+const STATUS_LINE: &str = "wpfleger96__claude-code-status-line__session_with_compact.jsonl";
+const FASTHOOKS: &str = "oneryalcin__fasthooks__sample_main_transcript.jsonl";
+const YEPANYWHERE: &str = "kzahel__yepanywhere__index.jsonl";
+const TO_HTML: &str = "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl";
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+fn run(command: &str, name: &str) -> Value {
+    json_of(&compaction(&[command, &fixture(name)]))
+}
+
+/// A file in the temp dir, unique to this test process.
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("compaction-cli-{}-{name}", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn inspect_reports_the_numbers_of_each_fixture() {
+    // (file, records, messages, tool uses = tool results, versions, boundaries)
+    let cases = [
+        (
+            SPOTTER,
+            1512,
+            293,
+            150,
+            json!(["2.1.39"]),
+            json!([["dd3cc2e6-a191-4331-a0f0-2473e6d7692d", "auto", 170_251]]),
+        ),
+        (
+            STATUS_LINE,
+            171,
+            95,
+            38,
+            json!(["2.0.20", "2.0.19"]),
+            json!([["79f1e64f-c0e4-4576-b6fb-3e17af97cc8b", "manual", 86_039]]),
+        ),
+        (
+            FASTHOOKS,
+            63,
+            31,
+            10,
+            json!(["2.0.76"]),
+            json!([["2b772f69-963e-4d05-8a4f-1ca2c3889686", "manual", 21_558]]),
+        ),
+        (YEPANYWHERE, 134, 69, 34, json!(["2.0.74"]), json!([])),
+        (TO_HTML, 247, 139, 64, json!(["2.0.50"]), json!([])),
+    ];
+    for (name, records, messages, tools, versions, boundaries) in cases {
+        let v = run("inspect", name);
+        assert_eq!(v["records"], records, "{name}");
+        assert_eq!(v["messages"], messages, "{name}");
+        assert_eq!(v["toolUses"], tools, "{name}");
+        assert_eq!(v["toolResults"], tools, "{name}");
+        assert_eq!(v["orphans"], 0, "{name}");
+        assert_eq!(v["versions"], versions, "{name}");
+        let got: Vec<Value> = v["boundaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| json!([b["uuid"], b["trigger"], b["preTokens"]]))
+            .collect();
+        assert_eq!(Value::from(got), boundaries, "{name}");
+    }
+}
+
+#[test]
+fn inspect_lists_problems_with_line_kind_and_detail() {
+    let v = run("inspect", SPOTTER);
+    let problems = v["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0]["line"], 754);
+    assert_eq!(problems[0]["kind"], "dangling_logical_parent");
+    assert!(problems[0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("logicalParentUuid"));
+    assert_eq!(run("inspect", TO_HTML)["problems"], json!([]));
+}
+
+#[test]
+fn resume_starts_with_the_summary_of_the_last_boundary() {
+    for (name, boundary, count) in [
+        (FASTHOOKS, "2b772f69-963e-4d05-8a4f-1ca2c3889686", 4),
+        (STATUS_LINE, "79f1e64f-c0e4-4576-b6fb-3e17af97cc8b", 95),
+        (SPOTTER, "dd3cc2e6-a191-4331-a0f0-2473e6d7692d", 161),
+    ] {
+        let v = run("resume", name);
+        assert_eq!(v["boundary"]["uuid"], boundary, "{name}");
+        let messages = v["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), count, "{name}");
+        assert_eq!(messages[0]["isCompactSummary"], true, "{name}");
+        assert_eq!(messages[0]["role"], "user", "{name}");
+        assert!(
+            messages[1..].iter().all(|m| m.get("isCompactSummary").is_none()),
+            "{name}"
+        );
+        for m in messages {
+            assert!(m["uuid"].is_string() && m["role"].is_string(), "{name}");
+            assert!(m["content"].is_string() || m["content"].is_array(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn resume_without_a_boundary_is_the_whole_chain() {
+    let v = run("resume", YEPANYWHERE);
+    assert!(v["boundary"].is_null());
+    assert_eq!(v["messages"].as_array().unwrap().len(), 69);
+    assert_eq!(v["messages"][0]["role"], "user");
+    assert_eq!(v["problems"], json!([]));
+}
+
+#[test]
+fn a_damaged_file_is_read_and_its_problems_reported() {
+    let mut bytes = std::fs::read(fixture(FASTHOOKS)).unwrap();
+    bytes.splice(0..0, b"{not json\n".iter().copied());
+    bytes.truncate(bytes.len() - 40);
+    let path = temp_file("damaged.jsonl", &bytes);
+    let v = json_of(&compaction(&["inspect", path.to_str().unwrap()]));
+    let kinds: Vec<_> = v["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["line"].clone(), p["kind"].clone()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (json!(1), json!("malformed_json")),
+            (json!(64), json!("truncated_line"))
+        ]
+    );
+    assert_eq!(v["records"], 62);
+    let v = json_of(&compaction(&["resume", path.to_str().unwrap()]));
+    assert_eq!(v["messages"][0]["isCompactSummary"], true);
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn missing_files_and_directories_fail_on_stderr() {
+    for (args, words) in [
+        (
+            vec!["inspect", "/no/such/session.jsonl"],
+            "cannot open `/no/such/session.jsonl`: no such file",
+        ),
+        (
+            vec!["resume", "/no/such/session.jsonl"],
+            "cannot open `/no/such/session.jsonl`: no such file",
+        ),
+        (vec!["inspect", FIXTURES], "it is a directory"),
+    ] {
+        let out = compaction(&args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("error: ") && err.contains(words),
+            "{args:?}: {err}"
+        );
+    }
+    let out = compaction(&["inspect"]);
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn progress_goes_to_stderr_only() {
+    let quiet = compaction(&["inspect", &fixture(FASTHOOKS)]);
+    assert!(
+        quiet.stderr.is_empty(),
+        "small file, stderr not a terminal: no progress"
+    );
+    let out = compaction(&["inspect", "--progress", &fixture(SPOTTER)]);
+    let v = json_of(&out);
+    assert_eq!(v["records"], 1512);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let steps: Vec<&str> = err.lines().map(|l| l.rsplit(' ').next().unwrap()).collect();
+    assert_eq!(steps.first(), Some(&"0%"), "{err}");
+    assert_eq!(steps.last(), Some(&"100%"), "{err}");
+    assert!(err.lines().all(|l| l.starts_with("reading ")), "{err}");
+}

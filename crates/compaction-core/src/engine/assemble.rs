@@ -1,0 +1,211 @@
+//! The end of a compaction (SPEC R7.7–R7.9): attachments restored, the new
+//! view assembled (summary, pinned groups, preserved messages with usage
+//! zeroed, attachments), then the boundary and summary records, only once
+//! the view is complete.
+
+use std::sync::Arc;
+
+use super::tier4::{Run, EVIDENCE_ATTACH, EVIDENCE_FINALIZE};
+use super::Engine;
+use crate::compact::{
+    attachments, boundary, context, BoundaryRecord, Compacted, FileAnswer, HookOutput, Progress,
+    SummaryRecord, Trigger,
+};
+use crate::message::{Message, Role, Uuid};
+use crate::step::{CacheEffect, Owner, Step, Tier};
+use crate::view::Source;
+
+impl Engine {
+    pub(super) fn finish(
+        &mut self,
+        run: Run,
+        mut steps: Vec<Step>,
+        answers: &[FileAnswer],
+        hooks: &[HookOutput],
+    ) -> (Vec<Step>, Progress) {
+        let Some((summary, retention)) = run.summary.clone() else {
+            return (steps, self.fail(&run, "no summary to assemble"));
+        };
+        let last = self.view.entries().last().map(|e| e.message.uuid.clone());
+        let seed = format!(
+            "{} {}",
+            last.as_ref().map_or("", |u| u.as_str()),
+            self.compactions
+        );
+        let settings = &self.settings.compact.attachments;
+        let (mut candidates, mut attachment_messages) = attachments::restore(
+            &run.candidates,
+            answers,
+            settings,
+            &self.settings.estimator,
+            &seed,
+        );
+        let files = candidates.len();
+        let restored = |c: &&attachments::Candidate| {
+            matches!(
+                c.status,
+                attachments::Status::Restored { .. } | attachments::Status::PathOnly
+            )
+        };
+        let restored_files = candidates.iter().filter(restored).count();
+        let (others, other_messages) = context::restore(
+            &self.context,
+            &self.view,
+            hooks,
+            settings,
+            &self.settings.estimator,
+            &seed,
+        );
+        let mut reason = format!("{restored_files} of {files} candidate file(s) restored after the summary");
+        if !others.is_empty() {
+            let named: Vec<String> = others
+                .iter()
+                .map(|c| {
+                    let mark = if restored(&c) { "" } else { " (not restored)" };
+                    format!("{} {}{mark}", c.kind.as_str(), c.path)
+                })
+                .collect();
+            reason.push_str(&format!("; then {}", named.join(", ")));
+        }
+        candidates.extend(others);
+        attachment_messages.extend(other_messages);
+        steps.push(self.step(
+            Tier::Compact,
+            "R7.7",
+            Owner::Client,
+            EVIDENCE_ATTACH,
+            run.pre,
+            attachment_messages.iter().map(|m| m.uuid.clone()).collect(),
+            0,
+            reason,
+        ));
+
+        // Assemble the new view (R7.8): summary, preserved (usage zeroed,
+        // R7.6), attachments.
+        let summary_uuid = boundary::derived_uuid(&format!("{seed} summary"));
+        let text = format!(
+            "This session is being continued from an earlier conversation that was compacted. The summary below covers the earlier part.\n\n{summary}"
+        );
+        let replaces: Vec<Uuid> = self.view.entries()[..run.prefix.end]
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect();
+        let mut entries = vec![(
+            Arc::new(Message::user(summary_uuid.0.clone(), text.clone())),
+            Source::Summary { replaces },
+        )];
+        // Pinned messages of the summarised part follow the summary
+        // verbatim, with their legal groups (extension).
+        let pinned_groups: Vec<std::ops::Range<usize>> = self
+            .view
+            .segmentation()
+            .groups()
+            .filter(|g| g.end <= run.prefix.end)
+            .filter(|g| {
+                self.view.entries()[g.clone()]
+                    .iter()
+                    .any(|e| self.pinned.contains(&e.message.uuid))
+            })
+            .collect();
+        for group in pinned_groups {
+            for e in &self.view.entries()[group] {
+                entries.push((Arc::clone(e.sent.as_ref().unwrap_or(&e.message)), Source::Stored));
+            }
+        }
+        let preserved: Vec<Arc<Message>> = self.view.entries()[run.prefix.end..]
+            .iter()
+            .map(|e| {
+                let m = e.sent.as_ref().unwrap_or(&e.message);
+                if m.role == Role::Assistant && m.usage.is_some() {
+                    let mut zeroed = (**m).clone();
+                    zeroed.usage = Some(crate::message::Usage::zeroed());
+                    Arc::new(zeroed)
+                } else {
+                    Arc::clone(m)
+                }
+            })
+            .collect();
+        let open_tool_use = preserved
+            .last()
+            .is_some_and(|m| m.tool_use_ids().next().is_some());
+        let attachments: Vec<_> = attachment_messages
+            .into_iter()
+            .map(|m| (Arc::new(m), Source::Attachment))
+            .collect();
+        if open_tool_use {
+            entries.extend(attachments.iter().cloned());
+        }
+        let preserved_uuids: Vec<Uuid> = preserved.iter().map(|m| m.uuid.clone()).collect();
+        entries.extend(preserved.into_iter().map(|m| (m, Source::Stored)));
+        if !open_tool_use {
+            entries.extend(attachments);
+        }
+        let before_entries = self.view.entries().to_vec();
+        let produced: Vec<Uuid> = entries.iter().map(|(m, _)| m.uuid.clone()).collect();
+        self.view.replace(entries);
+        // The new view is sent afresh: server-side clearing starts over.
+        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        self.microcompact.forget_server_clearing();
+        // Segment summaries asked for the old view no longer apply.
+        self.collapse_pending.clear();
+        self.lineage.insert(
+            summary_uuid.clone(),
+            crate::engine::Replaced {
+                before: before_entries,
+                produced,
+            },
+        );
+        let post = self.count();
+        let dropped = run.pre.tokens.saturating_sub(post.tokens);
+        self.cumulative_dropped += dropped;
+        self.compactions += 1;
+        let boundary_uuid = boundary::derived_uuid(&format!("{seed} boundary"));
+        let boundary = BoundaryRecord {
+            kind: "system",
+            subtype: "compact_boundary",
+            uuid: boundary_uuid.clone(),
+            parent_uuid: None,
+            logical_parent_uuid: last,
+            content: "Conversation compacted",
+            level: "info",
+            compact_metadata: boundary::CompactMetadata {
+                trigger: run.trigger,
+                pre_tokens: run.pre.tokens,
+                post_tokens: post.tokens,
+                preserved_messages: preserved_uuids,
+                cumulative_dropped_tokens: self.cumulative_dropped,
+            },
+        };
+        let record = SummaryRecord {
+            kind: "user",
+            uuid: summary_uuid.clone(),
+            parent_uuid: boundary_uuid,
+            is_compact_summary: true,
+            message: boundary::SummaryPayload {
+                role: "user",
+                content: text,
+            },
+        };
+        let mut step = self.step(Tier::Compact, "R7.9", Owner::Client, EVIDENCE_FINALIZE, run.pre, vec![summary_uuid], 0,
+            format!("new view assembled (summary + {} preserved + attachments), then the boundary written: {} → {} tokens",
+                boundary.compact_metadata.preserved_messages.len(), run.pre.tokens, post.tokens));
+        step.count_after = post;
+        step.cache = CacheEffect::PrefixBroken {
+            from: record.uuid.clone(),
+        };
+        steps.push(step);
+        self.breakers
+            .succeeded(run.trigger == Trigger::Auto, self.turns_seen());
+        (
+            steps,
+            Progress::Compacted {
+                result: Box::new(Compacted {
+                    boundary,
+                    summary: record,
+                    attachments: candidates,
+                    retention,
+                }),
+            },
+        )
+    }
+}

@@ -1,0 +1,548 @@
+//! Tier 4 in the engine: automatic and manual compaction (SPEC R7), as a
+//! sans-IO state machine. [`Engine::compact`] (manual, R3.2) or the cascade
+//! (auto) starts a run; the engine then asks the host for a summary
+//! ([`SummaryRequest`]) and for file contents ([`FileRequest`]), and
+//! continues with each answer. Until the new view and the boundary both
+//! exist the old view stays in force (R7.10).
+
+use super::Engine;
+use crate::compact::attachments;
+use crate::compact::cut::{self, Prefix};
+use crate::compact::{
+    CompactOptions, FileAnswer, FileRequest, HookOutput, Progress, Purpose, SummaryAnswer, SummaryRequest,
+    Trigger,
+};
+use crate::error::Error;
+use crate::message::{Message, Uuid};
+use crate::step::{Evidence, Owner, Step, Tier};
+use crate::summary::offline::offline_summary_of;
+use crate::summary::retention::check_retention_of;
+use crate::summary::{parse_summary, summary_prompt, OfflineLimits, PromptOptions, RetentionReport};
+use crate::tokens::TokenFigure;
+
+/// A run in progress.
+#[derive(Debug, Clone)]
+pub(crate) struct Run {
+    pub(crate) trigger: Trigger,
+    pub(crate) reactive: bool,
+    pub(super) options: PromptOptions,
+    pub(super) prefix: Prefix,
+    pub(super) attempt: u32,
+    pub(super) model: usize,
+    pub(super) pre: TokenFigure,
+    pub(super) pending: Pending,
+    pub(super) summary: Option<(String, RetentionReport)>,
+    pub(super) candidates: Vec<String>,
+    /// The view's uuids when the run was parked to wait for an answer: its
+    /// prefix and preserved tail are positions in that view.
+    pub(super) parked: Vec<Uuid>,
+}
+
+/// What a parked run waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Pending {
+    Summary(u64),
+    Files(u64),
+}
+
+pub(super) const EVIDENCE_SUMMARY: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 261901-262207",
+};
+pub(super) const EVIDENCE_GROUPS: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 262209-262294",
+};
+pub(super) const EVIDENCE_ATTACH: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 263099-263235",
+};
+pub(super) const EVIDENCE_FINALIZE: Evidence = Evidence::SourceLocation {
+    location: "cli.readable.js 331301-331367, 232845-232876",
+};
+
+impl Engine {
+    /// Manual `/compact [instructions]` (R3.2): straight to Tier 4,
+    /// skipping tiers 1–3. Never refused by a breaker (R10.3).
+    pub fn compact(&mut self, options: CompactOptions) -> (Vec<Step>, Progress) {
+        let started = self.start(Trigger::Manual, false, options);
+        relabel(started, Tier::Compact)
+    }
+
+    /// Continues the run with the host's answer to a [`SummaryRequest`].
+    pub fn answer_summary(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+        let tier = self.run_tier();
+        self.summary_answered(id, answer).map(|r| relabel(r, tier))
+    }
+
+    /// Writes the summary with the offline summariser and continues, as if
+    /// the model had answered (the sandbox, the CLI, tests).
+    pub fn answer_offline(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
+        let tier = self.run_tier();
+        self.offline_answered(id).map(|r| relabel(r, tier))
+    }
+
+    /// Continues the run with the host's answers to a [`FileRequest`].
+    pub fn answer_files(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
+        self.answer_files_and_hooks(id, answers, &[])
+    }
+
+    /// Continues the run with the host's answers to a [`FileRequest`] and
+    /// what its post-compact hooks printed (R7.1: after the attachments,
+    /// before the new view).
+    pub fn answer_files_and_hooks(
+        &mut self,
+        id: u64,
+        answers: &[FileAnswer],
+        hooks: &[HookOutput],
+    ) -> Result<(Vec<Step>, Progress), Error> {
+        let tier = self.run_tier();
+        self.files_answered(id, answers, hooks).map(|r| relabel(r, tier))
+    }
+
+    /// The tier the run in progress reports its steps under.
+    fn run_tier(&self) -> Tier {
+        if self.run.as_ref().is_some_and(|r| r.reactive) {
+            Tier::Reactive
+        } else {
+            Tier::Compact
+        }
+    }
+
+    /// The run in progress asks for this, if anything.
+    pub fn pending_request(&self) -> Option<Progress> {
+        let run = self.run.as_ref()?;
+        Some(match run.pending {
+            // A run whose view moved has no valid request left (its answer
+            // reports it abandoned); its prefix positions are stale.
+            Pending::Summary(_) if self.moved_under(run) => return None,
+            Pending::Summary(_) => Progress::NeedsSummary {
+                request: self.summary_request(run),
+            },
+            Pending::Files(id) => Progress::NeedsFiles {
+                request: self.file_request(id, run),
+            },
+        })
+    }
+
+    pub(crate) fn start(
+        &mut self,
+        trigger: Trigger,
+        reactive: bool,
+        options: CompactOptions,
+    ) -> (Vec<Step>, Progress) {
+        let pre = self.count();
+        let mut steps = Vec::new();
+        let hook = &options.hook;
+        if let Some(reason) = &hook.block {
+            steps.push(self.step(Tier::Compact, "R7.2", Owner::Hook, EVIDENCE_FINALIZE, pre, Vec::new(), 0,
+                format!("a PreCompact hook blocked the compaction ({reason}): the history stays as it is, no boundary")));
+            return (
+                steps,
+                Progress::Failed {
+                    reason: format!("blocked by a PreCompact hook: {reason}"),
+                },
+            );
+        }
+        if !hook.added_instructions.is_empty() {
+            steps.push(self.step(
+                Tier::Compact,
+                "R7.2",
+                Owner::Hook,
+                EVIDENCE_FINALIZE,
+                pre,
+                Vec::new(),
+                0,
+                format!(
+                    "PreCompact hooks add {} instruction(s) to the prompt",
+                    hook.added_instructions.len()
+                ),
+            ));
+        }
+        // R9.2: a precomputed summary whose messages still open the view is
+        // reused, unless new instructions ask for a different one.
+        let (hit, precompute_step) = self.precompute_hit(&options, pre);
+        steps.extend(precompute_step);
+        if let Some((len, reply)) = hit {
+            return self.with_reply(Run::reusing(trigger, reactive, len, pre), steps, &reply);
+        }
+        let manual_regime = trigger == Trigger::Manual || reactive;
+        let prefix = if manual_regime {
+            cut::preserve_groups(&self.view, self.settings.compact.preserve_groups)
+        } else {
+            cut::preserve_turns(&self.view, self.settings.compact.auto_keep_turns)
+        };
+        let Some(prefix) = prefix else {
+            return (
+                steps,
+                Progress::Failed {
+                    reason: "nothing to summarise: the view is one legal group".to_owned(),
+                },
+            );
+        };
+        let options = PromptOptions {
+            manual_instructions: options.instructions,
+            hook_instructions: hook.added_instructions.clone(),
+            retry: None,
+        };
+        let id = self.next_request();
+        let mut run = Run {
+            trigger,
+            reactive,
+            options,
+            prefix,
+            attempt: 1,
+            model: 0,
+            pre,
+            pending: Pending::Summary(id),
+            summary: None,
+            candidates: Vec::new(),
+            parked: Vec::new(),
+        };
+        // Shorten before asking when the request is already over the window.
+        while self.request_tokens(&run) > self.settings.thresholds.window {
+            let gap = self.request_tokens(&run) - self.settings.thresholds.window;
+            match self.retry_cut(&mut run, gap) {
+                Some(step) => steps.push(step),
+                None => {
+                    return (
+                        steps,
+                        self.fail(
+                            &run,
+                            "the summary request is over the window and nothing is left to shorten",
+                        ),
+                    )
+                }
+            }
+        }
+        let preserved = self.view.len() - run.prefix.end;
+        steps.push(self.step(
+            Tier::Compact,
+            "R7.5",
+            Owner::Client,
+            EVIDENCE_GROUPS,
+            pre,
+            self.uuids(run.prefix.clone()),
+            0,
+            format!(
+                "cut into legal groups: {} message(s) to summarise, {preserved} preserved",
+                run.prefix.len()
+            ),
+        ));
+        let request = self.summary_request(&run);
+        steps.push(self.step(
+            Tier::Compact,
+            "R7.3",
+            Owner::Model,
+            EVIDENCE_SUMMARY,
+            pre,
+            Vec::new(),
+            1,
+            format!(
+                "one model turn with tools denied asks {} for the summary (~{} tokens)",
+                request.model, request.estimated_tokens
+            ),
+        ));
+        self.park(run);
+        (steps, Progress::NeedsSummary { request })
+    }
+
+    fn summary_answered(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+        let mut run = self.take_run(Pending::Summary(id))?;
+        if self.moved_under(&run) {
+            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
+            return Ok((Vec::new(), self.fail(&run, reason)));
+        }
+        let mut steps = Vec::new();
+        let text = match answer {
+            SummaryAnswer::Text(text) => text,
+            SummaryAnswer::ModelUnavailable => {
+                let chain = self.chain();
+                if run.model + 1 < chain.len() {
+                    run.model += 1;
+                    steps.push(self.step(
+                        Tier::Compact,
+                        "R7.10",
+                        Owner::Client,
+                        EVIDENCE_ATTACH,
+                        run.pre,
+                        Vec::new(),
+                        1,
+                        format!(
+                            "{} is unavailable: falling back to {}",
+                            chain[run.model - 1],
+                            chain[run.model]
+                        ),
+                    ));
+                    return Ok(self.ask_again(run, steps));
+                }
+                if !self.settings.compact.offline_fallback {
+                    return Ok((
+                        steps,
+                        self.fail(&run, "every model in the fallback chain is unavailable"),
+                    ));
+                }
+                steps.push(self.step(Tier::Compact, "R7.10", Owner::Client, Evidence::Extension, run.pre, Vec::new(), 0,
+                    "every model is unavailable: the offline summariser writes the summary (the host opted in)".to_owned()));
+                offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default())
+            }
+            SummaryAnswer::PromptTooLong => {
+                let gap = self
+                    .request_tokens(&run)
+                    .saturating_sub(self.settings.thresholds.window);
+                run.attempt += 1;
+                let limit = !(run.trigger == Trigger::Manual || run.reactive)
+                    && run.attempt > self.settings.compact.auto_max_attempts;
+                match (limit, self.retry_cut(&mut run, gap)) {
+                    (false, Some(step)) => {
+                        steps.push(step);
+                        return Ok(self.ask_again(run, steps));
+                    }
+                    _ => {
+                        return Ok((
+                            steps,
+                            self.fail(&run, "the summary request stays over the window"),
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(self.with_reply(run, steps, &text))
+    }
+
+    fn offline_answered(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
+        let run = self.take_run(Pending::Summary(id))?;
+        if self.moved_under(&run) {
+            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
+            return Ok((Vec::new(), self.fail(&run, reason)));
+        }
+        let text = offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default());
+        let step = self.step(
+            Tier::Compact,
+            "R7.3",
+            Owner::Client,
+            Evidence::Extension,
+            run.pre,
+            Vec::new(),
+            0,
+            "the offline summariser writes the summary (extractive, deterministic)".to_owned(),
+        );
+        Ok(self.with_reply(run, vec![step], &text))
+    }
+
+    fn file_request(&self, id: u64, run: &Run) -> FileRequest {
+        let settings = &self.settings.compact.attachments;
+        FileRequest {
+            id,
+            paths: attachments::requested(&run.candidates, settings),
+            post_compact_hooks: settings.post_compact_hooks,
+        }
+    }
+
+    fn files_answered(
+        &mut self,
+        id: u64,
+        answers: &[FileAnswer],
+        hooks: &[HookOutput],
+    ) -> Result<(Vec<Step>, Progress), Error> {
+        let run = self.take_run(Pending::Files(id))?;
+        if self.moved_under(&run) {
+            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
+            return Ok((Vec::new(), self.fail(&run, reason)));
+        }
+        Ok(self.finish(run, Vec::new(), answers, hooks))
+    }
+
+    pub(crate) fn with_reply(
+        &mut self,
+        mut run: Run,
+        mut steps: Vec<Step>,
+        text: &str,
+    ) -> (Vec<Step>, Progress) {
+        let summary = match parse_summary(text) {
+            Ok(summary) => summary,
+            Err(err) => return (steps, self.fail(&run, &err.to_string())),
+        };
+        let retention = check_retention_of(&summary, self.prefix(&run));
+        steps.push(self.step(Tier::Compact, "R7.4", Owner::Client, EVIDENCE_SUMMARY, run.pre, Vec::new(), 0,
+            if retention.is_complete() {
+                "parsed the reply: analysis removed, summary kept; every user prompt and edited path survived".to_owned()
+            } else {
+                format!("parsed the reply; it lost {} user prompt(s) and {} edited path(s) (extension: retention check)",
+                    retention.missing_prompts.len(), retention.missing_paths.len())
+            }));
+        run.summary = Some((summary, retention));
+        run.candidates = attachments::candidate_paths(&self.view);
+        let settings = &self.settings.compact.attachments;
+        if !settings.post_compact_hooks && attachments::requested(&run.candidates, settings).is_empty() {
+            return self.finish(run, steps, &[], &[]);
+        }
+        let id = self.next_request();
+        run.pending = Pending::Files(id);
+        let request = self.file_request(id, &run);
+        self.park(run);
+        (steps, Progress::NeedsFiles { request })
+    }
+
+    fn ask_again(&mut self, mut run: Run, steps: Vec<Step>) -> (Vec<Step>, Progress) {
+        let id = self.next_request();
+        run.pending = Pending::Summary(id);
+        let request = self.summary_request(&run);
+        self.park(run);
+        (steps, Progress::NeedsSummary { request })
+    }
+
+    /// Moves the cut for a retry (R7.5): manual/reactive preserve more tail
+    /// groups; auto truncates the prefix.
+    fn retry_cut(&self, run: &mut Run, gap: u64) -> Option<Step> {
+        let manual = run.trigger == Trigger::Manual || run.reactive;
+        let next = if manual {
+            cut::shorten(&self.view, &run.prefix, gap)
+        } else {
+            cut::truncate(&self.view, &run.prefix, gap)
+        }?;
+        let what = if manual {
+            "preserved more tail groups"
+        } else {
+            "dropped the oldest groups of the prefix"
+        };
+        run.prefix = next;
+        Some(self.step(Tier::Compact, "R7.5", Owner::Client, EVIDENCE_GROUPS, run.pre, Vec::new(), 0,
+            format!("the summary request is ~{gap} tokens over the window: {what}; {} message(s) left to summarise", run.prefix.len())))
+    }
+
+    pub(super) fn fail(&mut self, run: &Run, reason: &str) -> Progress {
+        self.run = None;
+        if run.trigger == Trigger::Auto {
+            self.breakers.failed();
+        }
+        Progress::Failed {
+            reason: reason.to_owned(),
+        }
+    }
+
+    /// Parks a run until the host answers, remembering the view it cut.
+    fn park(&mut self, mut run: Run) {
+        run.parked = self
+            .view
+            .entries()
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect();
+        self.run = Some(run);
+    }
+
+    /// Whether the view changed under a parked run other than by appends
+    /// (a collapse answer or an expand moved its positions).
+    fn moved_under(&self, run: &Run) -> bool {
+        let view = self.view.entries();
+        view.len() < run.parked.len() || view.iter().zip(&run.parked).any(|(e, u)| &e.message.uuid != u)
+    }
+
+    fn take_run(&mut self, pending: Pending) -> Result<Run, Error> {
+        match self.run.take() {
+            Some(run) if run.pending == pending => Ok(run),
+            other => {
+                self.run = other;
+                let id = match pending {
+                    Pending::Summary(id) | Pending::Files(id) => id,
+                };
+                Err(Error::UnknownRequest { id })
+            }
+        }
+    }
+
+    fn chain(&self) -> Vec<String> {
+        let c = &self.settings.compact;
+        std::iter::once(c.model.clone())
+            .chain(c.fallback_models.iter().cloned())
+            .collect()
+    }
+
+    fn prefix_messages(&self, run: &Run) -> Vec<Message> {
+        self.prefix(run).cloned().collect()
+    }
+
+    /// The messages a run summarises, borrowed.
+    fn prefix(&self, run: &Run) -> impl Iterator<Item = &Message> {
+        self.view.entries()[run.prefix.clone()]
+            .iter()
+            .map(|e| &*e.message)
+    }
+
+    fn request_tokens(&self, run: &Run) -> u64 {
+        let prompt = self.settings.estimator.text(&summary_prompt(&run.options));
+        self.system_tokens + cut::tokens(&self.view, run.prefix.clone()) + prompt
+    }
+
+    fn summary_request(&self, run: &Run) -> SummaryRequest {
+        let chain = self.chain();
+        let id = match run.pending {
+            Pending::Summary(id) | Pending::Files(id) => id,
+        };
+        SummaryRequest {
+            id,
+            purpose: Purpose::Compact,
+            model: chain[run.model.min(chain.len() - 1)].clone(),
+            fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
+            messages: self.prefix_messages(run),
+            prompt: summary_prompt(&run.options),
+            estimated_tokens: self.request_tokens(run),
+            attempt: run.attempt,
+        }
+    }
+
+    fn uuids(&self, range: Prefix) -> Vec<Uuid> {
+        self.view.entries()[range]
+            .iter()
+            .map(|e| e.message.uuid.clone())
+            .collect()
+    }
+
+    pub(crate) fn next_request(&mut self) -> u64 {
+        self.requests += 1;
+        self.requests
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn step(
+        &self,
+        tier: Tier,
+        rule: &'static str,
+        owner: Owner,
+        evidence: Evidence,
+        before: TokenFigure,
+        messages: Vec<Uuid>,
+        model_calls: u32,
+        reason: String,
+    ) -> Step {
+        Step {
+            count_after: self.count(),
+            messages,
+            model_calls,
+            ..Step::note(tier, rule, owner, evidence, before, reason)
+        }
+    }
+}
+
+/// Reports a reactive run's steps under Tier 5 (R8), and a failure as a
+/// step of its own (R7.10).
+pub(crate) fn relabel((mut steps, progress): (Vec<Step>, Progress), tier: Tier) -> (Vec<Step>, Progress) {
+    if let Progress::Failed { reason } = &progress {
+        let count = steps
+            .last()
+            .map(|s| s.count_after)
+            .unwrap_or(TokenFigure::estimated(0));
+        steps.push(Step::note(
+            tier,
+            "R7.10",
+            Owner::Client,
+            EVIDENCE_FINALIZE,
+            count,
+            format!("compaction failed ({reason}): the old view stays in force, no boundary is written"),
+        ));
+    }
+    for step in &mut steps {
+        if step.tier == Tier::Compact {
+            step.tier = tier;
+        }
+    }
+    (steps, progress)
+}

@@ -1,0 +1,143 @@
+//! How well a replay reproduces a session's real automatic compactions:
+//! hits, misses, false positives and the token error (issue "Real Claude
+//! Code sessions").
+//!
+//! Definitions (the CLI's `compaction fidelity` and the README use these):
+//! - **records** are the messages of the session's timeline
+//!   ([`Timeline`]): each user record, and each API response (its lines
+//!   merged), of the logical history, without summaries and preserved
+//!   copies.
+//! - A **hit** is a real automatic boundary (`compactMetadata.trigger:
+//!   "auto"`) with a predicted automatic compaction whose last record is one
+//!   of the [`WINDOW_RECORDS`] records before the boundary and whose count
+//!   is within [`TOLERANCE_PER_MILLE`] ‰ of the boundary's `preTokens`
+//!   (when several are, the nearest to the boundary). Each prediction hits
+//!   at most one boundary.
+//! - A **miss** is a real automatic boundary without a hit.
+//! - A **false positive** is a predicted compaction that hits no boundary
+//!   (too early, too late, or too far off in tokens).
+//! - The **token error** of a real automatic boundary is the replay's count
+//!   at that request minus `preTokens` (whether or not it predicted one).
+
+use serde::Serialize;
+
+use super::replay::{Replay, Timeline};
+use crate::message::Uuid;
+
+/// How many records before a real boundary a hit may be (12).
+pub const WINDOW_RECORDS: usize = 12;
+
+/// How far a hit's count may be from `preTokens`, per mille (15 = 1.5 %).
+pub const TOLERANCE_PER_MILLE: u64 = 15;
+
+/// One real automatic boundary, scored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scored {
+    /// The boundary's uuid.
+    pub uuid: Uuid,
+    /// Its `preTokens`.
+    pub pre_tokens: Option<u64>,
+    /// Whether a prediction hit it.
+    pub hit: bool,
+    /// The nearest prediction within the window: its count, and how many
+    /// records before the boundary its last record is (0: the last one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub predicted: Option<(u64, usize)>,
+    /// The replay's count at the boundary's request minus `preTokens`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_error: Option<i64>,
+}
+
+/// A replay scored against the session's real automatic compactions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fidelity {
+    /// Real automatic boundaries.
+    pub auto: usize,
+    /// Of them, hit.
+    pub hits: usize,
+    /// Of them, missed.
+    pub misses: usize,
+    /// Predictions that hit nothing.
+    pub false_positives: usize,
+    /// Each real automatic boundary, in file order.
+    pub boundaries: Vec<Scored>,
+    /// The predictions that hit nothing: last record, count.
+    pub false_predictions: Vec<(Uuid, u64)>,
+}
+
+/// Whether `tokens` is within the tolerance of `pre`.
+fn close(tokens: u64, pre: u64) -> bool {
+    tokens.abs_diff(pre).saturating_mul(1_000) <= pre.saturating_mul(TOLERANCE_PER_MILLE)
+}
+
+/// Scores `replay` (of `timeline`) against the real boundaries.
+pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
+    let positions = timeline.boundary_positions();
+    let predicted: Vec<(Option<usize>, u64)> = replay
+        .predicted
+        .iter()
+        .map(|p| (timeline.position(&p.at_uuid), p.tokens))
+        .collect();
+    let mut used = vec![false; predicted.len()];
+    let mut boundaries = Vec::new();
+    for (b, actual) in replay.actual.iter().enumerate() {
+        if !actual.is_auto() {
+            continue;
+        }
+        let token_error = match (
+            replay.at_real.iter().find(|r| r.uuid == actual.uuid),
+            actual.pre_tokens,
+        ) {
+            (Some(real), Some(pre)) => Some(real.tokens as i64 - pre as i64),
+            _ => None,
+        };
+        let mut scored = Scored {
+            uuid: actual.uuid.clone(),
+            pre_tokens: actual.pre_tokens,
+            hit: false,
+            predicted: None,
+            token_error,
+        };
+        if let Some(end) = positions.get(b).copied().flatten() {
+            // Predictions whose last record is among the window's, nearest first.
+            let mut near: Vec<(usize, usize, u64)> = predicted
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &(at, tokens))| {
+                    let before = end.checked_sub(1)?.checked_sub(at?)?;
+                    (before < WINDOW_RECORDS && !used[i]).then_some((before, i, tokens))
+                })
+                .collect();
+            near.sort_unstable();
+            scored.predicted = near.first().map(|&(before, _, tokens)| (tokens, before));
+            let pre = actual.pre_tokens;
+            if let Some(&(before, i, tokens)) = near
+                .iter()
+                .find(|&&(_, _, tokens)| pre.is_some_and(|pre| close(tokens, pre)))
+            {
+                used[i] = true;
+                scored.hit = true;
+                scored.predicted = Some((tokens, before));
+            }
+        }
+        boundaries.push(scored);
+    }
+    let false_predictions: Vec<(Uuid, u64)> = replay
+        .predicted
+        .iter()
+        .zip(&used)
+        .filter(|(_, &u)| !u)
+        .map(|(p, _)| (p.at_uuid.clone(), p.tokens))
+        .collect();
+    let hits = boundaries.iter().filter(|b| b.hit).count();
+    Fidelity {
+        auto: boundaries.len(),
+        hits,
+        misses: boundaries.len() - hits,
+        false_positives: false_predictions.len(),
+        boundaries,
+        false_predictions,
+    }
+}

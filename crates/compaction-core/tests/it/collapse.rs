@@ -1,0 +1,208 @@
+//! Tier 3, context collapse (SPEC R6) through the public engine API.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use compaction_core::compact::{Purpose, SummaryAnswer};
+use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::groups::pairing_is_legal;
+use compaction_core::message::{Content, Message};
+use compaction_core::step::Tier;
+
+fn settings() -> EngineSettings {
+    let mut s = Preset::Seed.settings(200_000);
+    s.snip = false;
+    s
+}
+
+/// `turns` turns of about `tokens` tokens each.
+fn session(e: &mut Engine, turns: usize, tokens: usize) {
+    for t in 1..=turns {
+        e.append(Message::user(format!("p{t}"), format!("step {t}")))
+            .unwrap();
+        e.append(Message::assistant(format!("a{t}"), "w".repeat(tokens * 4 - 8)))
+            .unwrap();
+    }
+}
+
+fn segments(turns: &[(usize, usize)]) -> Vec<Purpose> {
+    turns
+        .iter()
+        .map(|&(first_turn, last_turn)| Purpose::CollapseSegment {
+            first_turn,
+            last_turn,
+        })
+        .collect()
+}
+
+#[test]
+fn r6_1_non_blocking_from_90_percent_one_request_per_segment() {
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 5_500); // 165,000: over 162,000 (90%), under 171,000 (95%)
+    let d = e.before_call(None);
+    assert_eq!(
+        d.status,
+        CallStatus::Warn { tokens_left: 2_000 },
+        "non-blocking: the call proceeds"
+    );
+    let step = d.steps.iter().find(|s| s.tier == Tier::Collapse).unwrap();
+    assert_eq!((step.rule, step.model_calls), ("R6.1", 2));
+    // 30 turns, the 10 most recent kept: 20 eligible, two segments of 8;
+    // the last 4 are too few for a segment.
+    let purposes: Vec<_> = d.collapse.iter().map(|r| r.purpose).collect();
+    assert_eq!(purposes, segments(&[(1, 8), (9, 16)]));
+    assert_eq!(d.collapse[0].messages.len(), 16);
+    assert!(d.compaction.is_none(), "Tier 4 waits while Tier 3 can still help");
+
+    // The first answer switches the view at once; the second stays pending.
+    let before = e.count().tokens;
+    let steps = e
+        .answer_collapse(
+            d.collapse[0].id,
+            SummaryAnswer::Text("set up the repo and the CI".into()),
+        )
+        .unwrap();
+    assert!(steps[0].count_after.tokens < before);
+    let first = e.view().entries()[0].message.clone();
+    assert_eq!(
+        first.content,
+        Content::Text("Turns 1–8: set up the repo and the CI".into())
+    );
+    let d2 = e.before_call(None);
+    assert_eq!(d2.collapse.len(), 1);
+    assert_eq!(d2.collapse[0].id, d.collapse[1].id, "not asked again");
+    pairing_is_legal(&e.view().sent_messages().cloned().collect::<Vec<_>>()).unwrap();
+}
+
+#[test]
+fn r6_1_blocking_from_95_percent() {
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 5_800); // 174,000: over 171,000 (95%)
+    let d = e.before_call(None);
+    assert_eq!(d.status, CallStatus::WaitForCollapse { pending: 2 });
+    for r in &d.collapse {
+        e.answer_collapse_offline(r.id).unwrap();
+    }
+    let d = e.before_call(None);
+    assert!(d.collapse.is_empty());
+    assert_eq!(d.status, CallStatus::Proceed);
+    assert_eq!(e.view().len(), 2 + 14 * 2);
+}
+
+#[test]
+fn r6_2_a_collapse_is_a_projection_that_expand_rolls_back() {
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 5_500);
+    let before: Vec<Message> = e.view().sent_messages().cloned().collect();
+    let d = e.before_call(None);
+    e.answer_collapse_offline(d.collapse[0].id).unwrap();
+    let collapsed = e.view().entries()[0].message.uuid.clone();
+    assert_eq!(e.store().len(), 60, "the originals stay");
+    e.expand(&collapsed).unwrap();
+    assert_eq!(e.view().sent_messages().cloned().collect::<Vec<_>>(), before);
+}
+
+#[test]
+fn r6_1_the_tier_can_be_switched_off() {
+    let mut s = settings();
+    s.collapse.enabled = false;
+    let mut e = Engine::new(s).unwrap();
+    session(&mut e, 30, 5_800);
+    let d = e.before_call(None);
+    assert!(d.collapse.is_empty());
+    assert!(d.compaction.is_some(), "straight to Tier 4");
+}
+
+#[test]
+fn r6_1_unusable_answers_drop_the_request_and_change_nothing() {
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 5_500);
+    let d = e.before_call(None);
+    let before: Vec<Message> = e.view().sent_messages().cloned().collect();
+    let steps = e
+        .answer_collapse(d.collapse[0].id, SummaryAnswer::Text("  ".into()))
+        .unwrap();
+    assert!(steps[0].reason.contains("dropped"));
+    let steps = e
+        .answer_collapse(d.collapse[1].id, SummaryAnswer::ModelUnavailable)
+        .unwrap();
+    assert!(steps[0].reason.contains("dropped"));
+    assert_eq!(e.view().sent_messages().cloned().collect::<Vec<_>>(), before);
+    assert!(e
+        .answer_collapse(d.collapse[1].id, SummaryAnswer::ModelUnavailable)
+        .is_err());
+}
+
+#[test]
+fn r8_1_a_413_first_collapses_every_segment_whatever_the_line_then_compacts_then_ends() {
+    use compaction_core::compact::Progress;
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 1_000); // 30,000 tokens: far under every line
+    let d = e.before_call(None);
+    assert!(d.collapse.is_empty(), "under 90%: Tier 3 is idle");
+
+    // 1st 413: collapse overflow recovery, regardless of the line.
+    let (steps, p) = e.prompt_too_long();
+    assert_eq!((steps[0].tier, steps[0].rule), (Tier::Reactive, "R8.1"));
+    let Progress::NeedsCollapse { requests } = p else {
+        panic!("expected collapse recovery, got {p:?}")
+    };
+    let turns: Vec<_> = requests.iter().map(|r| r.purpose).collect();
+    assert_eq!(turns, segments(&[(1, 8), (9, 16)]));
+    let before = e.count().tokens;
+    for r in &requests {
+        e.answer_collapse_offline(r.id).unwrap();
+    }
+    assert!(e.count().tokens < before, "the collapses shrank the view");
+    pairing_is_legal(&e.view().sent_messages().cloned().collect::<Vec<_>>()).unwrap();
+
+    // 2nd 413 in the same turn: the emergency compaction.
+    let (steps, p) = e.prompt_too_long();
+    assert!(steps.iter().all(|s| s.tier == Tier::Reactive));
+    let Progress::NeedsSummary { request } = p else {
+        panic!("expected the emergency compaction, got {p:?}")
+    };
+    let (_, p) = e.answer_offline(request.id).unwrap();
+    assert!(
+        matches!(p, Progress::Compacted { .. } | Progress::NeedsFiles { .. }),
+        "{p:?}"
+    );
+
+    // 3rd: the session cannot continue.
+    let (_, p) = e.prompt_too_long();
+    assert!(matches!(p, Progress::Failed { reason } if reason.contains("cannot continue")));
+
+    // A new turn starts over with recovery when there is something to collapse.
+    e.append(Message::user("next", "go on")).unwrap();
+    let (_, p) = e.prompt_too_long();
+    assert!(!matches!(p, Progress::Failed { .. }), "{p:?}");
+}
+
+#[test]
+fn r8_1_with_nothing_to_collapse_or_tier_3_off_the_413_compacts_at_once() {
+    use compaction_core::compact::Progress;
+    for off in [false, true] {
+        let mut s = settings();
+        s.collapse.enabled = !off;
+        let mut e = Engine::new(s).unwrap();
+        // 30 turns with Tier 3 off; 6 turns (all recent) with it on.
+        session(&mut e, if off { 30 } else { 6 }, 1_000);
+        let (_, p) = e.prompt_too_long();
+        assert!(matches!(p, Progress::NeedsSummary { .. }), "off={off}: {p:?}");
+    }
+}
+
+#[test]
+fn r8_1_a_413_while_segments_are_pending_asks_for_those_again() {
+    use compaction_core::compact::Progress;
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 5_500); // over 90%: two segments pending
+    let d = e.before_call(None);
+    assert_eq!(d.collapse.len(), 2);
+    let (_, p) = e.prompt_too_long();
+    let Progress::NeedsCollapse { requests } = p else {
+        panic!("{p:?}")
+    };
+    let ids: Vec<u64> = requests.iter().map(|r| r.id).collect();
+    assert_eq!(ids, d.collapse.iter().map(|r| r.id).collect::<Vec<_>>());
+}

@@ -1,0 +1,148 @@
+//! Replay (what-if) on real session files: where automatic compaction
+//! would fire, beside the session's real boundaries.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use crate::common::{fixture, fixture_text};
+use compaction_core::engine::Preset;
+use compaction_core::transcript::choice;
+use compaction_core::transcript::import;
+use compaction_core::transcript::replay::preset_for_version;
+
+fn transcript(name: &str) -> compaction_core::transcript::Transcript {
+    import(&fixture(name))
+}
+
+const SPOTTER: &str = "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
+
+/// The 1-based line of a record in the fixture.
+fn line_of(name: &str, uuid: &str) -> usize {
+    let text = fixture_text(name);
+    1 + text
+        .lines()
+        .position(|l| l.contains(&format!("\"uuid\":\"{uuid}\"")))
+        .unwrap()
+}
+
+#[test]
+fn the_what_if_predicts_the_real_auto_compaction_within_one_request() {
+    let t = transcript(SPOTTER);
+    assert_eq!(t.versions.last().map(String::as_str), Some("2.1.39"));
+    let preset = preset_for_version(Some("2.1.39"));
+    assert_eq!(preset, Preset::Client21);
+    let r = t.replay(preset, preset.settings(200_000)).unwrap();
+    assert_eq!(r.actual.len(), 1);
+    assert_eq!(r.actual[0].trigger.as_deref(), Some("auto"));
+    assert_eq!(r.actual[0].pre_tokens, Some(170_251));
+    // The real boundary is on line 754, after the record on line 753: the
+    // what-if compacts at the same request.
+    let first = r.predicted.first().expect("a predicted compaction");
+    assert_eq!(line_of(SPOTTER, first.at_uuid.as_str()), 753, "{first:?}");
+    assert!(
+        first.tokens > r.lines.compact && first.tokens < r.lines.blocked,
+        "{first:?}"
+    );
+}
+
+#[test]
+fn with_the_seeds_snip_the_same_request_snips_instead() {
+    let t = transcript(SPOTTER);
+    let r = t.replay(Preset::Seed, Preset::Seed.settings(200_000)).unwrap();
+    let snip = r.tiers.iter().find(|e| e.rule == "R5.1").expect("a snip");
+    assert_eq!(line_of(SPOTTER, snip.at_uuid.as_str()), 753);
+}
+
+#[test]
+fn a_smaller_window_compacts_earlier() {
+    let t = transcript(SPOTTER);
+    let wide = t
+        .replay(Preset::Client21, Preset::Client21.settings(200_000))
+        .unwrap();
+    let narrow = t
+        .replay(Preset::Client21, Preset::Client21.settings(120_000))
+        .unwrap();
+    assert_eq!(narrow.lines.compact, 87_000);
+    assert!(narrow.predicted[0].tokens < wide.predicted[0].tokens);
+    assert!(narrow.predicted.iter().all(|p| p.tokens > narrow.lines.compact));
+}
+
+#[test]
+fn sessions_that_stay_small_predict_nothing() {
+    for name in [
+        "kzahel__yepanywhere__index.jsonl",
+        "oneryalcin__fasthooks__sample_main_transcript.jsonl",
+    ] {
+        let r = transcript(name)
+            .replay(Preset::Seed, Preset::Seed.settings(200_000))
+            .unwrap();
+        assert!(r.predicted.is_empty(), "{name}: {:?}", r.predicted);
+    }
+}
+
+#[test]
+fn version_ranges_map_to_presets_where_evidence_allows() {
+    for v in [None, Some("not a version")] {
+        assert_eq!(preset_for_version(v), Preset::Seed, "{v:?}");
+    }
+    // 1.0.98 is older than any measured version: the nearest range.
+    for v in ["1.0.98", "2.0.76", "2.1.7", "2.1.20", "2.1.24"] {
+        assert_eq!(preset_for_version(Some(v)), Preset::Client2076, "{v}");
+    }
+    // 2.1.235 is newer than any measured version: the nearest range.
+    for v in ["2.1.25", "2.1.39", "2.1.74", "2.1.235"] {
+        assert_eq!(preset_for_version(Some(v)), Preset::Client21, "{v}");
+    }
+    let (_, why) = choice::preset_for_version(Some("2.1.235"));
+    assert!(why.contains("nearest"), "{why}");
+    let (_, why) = choice::preset_for_version(Some("2.1.17"));
+    assert!(why.contains("155,000"), "{why}");
+}
+
+#[test]
+fn the_file_chooses_window_and_reserve_from_its_model() {
+    let t = transcript(SPOTTER);
+    let chosen = choice::choose(&t);
+    assert_eq!(chosen.preset, Preset::Client21);
+    assert_eq!(chosen.version.as_deref(), Some("2.1.39"));
+    assert_eq!(chosen.window, 200_000);
+    let lines = compaction_core::thresholds::Thresholds::compute(&chosen.settings().thresholds).unwrap();
+    assert_eq!(lines.compact, 167_000);
+    assert_eq!(chosen.reasons.len(), 2, "{:?}", chosen.reasons);
+}
+
+/// Golden replays: each fixture under its version's preset and under
+/// `seed`, window 200,000, with every predicted compaction and tier event
+/// given as the 1-based line of the record before it
+/// (`tests/it/snapshots/it__replay__*.snap`).
+#[test]
+fn golden_replay_of_each_fixture() {
+    for (slug, name) in [
+        ("spotter", SPOTTER),
+        (
+            "status_line",
+            "wpfleger96__claude-code-status-line__session_with_compact.jsonl",
+        ),
+        ("fasthooks", "oneryalcin__fasthooks__sample_main_transcript.jsonl"),
+        ("yepanywhere", "kzahel__yepanywhere__index.jsonl"),
+        (
+            "to_html",
+            "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl",
+        ),
+    ] {
+        let t = transcript(name);
+        let own = preset_for_version(t.versions.last().map(String::as_str));
+        for preset in [own, Preset::Seed] {
+            let r = t.replay(preset, preset.settings(200_000)).unwrap();
+            let mut value = serde_json::to_value(&r).unwrap();
+            let at_line = |v: &mut serde_json::Value, key: &str| {
+                for item in v[key].as_array_mut().unwrap() {
+                    let uuid = item["atUuid"].as_str().unwrap().to_owned();
+                    item["atLine"] = line_of(name, &uuid).into();
+                }
+            };
+            at_line(&mut value, "predicted");
+            at_line(&mut value, "tiers");
+            insta::assert_json_snapshot!(format!("replay_{slug}_{}", r.preset), value);
+        }
+    }
+}

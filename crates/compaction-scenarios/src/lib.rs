@@ -1,0 +1,557 @@
+//! Built-in scenarios: sessions that exercise every tier, generated
+//! deterministically, and a driver that plays one through the engine,
+//! answering its requests the way a chosen host would. The sandbox draws
+//! them, the golden tests snapshot them, the CLI can run them.
+//!
+//! Also what the sandbox and the no-JavaScript page show of them
+//! ([`sandbox`]) and how they print numbers ([`figures`]): the engine
+//! (`compaction-core`) knows no screen, so this crate is where a screen
+//! asks.
+
+pub mod figures;
+pub mod sandbox;
+
+use serde::Serialize;
+use serde_json::json;
+
+use compaction_core::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
+use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::error::Error;
+use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
+use compaction_core::step::Step;
+use compaction_core::time::Timestamp;
+use compaction_core::tokens::TokenFigure;
+
+/// One thing that happens in a scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A message enters the session.
+    Append(Message),
+    /// The host is about to call the model at this time.
+    Call(Option<Timestamp>),
+    /// The user runs `/compact [instructions]`.
+    Compact(Option<String>),
+    /// The API answered 413.
+    PromptTooLong,
+}
+
+/// A named session.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Short name (`run-through`…).
+    pub name: &'static str,
+    /// One line saying what it shows.
+    pub title: &'static str,
+    /// The engine's settings.
+    pub settings: EngineSettings,
+    /// What happens, in order.
+    pub events: Vec<Event>,
+    /// How the host answers, unless the caller chooses otherwise.
+    pub policy: HostPolicy,
+}
+
+/// How the host answers the engine's requests.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HostPolicy {
+    /// The primary model is unavailable (R7.10: the fallback answers).
+    pub primary_unavailable: bool,
+    /// The first summary request comes back as too long (R7.5).
+    pub first_request_too_long: bool,
+    /// Paths whose reads fail (R7.7).
+    pub failing_files: Vec<String>,
+    /// The PreCompact hook's output for manual compactions (R7.2).
+    pub hook: HookOutcome,
+    /// Every model is unavailable and no offline fallback: compactions fail.
+    pub all_models_down: bool,
+}
+
+/// What one event did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Frame {
+    /// The event's index in the scenario.
+    pub event: usize,
+    /// What kind of event (`call`, `compact`, `413`).
+    pub kind: &'static str,
+    /// The steps it produced, in order.
+    pub steps: Vec<Step>,
+    /// The count after it.
+    pub count: TokenFigure,
+    /// The call's status, for calls.
+    pub status: Option<CallStatus>,
+    /// Messages in the view after it.
+    pub view_len: usize,
+}
+
+/// Plays a scenario: appends, calls `before_call`, runs compactions, and
+/// answers every request per `policy` with the offline summariser. Returns
+/// a frame per event that is not an append, and the engine at the end.
+pub fn play(scenario: &Scenario, policy: &HostPolicy) -> Result<(Vec<Frame>, Engine), Error> {
+    play_observed(scenario, policy, &mut ())
+}
+
+/// Watches a scenario being played: the sandbox uses it to see the view
+/// around each event and how each compaction ended. Both methods do
+/// nothing by default.
+pub trait Observer {
+    /// Before a non-append event, with the engine as it stands; steps
+    /// returned go first in the event's frame (a host action, such as
+    /// loading a stored precompute).
+    fn before(&mut self, _engine: &mut Engine, _event: &Event) -> Vec<Step> {
+        Vec::new()
+    }
+    /// After a non-append event: its frame, and how the compaction it ran
+    /// ended (`Compacted` or `Failed`), if it ran one to the end.
+    fn after(&mut self, _engine: &Engine, _frame: &Frame, _end: Option<&Progress>) {}
+}
+
+impl Observer for () {}
+
+/// [`play`], telling `observer` about each event.
+pub fn play_observed(
+    scenario: &Scenario,
+    policy: &HostPolicy,
+    observer: &mut dyn Observer,
+) -> Result<(Vec<Frame>, Engine), Error> {
+    let mut settings = scenario.settings.clone();
+    if policy.primary_unavailable {
+        settings.compact.fallback_models = vec!["fallback-model".to_owned()];
+    }
+    let mut engine = Engine::new(settings)?;
+    let mut frames = Vec::new();
+    for (i, event) in scenario.events.iter().enumerate() {
+        if let Event::Append(m) = event {
+            engine.append(m.clone())?;
+            continue;
+        }
+        let host_steps = observer.before(&mut engine, event);
+        let (kind, mut steps, status, progress) = match event {
+            Event::Append(_) => continue,
+            Event::Call(now) => {
+                let d = engine.before_call(now.as_ref());
+                let mut steps = d.steps;
+                for r in &d.collapse {
+                    steps.extend(engine.answer_collapse_offline(r.id)?);
+                }
+                if let Some(r) = &d.precompute {
+                    steps.extend(if policy.all_models_down {
+                        engine.answer_precompute(r.id, SummaryAnswer::ModelUnavailable)?
+                    } else {
+                        engine.answer_precompute_offline(r.id)?
+                    });
+                }
+                ("call", steps, Some(d.status), d.compaction)
+            }
+            Event::Compact(instructions) => {
+                let options = CompactOptions {
+                    instructions: instructions.clone(),
+                    hook: policy.hook.clone(),
+                };
+                let (steps, p) = engine.compact(options);
+                ("compact", steps, None, Some(p))
+            }
+            Event::PromptTooLong => {
+                let (steps, p) = engine.prompt_too_long();
+                ("413", steps, None, Some(p))
+            }
+        };
+        if !host_steps.is_empty() {
+            steps.splice(0..0, host_steps);
+        }
+        let mut progress = progress;
+        let mut end = None;
+        let mut asked = 0;
+        while let Some(p) = progress.take() {
+            let (more, next) = match p {
+                Progress::NeedsSummary { request } => {
+                    asked += 1;
+                    if policy.all_models_down
+                        || (policy.primary_unavailable && request.model != "fallback-model")
+                    {
+                        engine.answer_summary(request.id, SummaryAnswer::ModelUnavailable)?
+                    } else if policy.first_request_too_long && asked == 1 {
+                        engine.answer_summary(request.id, SummaryAnswer::PromptTooLong)?
+                    } else {
+                        engine.answer_offline(request.id)?
+                    }
+                }
+                Progress::NeedsFiles { request } => {
+                    let answers: Vec<FileAnswer> = request
+                        .paths
+                        .iter()
+                        .map(|path| FileAnswer {
+                            path: path.clone(),
+                            content: if policy.failing_files.contains(path) {
+                                Err("ENOENT: no such file".to_owned())
+                            } else {
+                                Ok(file_content(path))
+                            },
+                        })
+                        .collect();
+                    engine.answer_files(request.id, &answers)?
+                }
+                Progress::NeedsCollapse { requests } => {
+                    for r in requests {
+                        steps.extend(if policy.all_models_down {
+                            engine.answer_collapse(r.id, SummaryAnswer::ModelUnavailable)?
+                        } else {
+                            engine.answer_collapse_offline(r.id)?
+                        });
+                    }
+                    break;
+                }
+                done @ (Progress::Compacted { .. } | Progress::Failed { .. }) => {
+                    end = Some(done);
+                    break;
+                }
+            };
+            steps.extend(more);
+            progress = Some(next);
+        }
+        let frame = Frame {
+            event: i,
+            kind,
+            steps,
+            count: engine.count(),
+            status,
+            view_len: engine.view().len(),
+        };
+        observer.after(&engine, &frame, end.as_ref());
+        frames.push(frame);
+    }
+    Ok((frames, engine))
+}
+
+/// A deterministic stand-in for a file's content (the sandbox has no disk).
+fn file_content(path: &str) -> String {
+    format!("// {path}\n") + &"fn example() {}\n".repeat(40)
+}
+
+/// Every built-in scenario.
+pub fn all() -> Vec<Scenario> {
+    BUILT_IN.iter().map(|(_, build)| build()).collect()
+}
+
+/// The built-in scenarios' names, in [`all`]'s order, without building
+/// them.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    BUILT_IN.iter().map(|(name, _)| *name)
+}
+
+/// The scenario with this name (built alone).
+pub fn by_name(name: &str) -> Option<Scenario> {
+    BUILT_IN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, build)| build())
+}
+
+/// Each built-in scenario's name and builder (a test checks that each
+/// builds the scenario it names).
+type Builtin = (&'static str, fn() -> Scenario);
+const BUILT_IN: [Builtin; 7] = [
+    ("compact-analysis", compact_analysis),
+    ("run-through", run_through),
+    ("tool-heavy", tool_heavy),
+    ("long-collapse", long_collapse),
+    ("chained", chained),
+    ("overflow", overflow),
+    ("breakers", breakers),
+];
+
+fn at(minute: i64) -> Timestamp {
+    Timestamp::from_unix_ms(1_796_000_000_000 + minute * 60_000)
+}
+
+/// A session under construction.
+struct Builder {
+    events: Vec<Event>,
+    n: usize,
+    minute: i64,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder {
+            events: Vec::new(),
+            n: 0,
+            minute: 0,
+        }
+    }
+
+    fn id(&mut self, kind: &str) -> String {
+        self.n += 1;
+        format!("{kind}-{:04}", self.n)
+    }
+
+    fn prompt(&mut self, text: &str) -> &mut Self {
+        let id = self.id("user");
+        self.events.push(Event::Append(Message::user(id, text)));
+        self
+    }
+
+    fn say(&mut self, text: &str) -> &mut Self {
+        let id = self.id("assistant");
+        let mut m = Message::assistant(id, text);
+        m.timestamp = Some(at(self.minute));
+        self.events.push(Event::Append(m));
+        self
+    }
+
+    /// An assistant tool call and its result of `chars` characters.
+    fn tool(&mut self, name: &str, path: &str, chars: usize) -> &mut Self {
+        let call_id = self.id("assistant");
+        let tool_id = format!("toolu_{:04}", self.n);
+        let mut call = Message::new(
+            call_id,
+            Role::Assistant,
+            Content::Blocks(vec![Block::ToolUse {
+                id: tool_id.clone(),
+                name: name.to_owned(),
+                input: Json::from_value(&json!({ "file_path": path })),
+                extra: Default::default(),
+            }]),
+        );
+        call.timestamp = Some(at(self.minute));
+        let result_id = self.id("user");
+        let body: String = format!("{name} {path}\n").repeat(chars / (name.len() + path.len() + 2) + 1);
+        let result = Message::new(
+            result_id,
+            Role::User,
+            Content::Blocks(vec![Block::ToolResult {
+                tool_use_id: tool_id,
+                content: ToolResultContent::Text(body.chars().take(chars).collect()),
+                is_error: None,
+                extra: Default::default(),
+            }]),
+        );
+        self.events.push(Event::Append(call));
+        self.events.push(Event::Append(result));
+        self.minute += 1;
+        self
+    }
+
+    fn usage(&mut self, prompt_tokens: u64) -> &mut Self {
+        if let Some(Event::Append(m)) = self
+            .events
+            .iter_mut()
+            .rev()
+            .find(|e| matches!(e, Event::Append(m) if m.role == Role::Assistant))
+        {
+            m.usage = Some(Usage {
+                input_tokens: prompt_tokens,
+                ..Usage::default()
+            });
+        }
+        self
+    }
+
+    fn call(&mut self) -> &mut Self {
+        self.events.push(Event::Call(Some(at(self.minute))));
+        self
+    }
+
+    fn idle(&mut self, minutes: i64) -> &mut Self {
+        self.minute += minutes;
+        self
+    }
+
+    fn event(&mut self, e: Event) -> &mut Self {
+        self.events.push(e);
+        self
+    }
+
+    fn done(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.events)
+    }
+}
+
+/// Seed 002's own session: analysing `/compact`, then a manual `/compact`
+/// with instructions (precomputed miss).
+pub fn compact_analysis() -> Scenario {
+    compact_analysis_with(0)
+}
+
+/// [`compact_analysis`] with `extra_groups` more tool-call groups (reads of
+/// notes) before the `/compact`: the sandbox's "message groups" control.
+pub fn compact_analysis_with(extra_groups: usize) -> Scenario {
+    let mut b = Builder::new();
+    b.prompt("Find out what Claude Code 2.1.235 does on /compact. Confirm four things: how the Summary is made, whether recent messages are kept, how files are restored, how Resume continues.")
+        .tool("Grep", "reverse/javascript/cli.readable.js", 1_800)
+        .call()
+        .tool("Read", "reverse/javascript/cli.readable.js", 6_400)
+        .call()
+        .prompt("Do not only analyse the prompt. Check whether manual /compact keeps tool_use/tool_result, which files it re-reads, and how compact_boundary takes part in Resume.")
+        .tool("Read", "reverse/javascript/cli.readable.js", 9_000)
+        .tool("Read", "analysis/runtime-probes/agent-loop-tool-result-resume.json", 3_000)
+        .tool("Bash", "skill/claude-code-version-diff/scripts/validate_snapshot.py", 600);
+    for k in 0..extra_groups {
+        b.tool("Read", &format!("analysis/notes/note_{k:02}.md"), 1_200);
+    }
+    b.say("Boundary keeps pre/post tokens and the preserved uuids; next, write the article.")
+        .usage(58_000)
+        .call()
+        .event(Event::Compact(Some(
+            "keep the user's two requests, the key source locations, the probe results and the remaining writing task".to_owned(),
+        )));
+    Scenario {
+        name: "compact-analysis",
+        title: "Seed 002: a manual /compact of the session that analyses /compact (precomputed miss)",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// Seed 000 §5: phases 1–5 over a long session in a 200k window.
+pub fn run_through() -> Scenario {
+    let mut b = Builder::new();
+    // Phase 1: normal work, nothing fires.
+    b.prompt("Refactor the Python project: start with utils.py.");
+    b.tool("Grep", "src", 50_000); // a huge grep: budget reduction keeps 4,000 characters
+    for i in 0..8 {
+        b.tool("Read", &format!("src/module_{i}.py"), 1_600);
+    }
+    b.say("utils.py is fixed.").call();
+    // Phase 2: over 50 tool calls, Tier 1 cache-aware clears the first 30.
+    for turn in 0..5 {
+        b.prompt(&format!("Next: module {turn}."));
+        for i in 0..9 {
+            b.tool(
+                ["Read", "Grep", "Bash"][i % 3],
+                &format!("src/pkg_{turn}/file_{i}.py"),
+                2_000,
+            );
+        }
+        b.say("Done with this module.").call();
+    }
+    // Phases 3–4: the conversation itself grows past the line: snip.
+    for turn in 0..14 {
+        b.prompt(&format!(
+            "Design discussion {turn}: FastAPI instead of Flask, PostgreSQL for the database."
+        ));
+        b.say(&"Long design answer. ".repeat(1_500)).call();
+    }
+    // Phase 5: one long turn outgrows the window: snip has only the turn
+    // in progress left, and Tier 4 compacts within it.
+    b.prompt("Now write the whole API module, with tests.");
+    for part in 0..30 {
+        b.say(&format!("API part {part}: ").repeat(2_000)).call();
+    }
+    // Seed 000 orders Tier 3 after Tier 2: its line sits just above the
+    // compact line here, so snip acts first, as the run-through tells it.
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.collapse.start_pct = 93;
+    Scenario {
+        name: "run-through",
+        title: "Seed 000 §5: phases 1–5 of a long session (microcompact, snip, collapse, compact)",
+        settings,
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// A long session in a configuration without snip: Tier 3 collapses old
+/// segments.
+pub fn long_collapse() -> Scenario {
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.snip = false;
+    let mut b = Builder::new();
+    for turn in 0..40 {
+        b.prompt(&format!("Chapter {turn}: draft it."));
+        b.tool("Read", &format!("book/chapter_{turn}.md"), 3_000);
+        b.say(&"Drafted text. ".repeat(1_200)).call();
+    }
+    Scenario {
+        name: "long-collapse",
+        title: "Without snip: segments of old turns collapse into `Turns a–b` summaries as the answers arrive (Tier 3)",
+        settings,
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// A tool-heavy coding session: Tier 1 on both paths.
+pub fn tool_heavy() -> Scenario {
+    let mut b = Builder::new();
+    b.prompt("Fix every failing test in the repository.");
+    for i in 0..60 {
+        b.tool(
+            ["Read", "Bash", "Edit", "Grep"][i % 4],
+            &format!("tests/test_{}.py", i % 17),
+            1_200,
+        );
+        if i % 10 == 9 {
+            b.call();
+        }
+    }
+    b.say("All tests pass.").idle(95).call();
+    Scenario {
+        name: "tool-heavy",
+        title: "Microcompact: cache-aware clearing at 50 calls, then time-based after 95 idle minutes",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// Chained compactions: each summary summarises the one before (R7.12).
+pub fn chained() -> Scenario {
+    let mut b = Builder::new();
+    for round in 0..3 {
+        for t in 0..4 {
+            b.prompt(&format!("Round {round}, task {t}: continue the migration."));
+            b.tool("Edit", &format!("migrations/{round}_{t}.sql"), 800);
+            b.say("Migrated.");
+        }
+        b.event(Event::Compact(None));
+    }
+    Scenario {
+        name: "chained",
+        title: "Chained compactions: information decays with each pass (R7.12)",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// A request the API refuses as too long: Tier 5, once per turn (R8).
+pub fn overflow() -> Scenario {
+    let mut b = Builder::new();
+    for t in 0..23 {
+        b.prompt(&format!("Load dataset part {t}."));
+        b.tool("Read", &format!("data/part_{t}.csv"), 3_800);
+        b.say("Loaded.");
+    }
+    b.event(Event::PromptTooLong).call();
+    b.event(Event::PromptTooLong).call();
+    b.event(Event::PromptTooLong);
+    Scenario {
+        name: "overflow",
+        title: "A 413: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// Automatic compaction that keeps failing trips the breaker (R10).
+pub fn breakers() -> Scenario {
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.snip = false;
+    settings.collapse.enabled = false;
+    let mut b = Builder::new();
+    for t in 0..16 {
+        b.prompt(&format!("Step {t}."));
+        b.say(&"Output. ".repeat(6_000)).call();
+    }
+    b.call().event(Event::Compact(None));
+    Scenario {
+        name: "breakers",
+        title: "Every model down: three failed auto-compactions open the breaker; /compact is still allowed (R10)",
+        settings,
+        events: b.done(),
+        policy: HostPolicy { all_models_down: true, ..HostPolicy::default() },
+    }
+}

@@ -1,0 +1,125 @@
+//! An imported session laid out per request for the sandbox's chart, with
+//! its real boundaries and a replay's predictions.
+
+use serde::Serialize;
+
+use compaction_core::message::{Role, Uuid};
+use compaction_core::step::Tier;
+
+/// One request of an imported session: an assistant message in timeline
+/// order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Request {
+    /// The assistant message's uuid.
+    pub uuid: Uuid,
+    /// The prompt tokens its usage reports (input + cache), if it has one.
+    pub reported: Option<u64>,
+}
+
+/// Something on an imported session's chart, at a request.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Mark {
+    /// One of the session's real boundaries, before request `at`.
+    Real {
+        /// Index into [`SessionChart::requests`].
+        at: usize,
+        /// `manual` or `auto`, as written.
+        trigger: Option<String>,
+        /// `preTokens`, as written.
+        pre_tokens: Option<u64>,
+    },
+    /// Where the what-if replay would compact.
+    Predicted {
+        /// Index into [`SessionChart::requests`] (the request after).
+        at: usize,
+        /// The count that crossed the line.
+        tokens: u64,
+    },
+    /// Where the what-if's tiers 1–3 changed the count.
+    Tier {
+        /// Index into [`SessionChart::requests`] (the request after).
+        at: usize,
+        /// The tier.
+        tier: Tier,
+        /// Tokens before and after.
+        tokens: (u64, u64),
+    },
+}
+
+/// An imported session laid out per request, with its real boundaries and
+/// a replay's predictions.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionChart {
+    /// Every request in timeline order.
+    pub requests: Vec<Request>,
+    /// Boundaries, predictions and tier events, in order of `at`.
+    pub marks: Vec<Mark>,
+}
+
+/// Lays `transcript` out per request (the same timeline as
+/// [`Transcript::replay`](compaction_core::transcript::Transcript::replay): each era's
+/// own messages, without summaries and preserved copies) and places
+/// `replay`'s predictions on it.
+pub fn session_chart(
+    transcript: &compaction_core::transcript::Transcript,
+    replay: &compaction_core::transcript::replay::Replay,
+) -> SessionChart {
+    timeline_chart(&transcript.timeline(), replay)
+}
+
+/// [`session_chart`] of a timeline laid out once
+/// ([`Transcript::timeline`](compaction_core::transcript::Transcript::timeline)).
+pub fn timeline_chart(
+    timeline: &compaction_core::transcript::replay::Timeline,
+    replay: &compaction_core::transcript::replay::Replay,
+) -> SessionChart {
+    let mut requests = Vec::new();
+    let mut marks = Vec::new();
+    // Per timeline message, in order: the index of the next request.
+    let mut next_request: Vec<usize> = Vec::with_capacity(timeline.len());
+    for (boundary, entries) in timeline.eras() {
+        if let Some(b) = boundary.and_then(|b| timeline.actual().get(b)) {
+            marks.push(Mark::Real {
+                at: requests.len(),
+                trigger: b.trigger.clone(),
+                pre_tokens: b.pre_tokens,
+            });
+        }
+        for (m, _) in entries {
+            next_request.push(requests.len() + usize::from(m.role == Role::Assistant));
+            if m.role == Role::Assistant {
+                requests.push(Request {
+                    uuid: m.uuid.clone(),
+                    reported: m.usage.as_ref().map(|u| u.prompt_tokens()).filter(|&t| t > 0),
+                });
+            }
+        }
+    }
+    let at = |uuid: &Uuid| {
+        timeline
+            .position(uuid)
+            .and_then(|i| next_request.get(i))
+            .copied()
+            .unwrap_or(0)
+    };
+    for p in &replay.predicted {
+        marks.push(Mark::Predicted {
+            at: at(&p.at_uuid),
+            tokens: p.tokens,
+        });
+    }
+    for t in &replay.tiers {
+        marks.push(Mark::Tier {
+            at: at(&t.at_uuid),
+            tier: t.tier,
+            tokens: (t.tokens_before, t.tokens_after),
+        });
+    }
+    marks.sort_by_key(|m| match m {
+        Mark::Real { at, .. } | Mark::Predicted { at, .. } | Mark::Tier { at, .. } => *at,
+    });
+    SessionChart { requests, marks }
+}

@@ -1,0 +1,6 @@
+//! The scenarios crate's integration tests, one binary: golden step traces
+//! of every built-in scenario (insta) and what the sandbox asks of the
+//! engine.
+
+mod golden;
+mod sandbox;
