@@ -188,7 +188,10 @@ impl View {
                     self.calibration.estimated += estimated;
                 }
             }
+            // The reply's output: as reported, or its estimate when the
+            // report is smaller (a streaming snapshot, R1.6).
             let output = message.usage.as_ref().map_or(0, |u| u.output_tokens);
+            let output = output.max(self.estimator.reply_output(&message));
             self.anchor = Some(Anchor {
                 position,
                 reported,
@@ -433,6 +436,40 @@ mod tests {
         });
         v.push(Arc::new(reply), Source::Stored, vec![]);
         assert_eq!(v.count(0).tokens, 5_000 + 900);
+    }
+
+    #[test]
+    fn r1_6_a_snapshot_output_counts_the_replys_calls_and_signed_thinking() {
+        use crate::message::{Block, Content, Extra, Json};
+        let mut v = View::new(Estimator::default());
+        let mut signature = Extra::new();
+        signature.insert(
+            "signature".to_owned(),
+            Json::from_value(&serde_json::Value::String("s".repeat(256 + 5_000))),
+        );
+        let mut reply = Message::assistant("b", "");
+        reply.content = Content::Blocks(vec![
+            // 40 characters of shown thinking: 10, but the signature says 1,000.
+            Block::Thinking {
+                thinking: "t".repeat(40),
+                extra: signature,
+            },
+            Block::ToolUse {
+                id: "toolu_1".to_owned(),
+                name: "Read".to_owned(),
+                input: Json::from_value(&serde_json::json!({})),
+                extra: Extra::new(),
+            },
+        ]);
+        // A streaming snapshot: 3 output tokens recorded.
+        reply.usage = Some(Usage {
+            input_tokens: 5_000,
+            output_tokens: 3,
+            ..Usage::default()
+        });
+        v.push(Arc::new(reply), Source::Stored, vec![]);
+        // Read (1) + {} (1) + the call's framing (50) + the thinking (1,000).
+        assert_eq!(v.count(0).tokens, 5_000 + 1 + 1 + 50 + 1_000);
     }
 
     #[test]
