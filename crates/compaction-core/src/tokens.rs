@@ -108,6 +108,17 @@ impl Default for Estimator {
 }
 
 impl Estimator {
+    /// Claude Code's estimate: characters / 4 whatever the script, with no
+    /// calibration (the replay presets use it: a replay counts as the
+    /// client did).
+    pub fn claude_code() -> Self {
+        Estimator {
+            wide_chars_per_token: 4,
+            calibrate: false,
+            ..Estimator::default()
+        }
+    }
+
     /// The estimate for one piece of text: the host's counter, or
     /// `ceil(latin / chars_per_token + other / wide_chars_per_token)`.
     pub fn text(&self, text: &str) -> u64 {
