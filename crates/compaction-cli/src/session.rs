@@ -40,6 +40,10 @@ pub struct SessionArgs {
     /// A named preset (`compaction presets` lists them).
     #[arg(long, value_name = "NAME", default_value = "seed")]
     pub preset: String,
+    /// The session's transcript: a compaction's summary message names it,
+    /// so the model can read older detail itself (SPEC R11.3).
+    #[arg(long, value_name = "PATH")]
+    pub transcript_path: Option<String>,
 }
 
 /// Flags of `compaction plan`.
@@ -72,6 +76,7 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
             whole_tokens(Setting::MaxOutputTokens, max_output).map_err(|e| e.message_naming(crate::flag))?,
         );
     }
+    settings.compact.transcript_path.clone_from(&args.transcript_path);
     Ok(settings)
 }
 

@@ -41,6 +41,7 @@ pub mod groups;
 pub mod hash;
 pub mod message;
 pub mod microcompact;
+pub mod overflow;
 pub mod reduction;
 pub mod snip;
 pub mod step;

@@ -334,6 +334,21 @@ impl View {
         self.estimate = self.entries.iter().map(|e| e.tokens).sum();
     }
 
+    /// The API stated the size of the request it refused (R8.1: "N from the
+    /// error recalibrates the count"): `tokens` becomes the reported size of
+    /// the whole view as it is now, as a usage report on its last message
+    /// would be; what is appended or freed afterwards moves the count from
+    /// there.
+    pub fn recalibrate(&mut self, tokens: u64) {
+        self.anchor = Some(Anchor {
+            position: self.entries.len(),
+            reported: tokens,
+            reply_extra: 0,
+            prefix_estimate: self.estimate,
+            prefix_delta: 0,
+        });
+    }
+
     /// The count held against the lines (R1.6): the last reported usage,
     /// corrected by what the view has freed before it since, plus an
     /// estimate of everything from that request's reply on, and never less

@@ -1148,10 +1148,13 @@ export class Engine {
      */
     prepare(summarize: Summarize, options?: PrepareOptions): Promise<Decision>;
     /**
-     * The API refused the call as too long (HTTP 413): the reactive tier
-     * (SPEC R8), an emergency compaction, at most once per turn.
+     * The API refused the call as too long (`isPromptTooLong(error)`):
+     * the reactive tier (SPEC R8.1). First collapse overflow recovery, on
+     * the next refusal in the same turn an emergency compaction, after that
+     * `failed`. `tokens`: the prompt's real size when the error states it
+     * (`promptTooLongTokens(error)`); the count is recalibrated to it.
      */
-    promptTooLong(): CompactionOutcome;
+    promptTooLong(tokens?: number | null): CompactionOutcome;
     /**
      * Every transcript record so far, as JSONL lines in Claude Code's
      * shape: one per appended message, and a compaction's
@@ -1196,6 +1199,18 @@ export class Engine {
 }
 
 /**
+ * `true` when `error` says the prompt did not fit the model's context
+ * window (SPEC R8.1): the Anthropic API's HTTP 400 `invalid_request_error`
+ * "prompt is too long: N tokens > M maximum" (as `@anthropic-ai/sdk`
+ * throws it), Claude Code's 413 `prompt_too_long`, a reply whose
+ * `stop_reason` is `model_context_window_exceeded`, OpenAI's
+ * `context_length_exceeded`. `false` for everything else, including other
+ * 400s and a 413 `request_too_large`. Then call
+ * `engine.promptTooLong(promptTooLongTokens(error))`.
+ */
+export function isPromptTooLong(error: unknown): boolean;
+
+/**
  * What the engine would decide before the next call on this history,
  * with these settings (a preset name or an `EngineSettings` object).
  * `messages` is a JSON string (an array of `MessageParam`s or a request
@@ -1203,6 +1218,14 @@ export class Engine {
  * objects. Nothing is kept between calls.
  */
 export function plan(settings: EngineSettings | PresetName | undefined, messages: string | MessageInput[], now?: string | null): Decision;
+
+/**
+ * The prompt's real size in tokens when `error` is a prompt-too-long that
+ * states it ("prompt is too long: 236175 tokens > 200000 maximum" →
+ * 236175); otherwise `null`. Give it to `engine.promptTooLong(tokens)`,
+ * which recalibrates the count to it (SPEC R8.1).
+ */
+export function promptTooLongTokens(error: unknown): number | null;
 
 /**
  * The lines a context count is held against (SPEC R1): budget, precompute,

@@ -13,6 +13,7 @@ mod collapse;
 mod compact;
 mod extensions;
 mod fuzz_regressions;
+mod overflow;
 mod precompute;
 mod properties;
 mod replay;

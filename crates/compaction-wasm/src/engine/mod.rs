@@ -29,6 +29,18 @@ use crate::thresholds::Thresholds;
 
 pub(crate) use crate::js::{from_js, string_fields, to_js};
 
+/// `promptTooLong`'s `tokens`: a whole number from 1 to 2^53 − 1.
+fn read_tokens(tokens: &JsValue) -> Result<u64, JsValue> {
+    match tokens.as_f64() {
+        Some(t) if t.fract() == 0.0 && (1.0..=9_007_199_254_740_991.0).contains(&t) => Ok(t as u64),
+        _ => Err(js_error(
+            INVALID_ARGUMENT,
+            "tokens",
+            "tokens must be a whole number of tokens from 1 to 2^53 - 1, or null",
+        )),
+    }
+}
+
 /// The compaction engine for one agent session (sans-IO: it never calls a
 /// model; it says what to send and what to ask).
 #[wasm_bindgen]
@@ -378,12 +390,26 @@ impl Engine {
         })
     }
 
-    /// The API refused the call as too long (HTTP 413): the reactive tier
-    /// (SPEC R8), an emergency compaction, at most once per turn.
+    /// The API refused the call as too long (`isPromptTooLong(error)`):
+    /// the reactive tier (SPEC R8.1). First collapse overflow recovery, on
+    /// the next refusal in the same turn an emergency compaction, after that
+    /// `failed`. `tokens`: the prompt's real size when the error states it
+    /// (`promptTooLongTokens(error)`); the count is recalibrated to it.
     #[wasm_bindgen(js_name = promptTooLong, unchecked_return_type = "CompactionOutcome")]
-    pub fn prompt_too_long(&self) -> Result<JsValue, JsValue> {
+    pub fn prompt_too_long(&self, tokens: Option<js_sys::Number>) -> Result<JsValue, JsValue> {
+        // A `Number` only by its type: whatever the caller passed is checked here.
+        let tokens = match tokens
+            .map(JsValue::from)
+            .filter(|t| !t.is_null() && !t.is_undefined())
+        {
+            None => None,
+            Some(t) => Some(read_tokens(&t)?),
+        };
         self.with(|s| {
-            let r = s.engine.prompt_too_long();
+            let r = match tokens {
+                Some(t) => s.engine.prompt_too_long_at(t),
+                None => s.engine.prompt_too_long(),
+            };
             s.outcome(r)
         })
     }
