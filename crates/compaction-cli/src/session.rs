@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use compaction_core::api::{CompactionMode, ThinkingMode};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
 use compaction_core::engine::{Decision, Engine};
@@ -40,6 +41,14 @@ pub struct SessionArgs {
     /// A named preset (`compaction presets` lists them).
     #[arg(long, value_name = "NAME", default_value = "seed")]
     pub preset: String,
+    /// Signed thinking after a client-side rewrite (SPEC R13.1): `strip`
+    /// drops it, `drop_block` lets the server drop it, `keep` keeps it.
+    #[arg(long, value_name = "MODE", default_value = "strip", value_parser = ["strip", "drop_block", "keep"])]
+    pub thinking: String,
+    /// Who writes Tier 4's summary (SPEC R13.2): `client` or `server`
+    /// (the `compact_20260112` edit).
+    #[arg(long, value_name = "WHO", default_value = "client", value_parser = ["client", "server"])]
+    pub compaction: String,
     /// The session's transcript: a compaction's summary message names it,
     /// so the model can read older detail itself (SPEC R11.3).
     #[arg(long, value_name = "PATH")]
@@ -71,6 +80,14 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
     let preset = preset_named(&args.preset)?;
     let window = whole_tokens(Setting::Window, args.window).map_err(|e| e.message_naming(crate::flag))?;
     let mut settings = preset.settings(window);
+    settings.api.thinking = match args.thinking.as_str() {
+        "drop_block" => ThinkingMode::DropBlock,
+        "keep" => ThinkingMode::Keep,
+        _ => ThinkingMode::Strip,
+    };
+    if args.compaction == "server" {
+        settings.api.compaction = CompactionMode::Server;
+    }
     if let Some(max_output) = args.max_output {
         settings.thresholds.max_output_tokens = Some(
             whole_tokens(Setting::MaxOutputTokens, max_output).map_err(|e| e.message_naming(crate::flag))?,
@@ -209,6 +226,8 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
         "count": decision.count,
         "lines": decision.lines,
         "contextManagement": decision.context_management,
+        "betas": decision.betas,
+        "thinking": decision.thinking,
         "breakdown": probe.breakdown(),
     }))
 }
@@ -248,9 +267,13 @@ pub fn compact(args: &CompactArgs) -> Result<Value, String> {
                 engine.answer_files(request.id, &answers)
             }
             Progress::Compacted { result } => {
+                // What the next call needs: the decision it would get.
+                let next = engine.plan(None);
                 return Ok(json!({
                     "steps": steps,
                     "view": engine.view().sent_messages().collect::<Vec<_>>(),
+                    "betas": next.betas,
+                    "contextManagement": next.context_management,
                     "boundary": result.boundary,
                     "summary": result.summary,
                     "attachments": result.attachments,

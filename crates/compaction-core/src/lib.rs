@@ -31,6 +31,7 @@
 //! # Ok::<(), compaction_core::Error>(())
 //! ```
 
+pub mod api;
 pub mod breakdown;
 pub mod breakers;
 pub mod collapse;

@@ -49,6 +49,20 @@ export interface Session {
 }
 
 /**
+ * A `clear_thinking_20251015` edit (the `clearThinking` setting).
+ */
+export interface ClearThinkingEdit {
+    /**
+     * `"clear_thinking_20251015"`.
+     */
+    type: "clear_thinking_20251015";
+    /**
+     * Assistant turns whose thinking is kept.
+     */
+    keep?: { type: "thinking_turns"; value: number } | { type: "all" } | "all";
+}
+
+/**
  * A `clear_tool_uses_20250919` edit.
  */
 export interface ClearToolUsesEdit {
@@ -76,6 +90,24 @@ export interface ClearToolUsesEdit {
      * Whether tool inputs are cleared too.
      */
     clear_tool_inputs: boolean;
+}
+
+/**
+ * A `compact_20260112` edit (R13.2).
+ */
+export interface CompactEdit {
+    /**
+     * `"compact_20260112"`.
+     */
+    type: "compact_20260112";
+    /**
+     * Compacts when the prompt exceeds this: the compact line.
+     */
+    trigger: InputTokensAmount;
+    /**
+     * The engine's summary prompt (setting `serverInstructions`).
+     */
+    instructions?: string;
 }
 
 /**
@@ -291,6 +323,33 @@ export interface MessageParam {
 }
 
 /**
+ * A signed `compaction` block from the API (R13.2), as `swapInSummary`
+ * takes it: kept byte for byte.
+ */
+export interface CompactionBlock {
+    /**
+     * `"compaction"`.
+     */
+    type: "compaction";
+    /**
+     * The summary, or `null` when the compaction failed.
+     */
+    content?: string | null;
+    /**
+     * Opaque metadata, sent back verbatim.
+     */
+    encrypted_content?: string | null;
+    /**
+     * The signature, sent back verbatim.
+     */
+    signature?: string | null;
+    /**
+     * The compacted range's tool changes, sent back verbatim.
+     */
+    tool_changes?: ContentBlock[] | null;
+}
+
+/**
  * A token count and where it comes from.
  */
 export interface TokenFigure {
@@ -399,6 +458,11 @@ export interface Step {
 }
 
 /**
+ * One edit of `context_management.edits`.
+ */
+export type Edit = ClearToolUsesEdit | CompactEdit | ClearThinkingEdit;
+
+/**
  * One problem found in a session file (never silently dropped).
  */
 export interface Problem {
@@ -494,6 +558,30 @@ export interface EngineSettings {
      * Tier 3, collapse, on or off (default: the preset's).
      */
     collapse?: boolean;
+    /**
+     * Signed thinking after a client-side rewrite (R13.1): `"strip"` (the
+     * default) drops the blocks after it, `"drop_block"` keeps them and
+     * `decision.thinking` asks the server to drop them, `"keep"` leaves
+     * them to the host.
+     */
+    thinking?: "strip" | "drop_block" | "keep";
+    /**
+     * Who writes Tier 4's summary (R13.2): `"client"` (the default) or
+     * `"server"` (`decision.contextManagement` carries the
+     * `compact_20260112` edit; append the response, its compaction block
+     * starts the view).
+     */
+    compaction?: "client" | "server";
+    /**
+     * Server compaction: send the engine's summary prompt as the edit's
+     * `instructions` (default false).
+     */
+    serverInstructions?: boolean;
+    /**
+     * Your own `clear_thinking_20251015` edit: it goes first in
+     * `decision.contextManagement.edits` (R13.4).
+     */
+    clearThinking?: { type: "clear_thinking_20251015"; keep?: { type: "thinking_turns"; value: number } | { type: "all" } | "all" };
 }
 
 /**
@@ -563,9 +651,9 @@ export interface BoundaryRecord {
  */
 export interface ContextManagement {
     /**
-     * The edits.
+     * The edits: your clear-thinking edit first.
      */
-    edits: ClearToolUsesEdit[];
+    edits: Edit[];
 }
 
 /**
@@ -666,10 +754,21 @@ export interface Decision {
      */
     status: CallStatus;
     /**
-     * The `context_management` parameter to send with the call (cache-aware
-     * microcompact), or `null`.
+     * The `context_management` parameter to send with the call, or `null`:
+     * your `clearThinking` edit first, cache-aware microcompact's clearing,
+     * server compaction (R13.4).
      */
     contextManagement: ContextManagement | null;
+    /**
+     * The beta headers the call needs (`betas` of
+     * `client.beta.messages.create`), sorted (R13.4).
+     */
+    betas: string[];
+    /**
+     * What to merge into the call's `thinking` parameter (setting
+     * `thinking: "drop_block"`), or `null` (R13.1).
+     */
+    thinking: { block_binding: { prefix_mismatch_behavior: "drop_block" } } | null;
     /**
      * Tool results the client cleared in this call.
      */
@@ -1181,8 +1280,13 @@ export class Engine {
      * messages `uuids` it was made from. They must still open the view in
      * order and end on a legal cut; otherwise the outcome is `failed` and
      * the view stays.
+     *
+     * `summary` is the summary's text, or a signed `compaction` block
+     * (`{ type: "compaction", content, encrypted_content, signature?,
+     * tool_changes? }`, R13.2): the block is kept byte for byte and nothing
+     * is inserted between it and the messages after the summarised ones.
      */
-    swapInSummary(uuids: string[], summary: string): CompactionOutcome;
+    swapInSummary(uuids: string[], summary: string | CompactionBlock): CompactionOutcome;
     /**
      * The records written since the last `takeRecords()` (append them to
      * the session file).

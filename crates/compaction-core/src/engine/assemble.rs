@@ -161,6 +161,12 @@ impl Engine {
                 produced,
             },
         );
+        let tier = if run.reactive {
+            Tier::Reactive
+        } else {
+            Tier::Compact
+        };
+        let thinking = self.settle_thinking(tier);
         let post = self.count();
         let dropped = run.pre.tokens.saturating_sub(post.tokens);
         self.cumulative_dropped += dropped;
@@ -200,6 +206,7 @@ impl Engine {
             from: record.uuid.clone(),
         };
         steps.push(step);
+        steps.extend(thinking);
         self.breakers
             .succeeded(run.trigger == Trigger::Auto, self.turns_seen());
         (

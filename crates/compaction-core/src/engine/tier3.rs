@@ -182,7 +182,10 @@ impl Engine {
             SummaryAnswer::PromptTooLong => None,
         };
         let pending = self.collapse_pending.remove(index);
-        Ok(vec![self.apply_segment(pending, text, Owner::Model)])
+        let step = self.apply_segment(pending, text, Owner::Model);
+        Ok(std::iter::once(step)
+            .chain(self.settle_thinking(Tier::Collapse))
+            .collect())
     }
 
     /// Answers one segment summary with the offline summariser.
@@ -203,7 +206,10 @@ impl Engine {
             })
             .collect();
         let text = Some(offline_segment(&messages));
-        Ok(vec![self.apply_segment(pending, text, Owner::Client)])
+        let step = self.apply_segment(pending, text, Owner::Client);
+        Ok(std::iter::once(step)
+            .chain(self.settle_thinking(Tier::Collapse))
+            .collect())
     }
 
     fn apply_segment(&mut self, pending: PendingSegment, text: Option<String>, owner: Owner) -> Step {
@@ -254,8 +260,12 @@ impl Engine {
             settled_blocks: Vec::new(),
         };
         let mut entries = self.view.entries().to_vec();
+        let start = range.start;
         entries.splice(range, std::iter::once(collapsed));
         self.view.replace_entries(entries);
+        // Only what follows the segment has a new prefix (R13.1).
+        self.view.take_rewrite();
+        self.view.note_rewrite(start);
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
         self.lineage.insert(
             uuid.clone(),

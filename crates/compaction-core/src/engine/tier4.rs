@@ -128,8 +128,10 @@ impl Engine {
         reactive: bool,
         options: CompactOptions,
     ) -> (Vec<Step>, Progress) {
+        // A reply appended since a reduction read the original (R13.1):
+        // what follows it is settled before the view is cut.
+        let mut steps: Vec<Step> = self.settle_thinking(Tier::BudgetReduction).into_iter().collect();
         let pre = self.count();
-        let mut steps = Vec::new();
         let hook = &options.hook;
         if let Some(reason) = &hook.block {
             steps.push(self.step(Tier::Compact, "R7.2", Owner::Hook, EVIDENCE_FINALIZE, pre, Vec::new(), 0,

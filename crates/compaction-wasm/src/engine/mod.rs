@@ -370,11 +370,16 @@ impl Engine {
     /// messages `uuids` it was made from. They must still open the view in
     /// order and end on a legal cut; otherwise the outcome is `failed` and
     /// the view stays.
+    ///
+    /// `summary` is the summary's text, or a signed `compaction` block
+    /// (`{ type: "compaction", content, encrypted_content, signature?,
+    /// tool_changes? }`, R13.2): the block is kept byte for byte and nothing
+    /// is inserted between it and the messages after the summarised ones.
     #[wasm_bindgen(js_name = swapInSummary, unchecked_return_type = "CompactionOutcome")]
     pub fn swap_in_summary(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] uuids: JsValue,
-        summary: &str,
+        #[wasm_bindgen(unchecked_param_type = "string | CompactionBlock")] summary: JsValue,
     ) -> Result<JsValue, JsValue> {
         let uuids = crate::js::strings(&uuids).map_err(|e| {
             js_error(
@@ -384,8 +389,31 @@ impl Engine {
             )
         })?;
         let uuids: Vec<Uuid> = uuids.into_iter().map(Uuid).collect();
+        if let Some(text) = summary.as_string() {
+            return self.with(|s| {
+                let r = s.engine.swap_in_summary(&uuids, &text);
+                s.outcome(r)
+            });
+        }
+        let block: compaction_core::message::Block = from_js(&summary).map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "summary",
+                &format!("summary must be the summary's text or a compaction block: {e}"),
+            )
+        })?;
+        if block.kind() != "compaction" {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "summary",
+                &format!(
+                    "summary must be the summary's text or a compaction block, got a `{}` block",
+                    block.kind()
+                ),
+            ));
+        }
         self.with(|s| {
-            let r = s.engine.swap_in_summary(&uuids, summary);
+            let r = s.engine.swap_in_compaction(&uuids, block);
             s.outcome(r)
         })
     }
