@@ -73,14 +73,17 @@ pub struct Estimator {
     /// The host's counter, if any (R1.6a). Not serialized.
     #[serde(skip)]
     pub counter: Option<TokenCounter>,
-    /// Output tokens a reply's `tool_use` block costs beyond its name and
-    /// input (the call's framing), for estimating a reply's output (R1.6).
-    /// Default 50: over the 639 responses of the calibration set
+    /// Output tokens a reply's first `tool_use` block costs beyond its name
+    /// and input (the call's framing), for estimating a reply's output
+    /// (R1.6). Default 87: over the 639 responses of the calibration set
     /// (`../shared/fixtures/sessions/`) whose final `output_tokens` is
     /// recorded, replies with one, two and three calls exceed their
     /// content's estimate by a median of 87, 115 and 154 tokens (10th
     /// percentile 59, 100, 138); text-only replies by −5.
     pub tool_use_output_tokens: u64,
+    /// … and each further `tool_use` block of the same reply (default 35,
+    /// from the same medians).
+    pub more_tool_use_output_tokens: u64,
     /// Characters of a thinking block's `signature` per output token of
     /// its thinking, beyond [`Estimator::SIGNATURE_BASE_CHARS`] (default
     /// 5). The text a session file shows is a summary of the thinking the
@@ -101,7 +104,8 @@ impl Default for Estimator {
             calibration_min_tokens: 2_000,
             calibration_max_pct: 200,
             counter: None,
-            tool_use_output_tokens: 50,
+            tool_use_output_tokens: 87,
+            more_tool_use_output_tokens: 35,
             signature_chars_per_token: 5,
         }
     }
@@ -213,17 +217,26 @@ impl Estimator {
 
     /// The output tokens a reply most likely cost (R1.6: what a recorded
     /// streaming snapshot of `output_tokens` stands in for): its content's
-    /// estimate, plus each `tool_use` block's framing, with a thinking
+    /// estimate, plus the `tool_use` blocks' framing, with a thinking
     /// block counted at the larger of its text's estimate and its
     /// signature's (see the two settings).
     pub fn reply_output(&self, message: &Message) -> u64 {
         let Content::Blocks(blocks) = &message.content else {
             return self.message(message);
         };
+        let mut calls = 0u64;
         blocks
             .iter()
             .map(|block| match block {
-                Block::ToolUse { .. } => self.block(block) + self.tool_use_output_tokens,
+                Block::ToolUse { .. } => {
+                    calls += 1;
+                    let framing = if calls == 1 {
+                        self.tool_use_output_tokens
+                    } else {
+                        self.more_tool_use_output_tokens
+                    };
+                    self.block(block) + framing
+                }
                 Block::Thinking { thinking, extra } => {
                     let signature = extra
                         .str_field("signature")

@@ -603,8 +603,8 @@ mod tests {
             ..Usage::default()
         });
         v.push(Arc::new(reply), Source::Stored, vec![]);
-        // Read (1) + {} (1) + the call's framing (50) + the thinking (1,000).
-        assert_eq!(v.count(0).tokens, 5_000 + 1 + 1 + 50 + 1_000);
+        // Read (1) + {} (1) + the call's framing (87) + the thinking (1,000).
+        assert_eq!(v.count(0).tokens, 5_000 + 1 + 1 + 87 + 1_000);
     }
 
     #[test]
