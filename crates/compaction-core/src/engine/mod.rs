@@ -433,12 +433,11 @@ impl Engine {
         // A request that does not start where the view starts (a collapse
         // segment, a truncated prefix) changes every thinking block's
         // prefix: they go, unless the host keeps them (R13.1).
-        let from_start = uuids.first() == self.view.entries().first().map(|e| &e.message.uuid);
-        let messages = if from_start || self.settings.api.thinking == crate::api::ThinkingMode::Keep {
-            messages
-        } else {
-            crate::api::thinking::without_thinking(messages).0
-        };
+        let start = uuids
+            .first()
+            .and_then(|u| self.view.position(u))
+            .unwrap_or(usize::MAX);
+        let messages = self.thinking_safe(start, messages);
         let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
             .chain(self.settings.compact.fallback_models.iter().cloned())
             .collect();

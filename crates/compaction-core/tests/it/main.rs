@@ -18,6 +18,7 @@ mod precompute;
 mod properties;
 mod replay;
 mod summary;
+mod thinking;
 mod thresholds;
 mod transcript;
 mod transcript_export;
