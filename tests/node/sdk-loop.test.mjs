@@ -135,10 +135,12 @@ test("300 calls through the real SDK: never crashes, every tier fires, the 400 g
 
   assert.equal(log.calls, 300);
   assert.equal(log.pairsBroken, 0, "no request separated a tool_use from its tool_result");
-  assert.ok(log.refused >= 1, "the CJK paste overflowed the real window at least once");
+  // R1.6a: the engine counts the CJK paste near one token a character, so it
+  // compacts before sending instead of overflowing the real window.
+  assert.equal(log.refused, 0, "the CJK paste never overflowed the real window");
   assert.equal(reactiveAfter400, log.refused, "every 400 went to the reactive tier");
   assert.ok(log.summaries >= 1, "summaries were asked through the SDK");
-  for (const tier of ["budgetReduction", "microcompact", "snip", "collapse", "compact", "reactive"]) {
+  for (const tier of ["budgetReduction", "microcompact", "snip", "collapse", "compact"]) {
     assert.ok(tiers.has(tier), `tier ${tier} fired (seen: ${[...tiers].join(", ")})`);
   }
   console.log(`calls ${log.calls}, summaries ${log.summaries}, 400s ${log.refused}, edits sent ${log.sawEdits}, betas ${[...log.betas].join(",") || "none"}; tiers ${[...tiers].join(", ")}`);

@@ -98,7 +98,7 @@ impl Engine {
         let lines = Thresholds::compute(&settings.thresholds)?;
         let settings_breakers = settings.breakers;
         Ok(Engine {
-            view: View::new(settings.estimator),
+            view: View::new(settings.estimator.clone()),
             lines,
             settings,
             store: Store::new(),
@@ -240,14 +240,8 @@ impl Engine {
             return Ok(());
         }
         let estimate = self.view.estimator().message(&stored);
-        let before = {
-            // The count as if the message entered unreduced.
-            let now = self.count();
-            TokenFigure {
-                tokens: now.tokens + estimate,
-                basis: now.basis,
-            }
-        };
+        // The count as if the message entered unreduced.
+        let before = self.view.count_plus(self.system_tokens, estimate);
         self.microcompact.observe(&stored, &self.settings.microcompact);
         match reduce_message(&stored, &self.settings.reduction) {
             Some((reduced, blocks)) => {
