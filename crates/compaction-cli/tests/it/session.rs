@@ -77,6 +77,30 @@ fn plan_on_a_generated_history_over_the_line_reduces_clears_and_snips() {
 }
 
 #[test]
+fn plan_names_the_betas_its_context_management_needs() {
+    // 60 Read calls: the cache-aware path (R4.3) sends a `context_management`
+    // edit, and the request needs its beta header (R13.4).
+    let path = generated("betas", 60, 12_000);
+    let v = ok(&compaction(&["plan", "--messages", path.to_str().unwrap()]));
+    assert!(!v["contextManagement"].is_null(), "{}", v["contextManagement"]);
+    let betas: Vec<&str> = v["betas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_str().unwrap())
+        .collect();
+    assert!(betas.contains(&"context-management-2025-06-27"), "{betas:?}");
+    // A small history sends no edit and needs no beta.
+    let small = ok(&compaction(&[
+        "plan",
+        "--messages",
+        &fixture("compact-analysis.json"),
+    ]));
+    assert!(small["contextManagement"].is_null());
+    assert_eq!(small["betas"], json!([]));
+}
+
+#[test]
 fn plan_takes_now_and_presets() {
     let f = fixture("compact-analysis.json");
     let v = ok(&compaction(&[
