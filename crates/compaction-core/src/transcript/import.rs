@@ -132,6 +132,15 @@ impl Importer {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        let (fixed, lone) = super::surrogates::replace_lone_surrogates(raw);
+        if lone > 0 {
+            self.problem(
+                line,
+                ProblemKind::LoneSurrogate,
+                format!("{lone} lone surrogate escape(s) read as U+FFFD"),
+            );
+        }
+        let raw: &[u8] = &fixed;
         let record = match serde_json::from_slice::<LineMap>(raw) {
             Ok(record) => record,
             Err(err) => {

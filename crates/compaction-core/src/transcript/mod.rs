@@ -72,6 +72,7 @@ mod model;
 mod record;
 pub mod replay;
 mod resume;
+mod surrogates;
 
 use serde::Serialize;
 
@@ -150,6 +151,10 @@ pub enum ProblemKind {
     /// A preserved uuid (`preservedMessages`, `preservedSegment`) that names
     /// no message in the file.
     DanglingPreserved,
+    /// A line held lone surrogate escapes (`\ud83d` with no low half: Claude
+    /// Code writes them when a tool output is cut in the middle of an emoji);
+    /// each is read as U+FFFD and the record is kept (R11.4).
+    LoneSurrogate,
     /// A `tool_result` whose `tool_use` is not in the file, or (in a resumed
     /// view) not before it; in the view the block is left out.
     OrphanToolResult,

@@ -10,6 +10,7 @@ use crate::common::fixture;
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::Message;
 use compaction_core::transcript::{import, ProblemKind};
+use serde_json::json;
 
 const FILES: [&str; 5] = [
     "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl",
@@ -105,4 +106,36 @@ fn r11_4_flipped_bytes_and_cut_lines_resume_to_legal_views() {
         repaired[1] > 0,
         "no cut line ever lost a tool_result: the test damages nothing"
     );
+}
+
+fn line(record: &serde_json::Value) -> String {
+    format!("{record}\n")
+}
+
+#[test]
+fn r11_4_a_lone_surrogate_is_kept_as_u_fffd_and_reported() {
+    let use_line = line(
+        &json!({"type":"assistant","uuid":"a1","parentUuid":"u1","message":{
+        "id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]}}),
+    );
+    // A tool output cut in the middle of an emoji, as Claude Code writes it.
+    let result_line = concat!(
+        r#"{"type":"user","uuid":"r1","parentUuid":"a1","message":{"role":"user","content":"#,
+        r#"[{"type":"tool_result","tool_use_id":"t1","content":"ok \ud83d"}]}}"#,
+        "\n"
+    );
+    let file = [
+        line(&json!({"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}})),
+        use_line,
+        result_line.to_owned(),
+    ]
+    .concat();
+    let t = import(file.as_bytes());
+    let kinds: Vec<(u32, ProblemKind)> = t.problems.iter().map(|p| (p.line, p.kind)).collect();
+    assert_eq!(kinds, [(3, ProblemKind::LoneSurrogate)]);
+    let view = t.resume();
+    assert!(view.problems.is_empty(), "{:?}", view.problems);
+    assert_eq!(view.messages.len(), 3);
+    let text = serde_json::to_string(&view.messages[2].message).unwrap();
+    assert!(text.contains("ok \u{FFFD}"), "{text}");
 }
