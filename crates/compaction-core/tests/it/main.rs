@@ -11,6 +11,7 @@ mod attachments;
 mod cascade;
 mod collapse;
 mod compact;
+mod driver;
 mod extensions;
 mod fuzz_regressions;
 mod precompute;
