@@ -94,8 +94,8 @@ fn compact(e: &mut Engine, hooks: &[HookOutput]) -> compaction_core::compact::Co
                 e.answer(
                     request.id,
                     Answer::Files {
-                        files: (&files).to_vec(),
-                        hooks: (hooks).to_vec(),
+                        files: files.clone(),
+                        hooks: hooks.to_vec(),
                     },
                 )
                 .map(split)
@@ -234,8 +234,8 @@ fn r7_1_post_compact_hooks_run_after_the_attachments_even_with_paths_only() {
         .answer(
             request.id,
             Answer::Files {
-                files: (&[]).to_vec(),
-                hooks: (&hooks).to_vec(),
+                files: Vec::new(),
+                hooks: hooks.to_vec(),
             },
         )
         .map(split)

@@ -112,7 +112,6 @@ fn r7_manual_compact_offline_end_to_end() {
     let (steps, p) = split(
         e.compact(CompactOptions {
             instructions: Some("keep the probe results".into()),
-            ..Default::default()
         })
         .allowed(&mut e),
     );

@@ -78,7 +78,6 @@ fn r9_2_new_instructions_or_hook_requirements_miss() {
     let (steps, p) = split(
         e.compact(CompactOptions {
             instructions: Some("focus on the API".into()),
-            ..Default::default()
         })
         .allowed(&mut e),
     );
