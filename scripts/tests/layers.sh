@@ -12,9 +12,9 @@ src="${1:-$here/../../crates/compaction-core/src}"
 # given a layer).
 layers=(
     "model: message time error hash"
-    "rules: tokens groups thresholds step summary reduction"
+    "rules: tokens groups thresholds step summary reduction overflow"
     "view: store view breakdown"
-    "tiers: microcompact snip collapse compact breakers"
+    "tiers: microcompact snip collapse compact breakers api"
     "engine: engine"
     "import/export: transcript"
 )

@@ -3,7 +3,7 @@
 // package is installed into tests/node_modules). Every tier of the cascade
 // fires in one of its sessions; the script exits non-zero if one does not,
 // or if a view sent to the "API" ever separates a tool_use from its result.
-import { Engine } from "context-compaction";
+import { Engine, isPromptTooLong, promptTooLongTokens } from "context-compaction";
 import { readSession } from "context-compaction/session";
 
 // --- the world: a fake Messages API and tools --------------------------------
@@ -11,8 +11,10 @@ import { readSession } from "context-compaction/session";
 /** What the fake API counts: a little more than the engine's estimate, as real tokenizers do. */
 const realTokens = (messages) => Math.ceil(JSON.stringify(messages).length / 3.2);
 
+/** The API's answer to an over-long prompt: HTTP 400 `invalid_request_error`, as the SDK's `APIError` carries it. */
 class PromptTooLong extends Error {
-  status = 413;
+  status = 400;
+  type = "invalid_request_error";
 }
 
 /** A fake `client.beta.messages.create`: follows a script of replies. */
@@ -88,10 +90,10 @@ async function agentTurn(engine, model, prompt) {
     try {
       reply = await model.create({ messages: engine.messages(), context_management: decision.contextManagement ?? undefined });
     } catch (e) {
-      if (e.status !== 413) throw e;
-      // Tier 5: the next prepare() answers what the 413 asks (segments,
+      if (!isPromptTooLong(e)) throw e;
+      // Tier 5: the next prepare() answers what the refusal asks (segments,
       // or an emergency compaction with its PreCompact hook), then retry.
-      const outcome = engine.promptTooLong();
+      const outcome = engine.promptTooLong(promptTooLongTokens(e));
       note(outcome.steps);
       if (outcome.compaction?.kind === "failed") throw new Error(`cannot continue: ${outcome.compaction.reason}`);
       continue;

@@ -282,7 +282,7 @@ test("decisions are plain objects: camelCase, numbers, null, no Map/BigInt; inpu
   assert.deepEqual(history, copy);
   assertPlain(d, "decision");
   assert.deepEqual(Object.keys(d).sort(), [
-    "breaker", "clearedByClient", "compaction", "contextManagement", "count", "lines", "requests", "status", "steps",
+    "betas", "breaker", "clearedByClient", "compaction", "contextManagement", "count", "lines", "requests", "status", "steps", "thinking",
   ]);
   assert.equal(d.status.kind, "compactionDue");
   assert.equal(typeof d.status.overBy, "number");
@@ -657,4 +657,77 @@ test("swapInSummary: a summary made elsewhere replaces exactly the messages it w
   assert.ok(out.steps.some((s) => s.rule === "R9.4"));
   const after = engine.view().map((m) => m.uuid);
   assert.deepEqual(after.slice(1, 5), uuids.slice(4), "the rest stays, in order");
+});
+
+test("R13.2/R13.4: server compaction sends compact_20260112 with its betas; the response's compaction block starts the view", () => {
+  const engine = new Engine({ window: 200_000, compaction: "server", snip: false, collapse: false });
+  for (let n = 0; n < 180; n++) {
+    engine.append({ role: "user", content: `step ${n}` });
+    engine.append({ role: "assistant", content: [{ type: "tool_use", id: `t${n}`, name: "Task", input: {} }] });
+    engine.append({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: "x".repeat(3_900) }] });
+    engine.append({ role: "assistant", content: `done ${n}` });
+  }
+  const decision = engine.beforeCall();
+  assert.equal(decision.compaction, null);
+  assert.deepEqual(decision.contextManagement, {
+    edits: [{ type: "compact_20260112", trigger: { type: "input_tokens", value: decision.lines.compact } }],
+  });
+  assert.deepEqual(decision.betas, ["compact-2026-01-12", "context-management-2025-06-27"]);
+  const block = { type: "compaction", content: "Summary.", encrypted_content: "ZQ==", signature: "c2ln", tool_changes: [] };
+  engine.append({
+    id: "msg_1", type: "message", role: "assistant", model: "m", stop_reason: "end_turn",
+    content: [block, { type: "text", text: "Continuing." }],
+    usage: { input_tokens: 2_000, output_tokens: 10, iterations: [{ type: "compaction", input_tokens: 170_000, output_tokens: 900 }, { type: "message", input_tokens: 2_000, output_tokens: 10 }] },
+  });
+  assert.deepEqual(engine.messages()[0].content[0], block);
+  assert.equal(engine.messages().length, 1);
+  assert.ok(engine.count().tokens < 3_000);
+});
+
+test("R9.4: swapInSummary takes a compaction block and inserts nothing after it; a wrong block is INVALID_ARGUMENT", () => {
+  const engine = new Engine(SMALL);
+  for (let n = 0; n < 4; n++) {
+    engine.append({ role: "user", content: `q${n}`, uuid: `q${n}` });
+    engine.append({ role: "assistant", content: `a${n}`, uuid: `a${n}` });
+  }
+  const block = { type: "compaction", content: "Summary of q0-a1.", encrypted_content: null, signature: "s" };
+  const out = engine.swapInSummary(["q0", "a0", "q1", "a1"], block);
+  assert.equal(out.compaction.kind, "compacted");
+  assert.deepEqual(engine.messages()[0], { role: "assistant", content: [block] });
+  assert.deepEqual(engine.view().slice(1).map((m) => m.uuid), ["q2", "a2", "q3", "a3"]);
+  throwsCode(() => engine.swapInSummary(["q2"], { type: "text", text: "x" }), "INVALID_ARGUMENT", "summary");
+});
+
+test("R13.4: append(response) reads applied_edits; a difference from the prediction is reconciled and reported", () => {
+  const engine = new Engine(SMALL);
+  for (let n = 0; n < 60; n++) {
+    engine.append({ role: "user", content: `step ${n}` });
+    engine.append({ role: "assistant", content: [{ type: "tool_use", id: `t${n}`, name: "Read", input: {} }] });
+    engine.append({ role: "user", content: [{ type: "tool_result", tool_use_id: `t${n}`, content: "x".repeat(400) }] });
+  }
+  const decision = engine.beforeCall();
+  const keep = decision.contextManagement?.edits[0];
+  assert.ok(keep && "keep" in keep, JSON.stringify(decision.contextManagement));
+  assert.ok(decision.betas.includes("context-management-2025-06-27"));
+  engine.append({
+    role: "assistant", content: "ok",
+    context_management: { applied_edits: [{ type: "clear_tool_uses_20250919", cleared_tool_uses: 1, cleared_input_tokens: 100 }] },
+  });
+  const next = engine.beforeCall();
+  assert.ok(next.steps.some((s) => s.rule === "R13.4"), JSON.stringify(next.steps.map((s) => s.rule)));
+});
+
+test("R13.1: thinking settings are checked, drop_block puts the binding control and its beta in the decision", () => {
+  const engine = new Engine({ thinking: "drop_block" });
+  engine.append({ role: "user", content: "hi" });
+  const d = engine.beforeCall();
+  assert.deepEqual(d.thinking, { block_binding: { prefix_mismatch_behavior: "drop_block" } });
+  assert.deepEqual(d.betas, ["thinking-binding-controls-2026-08-01"]);
+  assert.equal(new Engine().beforeCall().thinking, null);
+  throwsCode(() => new Engine({ thinking: "maybe" }), "INVALID_SETTING", "thinking");
+  throwsCode(() => new Engine({ compaction: "cloud" }), "INVALID_SETTING", "compaction");
+  throwsCode(() => new Engine({ clearThinking: { type: "clear_tool_uses_20250919" } }), "INVALID_SETTING", "clearThinking");
+  const withEdit = new Engine({ clearThinking: { type: "clear_thinking_20251015", keep: "all" } });
+  withEdit.append({ role: "user", content: "hi" });
+  assert.deepEqual(withEdit.beforeCall().contextManagement, { edits: [{ type: "clear_thinking_20251015", keep: "all" }] });
 });

@@ -57,7 +57,8 @@ enum Command {
     /// before a real automatic boundary, with a count within 1.5 % of its
     /// preTokens. A miss: a real automatic boundary without a hit. A false
     /// positive: a prediction that hits nothing. The token error: the
-    /// replay's count at the real boundary's request minus preTokens.
+    /// hitting prediction's count minus preTokens (without a hit, the
+    /// replay's count at the real boundary's request).
     Fidelity(fidelity::FidelityArgs),
 }
 

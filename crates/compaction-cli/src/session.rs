@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use compaction_core::api::{CompactionMode, ThinkingMode};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{
     CompactOptions, FileAnswer, HookOutcome, PreCompactRequest, Progress, SummaryRequest,
@@ -42,6 +43,18 @@ pub struct SessionArgs {
     /// A named preset (`compaction presets` lists them).
     #[arg(long, value_name = "NAME", default_value = "seed")]
     pub preset: String,
+    /// Signed thinking after a client-side rewrite (SPEC R13.1): `strip`
+    /// drops it, `drop_block` lets the server drop it, `keep` keeps it.
+    #[arg(long, value_name = "MODE", default_value = "strip", value_parser = ["strip", "drop_block", "keep"])]
+    pub thinking: String,
+    /// Who writes Tier 4's summary (SPEC R13.2): `client` or `server`
+    /// (the `compact_20260112` edit).
+    #[arg(long, value_name = "WHO", default_value = "client", value_parser = ["client", "server"])]
+    pub compaction: String,
+    /// The session's transcript: a compaction's summary message names it,
+    /// so the model can read older detail itself (SPEC R11.3).
+    #[arg(long, value_name = "PATH")]
+    pub transcript_path: Option<String>,
 }
 
 /// Flags of `compaction plan`.
@@ -129,11 +142,20 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
     let preset = preset_named(&args.preset)?;
     let window = whole_tokens(Setting::Window, args.window).map_err(|e| e.message_naming(crate::flag))?;
     let mut settings = preset.settings(window);
+    settings.api.thinking = match args.thinking.as_str() {
+        "drop_block" => ThinkingMode::DropBlock,
+        "keep" => ThinkingMode::Keep,
+        _ => ThinkingMode::Strip,
+    };
+    if args.compaction == "server" {
+        settings.api.compaction = CompactionMode::Server;
+    }
     if let Some(max_output) = args.max_output {
         settings.thresholds.max_output_tokens = Some(
             whole_tokens(Setting::MaxOutputTokens, max_output).map_err(|e| e.message_naming(crate::flag))?,
         );
     }
+    settings.compact.transcript_path.clone_from(&args.transcript_path);
     Ok(settings)
 }
 
@@ -277,6 +299,8 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
         "count": decision.count,
         "lines": decision.lines,
         "contextManagement": decision.context_management,
+        "betas": decision.betas,
+        "thinking": decision.thinking,
         "breakdown": probe.breakdown(),
     }))
 }
@@ -302,6 +326,9 @@ pub fn compact(args: &CompactArgs) -> Result<Value, String> {
         Some(Progress::Compacted { result }) => Ok(json!({
             "steps": steps,
             "view": engine.view().sent_messages().collect::<Vec<_>>(),
+            // What the next call needs: the decision it would get.
+            "betas": next_decision(&engine).betas,
+            "contextManagement": next_decision(&engine).context_management,
             "boundary": result.boundary,
             "summary": result.summary,
             "attachments": result.attachments,
@@ -310,6 +337,11 @@ pub fn compact(args: &CompactArgs) -> Result<Value, String> {
         Some(Progress::Failed { reason }) => Err(format!("compaction failed: {reason}")),
         Some(Progress::Waiting) | None => Err("the compaction is still waiting (an engine bug)".to_owned()),
     }
+}
+
+/// The decision the next call would get (a dry run).
+fn next_decision(engine: &Engine) -> compaction_core::engine::Decision {
+    engine.plan(None)
 }
 
 /// `compaction parse-summary FILE`: what R7.4 makes of a model reply.

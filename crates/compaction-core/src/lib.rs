@@ -39,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod api;
 pub mod breakdown;
 pub mod breakers;
 pub mod collapse;
@@ -49,6 +50,7 @@ pub mod groups;
 pub mod hash;
 pub mod message;
 pub mod microcompact;
+pub mod overflow;
 pub mod reduction;
 pub mod snip;
 pub mod step;

@@ -182,7 +182,12 @@ impl Block {
 }
 
 /// The API `usage` of the request that produced an assistant message.
+/// With `iterations` (server compaction, server tool loops), the last
+/// `message` iteration is the context the reply was sampled from, and its
+/// counters are the ones kept (R13.4: a `compaction` iteration reports the
+/// cost of summarising, not the context's size).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "RawUsage")]
 pub struct Usage {
     /// Uncached input tokens.
     #[serde(default)]
@@ -196,6 +201,60 @@ pub struct Usage {
     /// Input tokens read from the prompt cache.
     #[serde(default)]
     pub cache_read_input_tokens: u64,
+}
+
+/// `usage` as the API sends it: the four counters (`null` reads as 0) and
+/// the optional per-iteration breakdown.
+#[derive(Deserialize)]
+struct RawUsage {
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    iterations: Option<Vec<RawIteration>>,
+}
+
+/// One entry of `usage.iterations`.
+#[derive(Deserialize)]
+struct RawIteration {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+impl From<RawUsage> for Usage {
+    fn from(raw: RawUsage) -> Self {
+        let last_message = raw
+            .iterations
+            .as_deref()
+            .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
+        match last_message {
+            Some(i) => Usage {
+                input_tokens: i.input_tokens.unwrap_or(0),
+                output_tokens: i.output_tokens.unwrap_or(0),
+                cache_creation_input_tokens: i.cache_creation_input_tokens.unwrap_or(0),
+                cache_read_input_tokens: i.cache_read_input_tokens.unwrap_or(0),
+            },
+            None => Usage {
+                input_tokens: raw.input_tokens.unwrap_or(0),
+                output_tokens: raw.output_tokens.unwrap_or(0),
+                cache_creation_input_tokens: raw.cache_creation_input_tokens.unwrap_or(0),
+                cache_read_input_tokens: raw.cache_read_input_tokens.unwrap_or(0),
+            },
+        }
+    }
 }
 
 impl Usage {
@@ -273,6 +332,11 @@ impl Message {
             Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
             _ => None,
         })
+    }
+
+    /// Whether it holds a server `compaction` block (R13.2).
+    pub fn holds_compaction(&self) -> bool {
+        self.content.blocks().iter().any(|b| b.kind() == "compaction")
     }
 
     /// A real user prompt: a user message that is not only tool results

@@ -101,13 +101,7 @@ pub struct ClearToolUsesEdit {
     pub clear_tool_inputs: bool,
 }
 
-/// The request's `context_management` parameter (beta
-/// `context-management-2025-06-27`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContextManagement {
-    /// The edits.
-    pub edits: Vec<ClearToolUsesEdit>,
-}
+pub use crate::api::ContextManagement;
 
 /// What Tier 1 did before one call.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -116,7 +110,7 @@ pub struct Outcome {
     pub step: Option<Step>,
     /// The edit to send with this call (cache-aware path, once it has
     /// fired, on every call so the server keeps clearing).
-    pub context_management: Option<ContextManagement>,
+    pub context_management: Option<ClearToolUsesEdit>,
     /// `tool_use_id`s cleared by the client in this call (time-based path):
     /// a `microcompact_boundary` record (R4.4).
     pub cleared_by_client: Vec<String>,
@@ -195,6 +189,33 @@ impl Microcompact {
         self.calls.len()
     }
 
+    /// How many of the oldest eligible results the view predicts the
+    /// server clears (R4.3).
+    pub fn server_cleared(&self) -> usize {
+        self.server_cleared
+    }
+
+    /// Replaces the prediction with what the server reported it cleared
+    /// (R13.4: `applied_edits`): the oldest `actual` eligible results are
+    /// cleared in the view, the others show the client's copy again.
+    /// Returns the blocks whose prediction changed.
+    pub fn reconcile(&mut self, view: &mut View, actual: usize) -> Vec<BlockRef> {
+        let actual = actual.min(self.calls.len());
+        let predicted = self.server_cleared.min(self.calls.len());
+        let changed = if actual > predicted {
+            let ids: HashSet<&str> = self.calls[predicted..actual].iter().map(String::as_str).collect();
+            clear_results(view, &ids, None)
+        } else {
+            let ids: HashSet<&str> = self.calls[actual..predicted].iter().map(String::as_str).collect();
+            restore_results(view, &ids)
+        };
+        self.server_cleared = actual;
+        if actual > 0 && self.fired_at.is_none() {
+            self.fired_at = Some(self.calls.len());
+        }
+        changed
+    }
+
     /// Runs Tier 1 before a call (R4.2–R4.5). `now` comes from the host;
     /// without it the cache is taken as warm and no idle gap is seen.
     /// `protected` holds the `tool_use_id`s of pinned messages (extension):
@@ -231,22 +252,20 @@ impl Microcompact {
 
     /// The `context_management` edit that makes the server clear exactly
     /// the first `server_cleared` eligible results.
-    fn edit(&self) -> Option<ContextManagement> {
-        (self.server_cleared > 0).then(|| ContextManagement {
-            edits: vec![ClearToolUsesEdit {
-                kind: "clear_tool_uses_20250919",
-                trigger: Amount {
-                    kind: "input_tokens",
-                    value: 1,
-                },
-                keep: Amount {
-                    kind: "tool_uses",
-                    value: (self.calls.len() - self.server_cleared) as u64,
-                },
-                clear_at_least: None,
-                exclude_tools: self.other_tools.clone(),
-                clear_tool_inputs: false,
-            }],
+    fn edit(&self) -> Option<ClearToolUsesEdit> {
+        (self.server_cleared > 0).then(|| ClearToolUsesEdit {
+            kind: "clear_tool_uses_20250919",
+            trigger: Amount {
+                kind: "input_tokens",
+                value: 1,
+            },
+            keep: Amount {
+                kind: "tool_uses",
+                value: (self.calls.len() - self.server_cleared) as u64,
+            },
+            clear_at_least: None,
+            exclude_tools: self.other_tools.clone(),
+            clear_tool_inputs: false,
         })
     }
 
@@ -383,6 +402,48 @@ fn dedup(uuids: impl Iterator<Item = crate::message::Uuid>) -> Vec<crate::messag
         }
     }
     out
+}
+
+/// Shows the client's copy again for the results answering `ids` that the
+/// view predicted the server clears (R13.4: it did not).
+fn restore_results(view: &mut View, ids: &HashSet<&str>) -> Vec<BlockRef> {
+    let mut touched = Vec::new();
+    for index in 0..view.len() {
+        let entry = &view.entries()[index];
+        let Some(sent) = entry.sent.clone() else {
+            continue;
+        };
+        let (Content::Blocks(seen), Content::Blocks(client)) = (&entry.message.content, &sent.content) else {
+            continue;
+        };
+        let back: Vec<usize> = seen
+            .iter()
+            .enumerate()
+            .filter(|(i, b)| {
+                matches!(b, Block::ToolResult { tool_use_id, .. } if ids.contains(tool_use_id.as_str()))
+                    && client.get(*i) != Some(b)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if back.is_empty() {
+            continue;
+        }
+        let mut message = (*entry.message).clone();
+        if let Content::Blocks(blocks) = &mut message.content {
+            for &i in &back {
+                if let (Some(slot), Some(original)) = (blocks.get_mut(i), client.get(i)) {
+                    *slot = original.clone();
+                }
+            }
+        }
+        let uuid = message.uuid.clone();
+        view.predict_server_edit(index, Arc::new(message), &[]);
+        touched.extend(back.into_iter().map(|block| BlockRef {
+            uuid: uuid.clone(),
+            block,
+        }));
+    }
+    touched
 }
 
 /// Clears the results answering `ids`: with `sentinel` the client replaces

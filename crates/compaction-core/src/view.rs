@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::groups::Segmentation;
-use crate::message::{Message, Uuid};
+use crate::message::{Block, Content, Message, Uuid};
 use crate::tokens::{Basis, Estimator, TokenFigure};
 
 /// Where a view entry comes from.
@@ -68,6 +68,34 @@ struct Anchor {
     prefix_delta: i64,
 }
 
+/// What the view's messages hold that a request must announce with a beta
+/// header (R13.4): counts, kept up to date as the view changes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Features {
+    /// `compaction` blocks (R13.2).
+    pub compaction_blocks: usize,
+    /// `tool_addition` / `tool_removal` blocks (R13.3).
+    pub tool_changes: usize,
+    /// System messages with a `clear_at` (R13.3).
+    pub clear_at: usize,
+    /// System messages with an `output_config` (R13.3).
+    pub output_config: usize,
+}
+
+impl Features {
+    fn add(&mut self, m: &Message) {
+        for b in m.content.blocks() {
+            match b.kind() {
+                "compaction" => self.compaction_blocks += 1,
+                "tool_addition" | "tool_removal" => self.tool_changes += 1,
+                _ => {}
+            }
+        }
+        self.clear_at += usize::from(m.extra.contains_key("clear_at"));
+        self.output_config += usize::from(m.extra.contains_key("output_config"));
+    }
+}
+
 /// The active view.
 #[derive(Debug, Clone, Default)]
 pub struct View {
@@ -76,6 +104,10 @@ pub struct View {
     estimate: u64,
     anchor: Option<Anchor>,
     estimator: Estimator,
+    features: Features,
+    /// The first position whose prefix, as the client sends it, changed
+    /// since [`View::take_rewrite`] was last called (R13.1).
+    rewritten_from: Option<usize>,
 }
 
 impl View {
@@ -122,6 +154,23 @@ impl View {
         self.estimate
     }
 
+    /// What the messages hold that needs a beta header (R13.4).
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// Records that the client changed what it sends so that everything
+    /// from position `from` on follows a changed prefix (R13.1).
+    pub(crate) fn note_rewrite(&mut self, from: usize) {
+        self.rewritten_from = Some(self.rewritten_from.map_or(from, |f| f.min(from)));
+    }
+
+    /// The first position whose prefix changed since the last call, and
+    /// forgets it.
+    pub(crate) fn take_rewrite(&mut self) -> Option<usize> {
+        self.rewritten_from.take()
+    }
+
     /// Appends an entry (O(1) amortised).
     pub fn push(&mut self, message: Arc<Message>, source: Source, settled_blocks: Vec<usize>) {
         let tokens = self.estimator.message(&message);
@@ -140,7 +189,10 @@ impl View {
         let position = self.entries.len();
         let reported = message.usage.as_ref().map_or(0, |u| u.prompt_tokens());
         if reported > 0 {
+            // The reply's output: as reported, or its estimate when the
+            // report is smaller (a streaming snapshot, R1.6).
             let output = message.usage.as_ref().map_or(0, |u| u.output_tokens);
+            let output = output.max(self.estimator.reply_output(&message));
             self.anchor = Some(Anchor {
                 position,
                 reported,
@@ -150,6 +202,7 @@ impl View {
             });
         }
         self.segmentation.push(&message);
+        self.features.add(&message);
         self.estimate += tokens;
         self.entries.push(Entry {
             message,
@@ -209,7 +262,68 @@ impl View {
         if let Some(entry) = self.entries.get_mut(index) {
             entry.sent = sent;
         }
+        self.note_rewrite(index);
         self.patch(index, message, blocks);
+    }
+
+    /// Drops every block `drop` picks from the entries at `from` on, from
+    /// what the model sees and from what the client sends alike, whole
+    /// (R13.1: a signed block is never edited). An entry left with no block
+    /// leaves the view (it held no `tool_use`, so no pair breaks). Returns
+    /// each dropped block (its index in the message as it was) and the
+    /// uuids of the entries that left.
+    pub(crate) fn drop_blocks(
+        &mut self,
+        from: usize,
+        drop: impl Fn(&Block) -> bool,
+    ) -> (Vec<crate::step::BlockRef>, Vec<Uuid>) {
+        let without = |m: &Arc<Message>| -> Option<(Arc<Message>, Vec<usize>)> {
+            let blocks = m.content.blocks();
+            let dropped: Vec<usize> = (0..blocks.len()).filter(|&i| drop(&blocks[i])).collect();
+            if dropped.is_empty() {
+                return None;
+            }
+            let mut copy = (**m).clone();
+            copy.content = Content::Blocks(
+                blocks
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| dropped.binary_search(i).is_err())
+                    .map(|(_, b)| b.clone())
+                    .collect(),
+            );
+            Some((Arc::new(copy), dropped))
+        };
+        let mut touched = Vec::new();
+        let mut emptied = Vec::new();
+        for index in from..self.entries.len() {
+            let entry = &self.entries[index];
+            let sent = entry.sent.as_ref().and_then(&without).map(|(m, _)| m);
+            let Some((message, dropped)) = without(&entry.message) else {
+                continue;
+            };
+            let uuid = message.uuid.clone();
+            if message.content.blocks().is_empty() {
+                emptied.push(index);
+            }
+            touched.extend(dropped.into_iter().map(|block| crate::step::BlockRef {
+                uuid: uuid.clone(),
+                block,
+            }));
+            if let (Some(sent), Some(entry)) = (sent, self.entries.get_mut(index)) {
+                entry.sent = Some(sent);
+            }
+            self.patch(index, message, &[]);
+        }
+        let gone: Vec<Uuid> = emptied
+            .iter()
+            .map(|&i| self.entries[i].message.uuid.clone())
+            .collect();
+        if !emptied.is_empty() {
+            let ranges: Vec<Range<usize>> = emptied.iter().map(|&i| i..i + 1).collect();
+            self.remove_ranges(&ranges);
+        }
+        (touched, gone)
     }
 
     /// The messages the client sends, in order.
@@ -228,6 +342,9 @@ impl View {
     /// Removes several ascending, disjoint ranges at once, rebuilding the
     /// bookkeeping once.
     pub fn remove_ranges(&mut self, ranges: &[Range<usize>]) {
+        if let Some(first) = ranges.iter().map(|r| r.start).min() {
+            self.note_rewrite(first);
+        }
         let mut anchor = self.anchor;
         for range in ranges {
             let tokens: u64 = self.entries[range.clone()].iter().map(|e| e.tokens).sum();
@@ -261,6 +378,7 @@ impl View {
     /// Replaces every entry (a compaction's new view). Usage-based counting
     /// restarts from the next reported usage.
     pub fn replace(&mut self, entries: Vec<(Arc<Message>, Source)>) {
+        self.note_rewrite(0);
         self.entries.clear();
         self.anchor = None;
         self.rebuild();
@@ -273,6 +391,7 @@ impl View {
     /// Replaces every entry with entries kept from an earlier view (expand).
     /// Usage-based counting restarts from the next reported usage.
     pub fn replace_entries(&mut self, entries: Vec<Entry>) {
+        self.note_rewrite(0);
         self.entries = entries;
         self.anchor = None;
         self.rebuild();
@@ -281,6 +400,25 @@ impl View {
     fn rebuild(&mut self) {
         self.segmentation = Segmentation::of(self.entries.iter().map(|e| e.message.as_ref()));
         self.estimate = self.entries.iter().map(|e| e.tokens).sum();
+        self.features = Features::default();
+        for e in &self.entries {
+            self.features.add(&e.message);
+        }
+    }
+
+    /// The API stated the size of the request it refused (R8.1: "N from the
+    /// error recalibrates the count"): `tokens` becomes the reported size of
+    /// the whole view as it is now, as a usage report on its last message
+    /// would be; what is appended or freed afterwards moves the count from
+    /// there.
+    pub fn recalibrate(&mut self, tokens: u64) {
+        self.anchor = Some(Anchor {
+            position: self.entries.len(),
+            reported: tokens,
+            reply_extra: 0,
+            prefix_estimate: self.estimate,
+            prefix_delta: 0,
+        });
     }
 
     /// The count held against the lines (R1.6): the last reported usage,
@@ -373,6 +511,40 @@ mod tests {
         });
         v.push(Arc::new(reply), Source::Stored, vec![]);
         assert_eq!(v.count(0).tokens, 5_000 + 900);
+    }
+
+    #[test]
+    fn r1_6_a_snapshot_output_counts_the_replys_calls_and_signed_thinking() {
+        use crate::message::{Block, Content, Extra, Json};
+        let mut v = View::new(Estimator::default());
+        let mut signature = Extra::new();
+        signature.insert(
+            "signature".to_owned(),
+            Json::from_value(&serde_json::Value::String("s".repeat(256 + 5_000))),
+        );
+        let mut reply = Message::assistant("b", "");
+        reply.content = Content::Blocks(vec![
+            // 40 characters of shown thinking: 10, but the signature says 1,000.
+            Block::Thinking {
+                thinking: "t".repeat(40),
+                extra: signature,
+            },
+            Block::ToolUse {
+                id: "toolu_1".to_owned(),
+                name: "Read".to_owned(),
+                input: Json::from_value(&serde_json::json!({})),
+                extra: Extra::new(),
+            },
+        ]);
+        // A streaming snapshot: 3 output tokens recorded.
+        reply.usage = Some(Usage {
+            input_tokens: 5_000,
+            output_tokens: 3,
+            ..Usage::default()
+        });
+        v.push(Arc::new(reply), Source::Stored, vec![]);
+        // Read (1) + {} (1) + the call's framing (87) + the thinking (1,000).
+        assert_eq!(v.count(0).tokens, 5_000 + 1 + 1 + 87 + 1_000);
     }
 
     #[test]

@@ -60,6 +60,20 @@ export interface Session {
 }
 
 /**
+ * A `clear_thinking_20251015` edit (the `clearThinking` setting).
+ */
+export interface ClearThinkingEdit {
+    /**
+     * `"clear_thinking_20251015"`.
+     */
+    type: "clear_thinking_20251015";
+    /**
+     * Assistant turns whose thinking is kept.
+     */
+    keep?: { type: "thinking_turns"; value: number } | { type: "all" } | "all";
+}
+
+/**
  * A `clear_tool_uses_20250919` edit.
  */
 export interface ClearToolUsesEdit {
@@ -87,6 +101,24 @@ export interface ClearToolUsesEdit {
      * Whether tool inputs are cleared too.
      */
     clear_tool_inputs: boolean;
+}
+
+/**
+ * A `compact_20260112` edit (R13.2).
+ */
+export interface CompactEdit {
+    /**
+     * `"compact_20260112"`.
+     */
+    type: "compact_20260112";
+    /**
+     * Compacts when the prompt exceeds this: the compact line.
+     */
+    trigger: InputTokensAmount;
+    /**
+     * The engine's summary prompt (setting `serverInstructions`).
+     */
+    instructions?: string;
 }
 
 /**
@@ -302,6 +334,33 @@ export interface MessageParam {
 }
 
 /**
+ * A signed `compaction` block from the API (R13.2), as `swapInSummary`
+ * takes it: kept byte for byte.
+ */
+export interface CompactionBlock {
+    /**
+     * `"compaction"`.
+     */
+    type: "compaction";
+    /**
+     * The summary, or `null` when the compaction failed.
+     */
+    content?: string | null;
+    /**
+     * Opaque metadata, sent back verbatim.
+     */
+    encrypted_content?: string | null;
+    /**
+     * The signature, sent back verbatim.
+     */
+    signature?: string | null;
+    /**
+     * The compacted range's tool changes, sent back verbatim.
+     */
+    tool_changes?: ContentBlock[] | null;
+}
+
+/**
  * A token count and where it comes from.
  */
 export interface TokenFigure {
@@ -425,6 +484,11 @@ export interface Step {
 }
 
 /**
+ * One edit of `context_management.edits`.
+ */
+export type Edit = ClearToolUsesEdit | CompactEdit | ClearThinkingEdit;
+
+/**
  * One problem found in a session file (never silently dropped).
  */
 export interface Problem {
@@ -520,6 +584,30 @@ export interface EngineSettings {
      * Tier 3, collapse, on or off (default: the preset's).
      */
     collapse?: boolean;
+    /**
+     * Signed thinking after a client-side rewrite (R13.1): `"strip"` (the
+     * default) drops the blocks after it, `"drop_block"` keeps them and
+     * `decision.thinking` asks the server to drop them, `"keep"` leaves
+     * them to the host.
+     */
+    thinking?: "strip" | "drop_block" | "keep";
+    /**
+     * Who writes Tier 4's summary (R13.2): `"client"` (the default) or
+     * `"server"` (`decision.contextManagement` carries the
+     * `compact_20260112` edit; append the response, its compaction block
+     * starts the view).
+     */
+    compaction?: "client" | "server";
+    /**
+     * Server compaction: send the engine's summary prompt as the edit's
+     * `instructions` (default false).
+     */
+    serverInstructions?: boolean;
+    /**
+     * Your own `clear_thinking_20251015` edit: it goes first in
+     * `decision.contextManagement.edits` (R13.4).
+     */
+    clearThinking?: { type: "clear_thinking_20251015"; keep?: { type: "thinking_turns"; value: number } | { type: "all" } | "all" };
 }
 
 /**
@@ -595,9 +683,9 @@ export interface BoundaryRecord {
  */
 export interface ContextManagement {
     /**
-     * The edits.
+     * The edits: your clear-thinking edit first.
      */
-    edits: ClearToolUsesEdit[];
+    edits: Edit[];
 }
 
 /**
@@ -707,10 +795,21 @@ export interface Decision {
      */
     status: CallStatus;
     /**
-     * The `context_management` parameter to send with the call (cache-aware
-     * microcompact), or `null`.
+     * The `context_management` parameter to send with the call, or `null`:
+     * your `clearThinking` edit first, cache-aware microcompact's clearing,
+     * server compaction (R13.4).
      */
     contextManagement: ContextManagement | null;
+    /**
+     * The beta headers the call needs (`betas` of
+     * `client.beta.messages.create`), sorted (R13.4).
+     */
+    betas: string[];
+    /**
+     * What to merge into the call's `thinking` parameter (setting
+     * `thinking: "drop_block"`), or `null` (R13.1).
+     */
+    thinking: { block_binding: { prefix_mismatch_behavior: "drop_block" } } | null;
     /**
      * Tool results the client cleared in this call.
      */
@@ -1192,12 +1291,13 @@ export class Engine {
      */
     prepare(host: Host): Promise<Decision>;
     /**
-     * The API refused the call as too long (HTTP 413): the reactive tier
-     * (SPEC R8): first the segments Tier 3 can collapse, then an emergency
-     * compaction, at most once per turn. Answer the outcome's `requests`
-     * (or `prepare(host)` does), then retry the call.
+     * The API refused the call as too long (`isPromptTooLong(error)`):
+     * the reactive tier (SPEC R8.1). First collapse overflow recovery, on
+     * the next refusal in the same turn an emergency compaction, after that
+     * `failed`. `tokens`: the prompt's real size when the error states it
+     * (`promptTooLongTokens(error)`); the count is recalibrated to it.
      */
-    promptTooLong(): Outcome;
+    promptTooLong(tokens?: number | null): Outcome;
     /**
      * Every transcript record so far, as JSONL lines in Claude Code's
      * shape: one per appended message, and a compaction's
@@ -1224,8 +1324,13 @@ export class Engine {
      * messages `uuids` it was made from. They must still open the view in
      * order and end on a legal cut; otherwise the outcome is `failed` and
      * the view stays.
+     *
+     * `summary` is the summary's text, or a signed `compaction` block
+     * (`{ type: "compaction", content, encrypted_content, signature?,
+     * tool_changes? }`, R13.2): the block is kept byte for byte and nothing
+     * is inserted between it and the messages after the summarised ones.
      */
-    swapInSummary(uuids: string[], summary: string): Outcome;
+    swapInSummary(uuids: string[], summary: string | CompactionBlock): Outcome;
     /**
      * The records written since the last `takeRecords()` (append them to
      * the session file).
@@ -1242,6 +1347,18 @@ export class Engine {
 }
 
 /**
+ * `true` when `error` says the prompt did not fit the model's context
+ * window (SPEC R8.1): the Anthropic API's HTTP 400 `invalid_request_error`
+ * "prompt is too long: N tokens > M maximum" (as `@anthropic-ai/sdk`
+ * throws it), Claude Code's 413 `prompt_too_long`, a reply whose
+ * `stop_reason` is `model_context_window_exceeded`, OpenAI's
+ * `context_length_exceeded`. `false` for everything else, including other
+ * 400s and a 413 `request_too_large`. Then call
+ * `engine.promptTooLong(promptTooLongTokens(error))`.
+ */
+export function isPromptTooLong(error: unknown): boolean;
+
+/**
  * What the engine would decide before the next call on this history,
  * with these settings (a preset name or an `EngineSettings` object).
  * `messages` is a JSON string (an array of `MessageParam`s or a request
@@ -1249,6 +1366,14 @@ export class Engine {
  * objects. Nothing is kept between calls.
  */
 export function plan(settings: EngineSettings | PresetName | undefined, messages: string | MessageInput[], now?: string | null): Decision;
+
+/**
+ * The prompt's real size in tokens when `error` is a prompt-too-long that
+ * states it ("prompt is too long: 236175 tokens > 200000 maximum" →
+ * 236175); otherwise `null`. Give it to `engine.promptTooLong(tokens)`,
+ * which recalibrates the count to it (SPEC R8.1).
+ */
+export function promptTooLongTokens(error: unknown): number | null;
 
 /**
  * The lines a context count is held against (SPEC R1): budget, precompute,

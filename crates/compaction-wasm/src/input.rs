@@ -67,6 +67,52 @@ struct InUsage {
     cache_creation_input_tokens: Option<u64>,
     #[serde(default)]
     cache_read_input_tokens: Option<u64>,
+    /// Per-iteration usage (server compaction, server tool loops): the last
+    /// `message` iteration is the context the reply was sampled from.
+    #[serde(default)]
+    iterations: Option<Vec<InIteration>>,
+}
+
+/// One entry of `usage.iterations`.
+#[derive(Deserialize)]
+struct InIteration {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+}
+
+/// A response's `context_management` (R13.4).
+#[derive(Deserialize)]
+struct InContextManagement {
+    #[serde(default)]
+    applied_edits: Vec<compaction_core::api::applied::AppliedEdit>,
+}
+
+/// What the server says it did in the response `value` (a `BetaMessage`):
+/// its `context_management.applied_edits`, none when absent.
+pub fn applied_edits(
+    value: &JsValue,
+    field: &str,
+) -> Result<Vec<compaction_core::api::applied::AppliedEdit>, JsValue> {
+    let cm = js_sys::Reflect::get(value, &"context_management".into()).unwrap_or(JsValue::UNDEFINED);
+    if cm.is_undefined() || cm.is_null() {
+        return Ok(Vec::new());
+    }
+    let cm: InContextManagement = crate::engine::from_js(&cm).map_err(|e| {
+        js_error(
+            INVALID_MESSAGE,
+            &format!("{field}.context_management"),
+            &format!("{field}.context_management: {e}"),
+        )
+    })?;
+    Ok(cm.applied_edits)
 }
 
 /// Makes uuids for messages that come without one: `m1`, `m2`, … skipping
@@ -141,11 +187,25 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
         role,
         content: raw.content,
         timestamp,
-        usage: raw.usage.map(|u| Usage {
-            input_tokens: u.input_tokens.unwrap_or(0),
-            output_tokens: u.output_tokens.unwrap_or(0),
-            cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
-            cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
+        usage: raw.usage.map(|u| {
+            let last = u
+                .iterations
+                .as_deref()
+                .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
+            match last {
+                Some(i) => Usage {
+                    input_tokens: i.input_tokens.unwrap_or(0),
+                    output_tokens: i.output_tokens.unwrap_or(0),
+                    cache_creation_input_tokens: i.cache_creation_input_tokens.unwrap_or(0),
+                    cache_read_input_tokens: i.cache_read_input_tokens.unwrap_or(0),
+                },
+                None => Usage {
+                    input_tokens: u.input_tokens.unwrap_or(0),
+                    output_tokens: u.output_tokens.unwrap_or(0),
+                    cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
+                    cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
+                },
+            }
         }),
         extra,
     })

@@ -13,6 +13,8 @@
 //! - [`session`]: Claude Code session files (`readSession`,
 //!   `SessionImporter` for chunks) into a `Session`: the report and the
 //!   resumed view, which `engine.loadSession` takes.
+//! - [`overflow`]: `isPromptTooLong(error)`, `promptTooLongTokens(error)`:
+//!   the engine's prompt-too-long classifier over a JS client's error.
 //! - [`dto`]: every shape that crosses, with generated TypeScript types.
 //!
 //! Two wasm modules come from this crate (features `engine` and `session`,
@@ -29,6 +31,8 @@ pub mod error;
 #[cfg(feature = "engine")]
 pub mod input;
 pub mod js;
+#[cfg(feature = "engine")]
+pub mod overflow;
 #[cfg(feature = "engine")]
 pub mod plan;
 #[cfg(feature = "session")]

@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::{from_engine, js_error, INVALID_SETTING};
 use crate::thresholds::{describe, known_keys, number};
 
-const SETTINGS_FIELDS: [&str; 11] = [
+const SETTINGS_FIELDS: [&str; 15] = [
     "preset",
     "window",
     "maxOutputTokens",
@@ -21,6 +21,10 @@ const SETTINGS_FIELDS: [&str; 11] = [
     "sessionId",
     "snip",
     "collapse",
+    "thinking",
+    "compaction",
+    "serverInstructions",
+    "clearThinking",
 ];
 
 /// Settings from a preset name, an `EngineSettings` object, or `undefined`.
@@ -103,9 +107,56 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), J
             )
         })?;
     }
+    if let Some(mode) = string("thinking")? {
+        use compaction_core::api::ThinkingMode;
+        settings.api.thinking = [ThinkingMode::Strip, ThinkingMode::DropBlock, ThinkingMode::Keep]
+            .into_iter()
+            .find(|m| m.name() == mode)
+            .ok_or_else(|| {
+                js_error(
+                    INVALID_SETTING,
+                    "thinking",
+                    &format!("invalid setting `thinking` = \"{mode}\": must be \"strip\", \"drop_block\" or \"keep\""),
+                )
+            })?;
+    }
+    if let Some(mode) = string("compaction")? {
+        use compaction_core::api::CompactionMode;
+        settings.api.compaction = match mode.as_str() {
+            "client" => CompactionMode::Client,
+            "server" => CompactionMode::Server,
+            _ => {
+                return Err(js_error(
+                    INVALID_SETTING,
+                    "compaction",
+                    &format!("invalid setting `compaction` = \"{mode}\": must be \"client\" or \"server\""),
+                ))
+            }
+        };
+    }
+    let edit = js_sys::Reflect::get(value, &"clearThinking".into()).unwrap_or(JsValue::UNDEFINED);
+    if !edit.is_undefined() && !edit.is_null() {
+        let bad = || {
+            js_error(
+                INVALID_SETTING,
+                "clearThinking",
+                "invalid setting `clearThinking`: must be a clear_thinking_20251015 edit like { type: \"clear_thinking_20251015\", keep: \"all\" }",
+            )
+        };
+        let text = js_sys::JSON::stringify(&edit)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(bad)?;
+        let json = compaction_core::message::Json::parse(&text).map_err(|_| bad())?;
+        if json.str_field("type").as_deref() != Some("clear_thinking_20251015") {
+            return Err(bad());
+        }
+        settings.api.clear_thinking = Some(json);
+    }
     for (field, slot) in [
         ("snip", &mut settings.snip),
         ("collapse", &mut settings.collapse.enabled),
+        ("serverInstructions", &mut settings.api.server_instructions),
     ] {
         let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
         if !v.is_undefined() {

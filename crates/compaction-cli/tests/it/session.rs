@@ -197,6 +197,40 @@ fn plan_answers_the_precompact_hook_and_stops_at_the_summary_request() {
 }
 
 #[test]
+fn transcript_path_puts_the_path_in_the_compacted_view() {
+    let path = "/home/u/.claude/projects/p/s.jsonl";
+    let v = ok(&compaction(&[
+        "compact",
+        "--messages",
+        &fixture("compact-analysis.json"),
+        "--transcript-path",
+        path,
+    ]));
+    let summary = v["view"][0]["content"].as_str().unwrap();
+    assert!(
+        summary.ends_with(&format!("read the full transcript at: {path}")),
+        "{summary}"
+    );
+    // Without the flag nothing is named; plan takes the flag too.
+    let v = ok(&compaction(&[
+        "compact",
+        "--messages",
+        &fixture("compact-analysis.json"),
+    ]));
+    assert!(!v["view"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("transcript at"));
+    ok(&compaction(&[
+        "plan",
+        "--messages",
+        &fixture("compact-analysis.json"),
+        "--transcript-path",
+        path,
+    ]));
+}
+
+#[test]
 fn bad_histories_are_errors_naming_the_message() {
     let path = std::env::temp_dir().join(format!("compaction-cli-{}-bad.json", std::process::id()));
     std::fs::write(

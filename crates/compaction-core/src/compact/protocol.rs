@@ -32,6 +32,11 @@ pub struct CompactSettings {
     pub offline_fallback: bool,
     /// Attachment budgets (R7.7).
     pub attachments: AttachmentSettings,
+    /// Where the session's transcript is (R11.3; default none): when set,
+    /// the summary message names it, as Claude Code's continuation message
+    /// does, so the model can read older detail itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<String>,
 }
 
 impl Default for CompactSettings {
@@ -44,6 +49,7 @@ impl Default for CompactSettings {
             auto_max_attempts: 3,
             offline_fallback: false,
             attachments: AttachmentSettings::default(),
+            transcript_path: None,
         }
     }
 }

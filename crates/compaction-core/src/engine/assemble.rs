@@ -83,9 +83,15 @@ impl Engine {
         // Assemble the new view (R7.8): summary, preserved (usage zeroed,
         // R7.6), attachments.
         let summary_uuid = boundary::derived_uuid(&format!("{seed} summary"));
-        let text = format!(
+        let mut text = format!(
             "This session is being continued from an earlier conversation that was compacted. The summary below covers the earlier part.\n\n{summary}"
         );
+        // R11.3: the transcript's path, in Claude Code's words.
+        if let Some(path) = &self.settings.compact.transcript_path {
+            text.push_str(&format!(
+                "\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: {path}"
+            ));
+        }
         let replaces: Vec<Uuid> = self.view.entries()[..run.prefix.end]
             .iter()
             .map(|e| e.message.uuid.clone())
@@ -155,6 +161,12 @@ impl Engine {
                 produced,
             },
         );
+        let tier = if run.reactive {
+            Tier::Reactive
+        } else {
+            Tier::Compact
+        };
+        let thinking = self.settle_thinking(tier);
         let post = self.count();
         let dropped = run.pre.tokens.saturating_sub(post.tokens);
         self.cumulative_dropped += dropped;
@@ -194,6 +206,7 @@ impl Engine {
             from: record.uuid.clone(),
         };
         steps.push(step);
+        steps.extend(thinking);
         self.breakers
             .succeeded(run.trigger == Trigger::Auto, self.turns_seen());
         (

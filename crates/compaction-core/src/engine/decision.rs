@@ -4,9 +4,9 @@
 use serde::Serialize;
 
 use super::Engine;
+use crate::api::{ContextManagement, ThinkingParams};
 use crate::breakers::Open;
 use crate::compact::Progress;
-use crate::microcompact::ContextManagement;
 use crate::step::{Evidence, Owner, Step, Tier};
 use crate::thresholds::Thresholds;
 use crate::tokens::TokenFigure;
@@ -55,9 +55,16 @@ pub struct Decision {
     pub lines: Thresholds,
     /// What to do with the call.
     pub status: CallStatus,
-    /// The `context_management` parameter to send (cache-aware
-    /// microcompact), if any.
+    /// The `context_management` parameter to send, if any: the host's
+    /// clear-thinking edit, cache-aware microcompact's clearing, server
+    /// compaction (R13.4).
     pub context_management: Option<ContextManagement>,
+    /// The beta headers this request needs (`anthropic-beta`), sorted
+    /// (R13.4).
+    pub betas: Vec<String>,
+    /// What to merge into the request's `thinking` parameter: the
+    /// `drop_block` binding control (R13.1, setting `thinking: drop_block`).
+    pub thinking: Option<ThinkingParams>,
     /// Results the client cleared in this call (a `microcompact_boundary`).
     pub cleared_by_client: Vec<String>,
     /// The automatic compaction this call started or is waiting on (Tier

@@ -6,14 +6,17 @@ use crate::hash::{HashMap, HashSet};
 use std::sync::Arc;
 
 mod answer;
+mod applied;
 mod assemble;
 mod decision;
 mod driver;
 mod pins;
 mod precompute;
 mod request;
+mod server;
 pub mod settings;
 mod swap;
+mod thinking;
 mod tier3;
 mod tier4;
 mod tier5;
@@ -80,11 +83,14 @@ use crate::view::{Entry, Source, View};
 pub struct Engine {
     pub(crate) settings: EngineSettings,
     lines: Thresholds,
-    store: Store,
+    pub(crate) store: Store,
     pub(crate) view: View,
     pub(crate) microcompact: Microcompact,
     /// Steps taken on append (budget reduction), reported by the next call.
-    pending: Vec<Step>,
+    pub(crate) pending: Vec<Step>,
+    /// The first view position reduced on append since the last call: a
+    /// reply appended before the next call read the original (R13.1).
+    unsent_reduction: Option<usize>,
     pub(crate) system_tokens: u64,
     /// The compaction waiting for the PreCompact hooks' answer (R7.2).
     pub(crate) hook: Option<HookWait>,
@@ -141,6 +147,7 @@ impl Engine {
             store: Store::new(),
             microcompact: Microcompact::default(),
             pending: Vec::new(),
+            unsent_reduction: None,
             system_tokens: 0,
             hook: None,
             run: None,
@@ -265,6 +272,17 @@ impl Engine {
             self.prompts += 1;
         }
         Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
+        if stored.role == crate::message::Role::Assistant {
+            // A reply appended with no call since a result was reduced was
+            // written against the original result (R13.1).
+            if let Some(at) = self.unsent_reduction.take() {
+                self.view.note_rewrite(at);
+            }
+        }
+        if stored.holds_compaction() {
+            self.start_at_compaction(stored);
+            return Ok(());
+        }
         let estimate = self.view.estimator().message(&stored);
         let before = {
             // The count as if the message entered unreduced.
@@ -277,6 +295,8 @@ impl Engine {
         self.microcompact.observe(&stored, &self.settings.microcompact);
         match reduce_message(&stored, &self.settings.reduction) {
             Some((reduced, blocks)) => {
+                let at = self.view.len();
+                self.unsent_reduction = Some(self.unsent_reduction.map_or(at, |u| u.min(at)));
                 let settled: Vec<usize> = blocks.iter().map(|b| b.block).collect();
                 self.view.push(Arc::new(reduced), Source::Stored, settled);
                 let removed: usize = blocks.iter().map(|b| b.removed_chars).sum();
@@ -315,6 +335,9 @@ impl Engine {
     /// line, then the lines' status (R1.7). `now` is the host's clock.
     pub fn before_call(&mut self, now: Option<&Timestamp>) -> Decision {
         let mut steps = std::mem::take(&mut self.pending);
+        steps.extend(self.settle_thinking(Tier::BudgetReduction));
+        // This call sends what was reduced: replies from now on read it.
+        self.unsent_reduction = None;
         let protected = self.protected_tool_ids();
         let tier1 = self.microcompact.run(
             &mut self.view,
@@ -324,6 +347,7 @@ impl Engine {
             &protected,
         );
         steps.extend(tier1.step);
+        steps.extend(self.settle_thinking(Tier::Microcompact));
         // Not under a pending compaction: its prefix is view positions, and
         // it is about to replace those messages anyway.
         if self.settings.snip && !self.compacting() && self.count().tokens > self.lines.compact {
@@ -335,12 +359,19 @@ impl Engine {
             ) {
                 self.microcompact.rebuild(&self.view, &self.settings.microcompact);
                 steps.push(step);
+                steps.extend(self.settle_thinking(Tier::Snip));
             }
         }
         self.run_precompute(&mut steps);
         let collapse_blocking = self.run_collapse(&mut steps);
+        steps.extend(self.settle_thinking(Tier::Collapse));
+        let server = self.settings.api.compaction == crate::api::CompactionMode::Server;
+        if server && self.count().tokens > self.lines.compact {
+            steps.push(self.server_compaction_step());
+        }
         let mut compaction = self.tier4_request().map(|_| Progress::Waiting);
-        if compaction.is_none()
+        if !server
+            && compaction.is_none()
             && self.collapse_pending.is_empty()
             && self.count().tokens > self.lines.compact
             && self.breakers.open().is_none()
@@ -383,12 +414,22 @@ impl Engine {
         if let Some(step) = self.status_step(count, &status) {
             steps.push(step);
         }
+        let needs = crate::api::Needs {
+            clear_tool_uses: tier1.context_management,
+            compact: server.then(|| self.compact_edit()),
+            clear_thinking: self.settings.api.clear_thinking.clone(),
+            drop_block: self.settings.api.thinking == crate::api::ThinkingMode::DropBlock,
+            features: self.view.features(),
+        };
+        let context_management = crate::api::context_management(&needs);
         Decision {
             steps,
             count,
             lines: self.lines.clone(),
             status,
-            context_management: tier1.context_management,
+            betas: crate::api::betas(&needs, context_management.as_ref()),
+            thinking: needs.drop_block.then(crate::api::ThinkingParams::drop_block),
+            context_management,
             cleared_by_client: tier1.cleared_by_client,
             compaction,
             breaker: self.breakers.open(),
@@ -438,6 +479,15 @@ impl Engine {
             .into_iter()
             .map(|m| m.as_ref().clone())
             .collect();
+        // A request that does not start where the view starts (a collapse
+        // segment, a truncated prefix) changes every thinking block's
+        // prefix: they go, unless the host keeps them (R13.1).
+        let from_start = uuids.first() == self.view.entries().first().map(|e| &e.message.uuid);
+        let messages = if from_start || self.settings.api.thinking == crate::api::ThinkingMode::Keep {
+            messages
+        } else {
+            crate::api::thinking::without_thinking(messages).0
+        };
         let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
             .chain(self.settings.compact.fallback_models.iter().cloned())
             .collect();

@@ -64,6 +64,11 @@ impl Engine {
         self.view.replace_entries(entries);
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
         self.lineage.remove(summary);
+        // The restored entries and what follows them have a new prefix
+        // again (R13.1); the next call reports what that did to thinking.
+        if let Some(step) = self.settle_thinking(Tier::Compact) {
+            self.pending.push(step);
+        }
         Ok(Step {
             tier: Tier::Compact,
             rule: "R6.2",

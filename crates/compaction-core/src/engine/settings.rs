@@ -32,6 +32,9 @@ pub struct EngineSettings {
     pub breakers: BreakerSettings,
     /// How tokens are estimated.
     pub estimator: Estimator,
+    /// Today's Messages API: signed thinking, server compaction, the host's
+    /// clear-thinking edit (R13).
+    pub api: crate::api::ApiSettings,
 }
 
 /// A named set of settings.
@@ -103,6 +106,7 @@ impl Preset {
             compact: CompactSettings::default(),
             breakers: BreakerSettings::default(),
             estimator: Estimator::default(),
+            api: crate::api::ApiSettings::default(),
         };
         if matches!(self, Preset::Client2076 | Preset::Client21) {
             settings.snip = false;

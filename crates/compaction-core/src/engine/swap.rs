@@ -31,6 +31,26 @@ impl Run {
 }
 
 impl Engine {
+    /// Why `summarised` cannot be swapped for a summary, if it cannot.
+    pub(super) fn swap_refusal(&self, summarised: &[Uuid]) -> Option<&'static str> {
+        let len = summarised.len();
+        let opens_view = len > 0
+            && len <= self.view.len()
+            && summarised
+                .iter()
+                .zip(self.view.entries())
+                .all(|(u, e)| &e.message.uuid == u);
+        if self.compacting() {
+            Some("a compaction is already waiting for an answer")
+        } else if !opens_view {
+            Some("the summarised messages no longer open the view in order")
+        } else if !self.view.segmentation().is_legal_cut(len) {
+            Some("the summarised messages end inside a tool_use/tool_result pair")
+        } else {
+            None
+        }
+    }
+
     /// R9.4: a summary written outside the engine's own requests (the
     /// Anthropic API's background compaction, or any summariser the host
     /// ran itself) of exactly the messages `summarised`, which must still
@@ -40,21 +60,7 @@ impl Engine {
     pub fn swap_in_summary(&mut self, summarised: &[Uuid], reply: &str) -> Outcome {
         let pre = self.count();
         let len = summarised.len();
-        let opens_view = len > 0
-            && len <= self.view.len()
-            && summarised
-                .iter()
-                .zip(self.view.entries())
-                .all(|(u, e)| &e.message.uuid == u);
-        let refusal = if self.compacting() {
-            Some("a compaction is already waiting for an answer")
-        } else if !opens_view {
-            Some("the summarised messages no longer open the view in order")
-        } else if !self.view.segmentation().is_legal_cut(len) {
-            Some("the summarised messages end inside a tool_use/tool_result pair")
-        } else {
-            None
-        };
+        let refusal = self.swap_refusal(summarised);
         let run = Run::reusing(Trigger::Auto, false, len, pre);
         let step = |reason: String| {
             self.step(

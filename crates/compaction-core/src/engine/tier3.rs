@@ -194,7 +194,10 @@ impl Engine {
             Reply::TooLong | Reply::Failed(_) => (None, Owner::Model),
         };
         let pending = self.collapse_pending.remove(index);
-        vec![self.apply_segment(pending, text, owner)]
+        let step = self.apply_segment(pending, text, owner);
+        std::iter::once(step)
+            .chain(self.settle_thinking(Tier::Collapse))
+            .collect()
     }
 
     fn apply_segment(&mut self, pending: PendingSegment, text: Option<String>, owner: Owner) -> Step {
@@ -245,8 +248,12 @@ impl Engine {
             settled_blocks: Vec::new(),
         };
         let mut entries = self.view.entries().to_vec();
+        let start = range.start;
         entries.splice(range, std::iter::once(collapsed));
         self.view.replace_entries(entries);
+        // Only what follows the segment has a new prefix (R13.1).
+        self.view.take_rewrite();
+        self.view.note_rewrite(start);
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
         self.lineage.insert(
             uuid.clone(),

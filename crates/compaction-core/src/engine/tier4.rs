@@ -200,8 +200,10 @@ impl Engine {
         instructions: Option<String>,
         hook: HookOutcome,
     ) -> (Vec<Step>, Progress) {
+        // A reply appended since a reduction read the original (R13.1):
+        // what follows it is settled before the view is cut.
+        let mut steps: Vec<Step> = self.settle_thinking(Tier::BudgetReduction).into_iter().collect();
         let pre = self.count();
-        let mut steps = Vec::new();
         if let Some(reason) = &hook.block {
             steps.push(self.step(Tier::Compact, "R7.2", Owner::Hook, EVIDENCE_FINALIZE, pre, Vec::new(), 0,
                 format!("a PreCompact hook blocked the compaction ({reason}): the history stays as it is, no boundary")));

@@ -24,6 +24,34 @@ impl Engine {
     /// (R7.5). A 413 after that in the same turn fails: the host must end
     /// the session with a clear error.
     pub fn prompt_too_long(&mut self) -> Outcome {
+        self.reactive_stage()
+    }
+
+    /// [`Engine::prompt_too_long`] when the error stated the prompt's real
+    /// size (`tokens`, as [`crate::overflow::classify`] reads it): the count
+    /// is recalibrated to it first (R8.1 "N from the error recalibrates the
+    /// count"), so the reactive tier and every line after it work from the
+    /// API's figure, not the estimate. A first step says so.
+    pub fn prompt_too_long_at(&mut self, tokens: u64) -> Outcome {
+        let before = self.count();
+        self.view.recalibrate(tokens);
+        let note = Step::note(
+            Tier::Reactive,
+            "R8.1",
+            Owner::Client,
+            Evidence::ThirdParty,
+            self.count(),
+            format!(
+                "the API counted the refused prompt at {tokens} tokens (the engine's count was {}): the count is recalibrated to it",
+                before.tokens
+            ),
+        );
+        let mut out = self.reactive_stage();
+        out.steps.insert(0, note);
+        out
+    }
+
+    fn reactive_stage(&mut self) -> Outcome {
         let turn = self.prompts;
         let stage = self.reactive.filter(|(t, _)| *t == turn).map(|(_, s)| s);
         if stage == Some(Reactive::Compacted) {

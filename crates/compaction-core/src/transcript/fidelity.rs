@@ -16,8 +16,9 @@
 //! - A **miss** is a real automatic boundary without a hit.
 //! - A **false positive** is a predicted compaction that hits no boundary
 //!   (too early, too late, or too far off in tokens).
-//! - The **token error** of a real automatic boundary is the replay's count
-//!   at that request minus `preTokens` (whether or not it predicted one).
+//! - The **token error** of a real automatic boundary is the hitting
+//!   prediction's count minus `preTokens`; without a hit, the replay's
+//!   count at the boundary's request minus `preTokens`.
 
 use serde::Serialize;
 
@@ -44,7 +45,8 @@ pub struct Scored {
     /// records before the boundary its last record is (0: the last one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub predicted: Option<(u64, usize)>,
-    /// The replay's count at the boundary's request minus `preTokens`.
+    /// The hitting prediction's count minus `preTokens`; without a hit,
+    /// the replay's count at the boundary's request minus `preTokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_error: Option<i64>,
 }
@@ -120,6 +122,7 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
                 used[i] = true;
                 scored.hit = true;
                 scored.predicted = Some((tokens, before));
+                scored.token_error = pre.map(|pre| tokens as i64 - pre as i64);
             }
         }
         boundaries.push(scored);

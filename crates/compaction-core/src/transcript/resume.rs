@@ -71,6 +71,22 @@ impl Transcript {
                 }
             }
         }
+        // Preserved messages follow a new prefix (the summary): their
+        // signed thinking no longer matches what it was signed over and goes,
+        // as the live engine drops it (R13.1); a message that held nothing
+        // else goes too (it held no `tool_use`).
+        messages.retain_mut(|m| {
+            if !m.preserved {
+                return true;
+            }
+            match &mut m.message.content {
+                Content::Blocks(blocks) if !blocks.is_empty() => {
+                    blocks.retain(|b| !crate::api::thinking::is_signed_thinking(b));
+                    !blocks.is_empty()
+                }
+                _ => true,
+            }
+        });
         Resume {
             boundary: era.boundary.and_then(|b| self.boundaries.get(b)).cloned(),
             messages,

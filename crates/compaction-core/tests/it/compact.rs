@@ -547,3 +547,39 @@ fn r7_10_a_view_changed_under_a_waiting_compaction_abandons_it() {
     );
     assert_eq!(view(&e), before);
 }
+
+/// The first message of the view after a manual compaction answered
+/// offline, files answered as missing.
+fn compacted_summary(mut e: Engine) -> String {
+    e.compact(CompactOptions::default());
+    // Every request through the driver: offline summaries, no file read.
+    let out = compaction_core::engine::drive(&mut e, &mut crate::common::Offline).unwrap();
+    assert!(
+        matches!(
+            out.compaction,
+            Some(compaction_core::compact::Progress::Compacted { .. })
+        ),
+        "{out:?}"
+    );
+    match &e.view().messages().next().unwrap().content {
+        Content::Text(text) => text.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn r11_3_with_a_transcript_path_the_summary_names_it() {
+    let mut with = settings();
+    with.compact.transcript_path = Some("/home/u/.claude/projects/p/s.jsonl".into());
+    let mut e = Engine::new(with).unwrap();
+    session(&mut e);
+    let text = compacted_summary(e);
+    assert!(
+        text.ends_with("read the full transcript at: /home/u/.claude/projects/p/s.jsonl"),
+        "{text}"
+    );
+    // Without one, nothing is named.
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e);
+    assert!(!compacted_summary(e).contains("transcript"));
+}

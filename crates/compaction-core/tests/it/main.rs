@@ -14,6 +14,7 @@ mod compact;
 mod driver;
 mod extensions;
 mod fuzz_regressions;
+mod overflow;
 mod precompute;
 mod properties;
 mod replay;

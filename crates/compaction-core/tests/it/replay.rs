@@ -146,3 +146,37 @@ fn golden_replay_of_each_fixture() {
         }
     }
 }
+
+/// A session whose client cleared a huge tool result
+/// (`microcompact_boundary`) before its next request.
+fn microcompacted() -> compaction_core::transcript::Transcript {
+    let big = "x".repeat(700_000); // 175,000 tokens at 4 characters per token
+    let lines = [
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"version":"2.1.39","message":{"role":"user","content":"read it"}}"#.to_owned(),
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"msg_1","role":"assistant","model":"claude-opus-4-6","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a"}}],"usage":{"input_tokens":100,"output_tokens":20}}}"#.to_owned(),
+        format!(r#"{{"type":"user","uuid":"u2","parentUuid":"a1","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"{big}"}}]}}}}"#),
+        r#"{"type":"system","subtype":"microcompact_boundary","uuid":"m1","parentUuid":"u2","microcompactMetadata":{"trigger":"auto","preTokens":175200,"tokensSaved":175000,"compactedToolIds":["toolu_1"]}}"#.to_owned(),
+        r#"{"type":"assistant","uuid":"a2","parentUuid":"m1","message":{"id":"msg_2","role":"assistant","model":"claude-opus-4-6","content":[{"type":"text","text":"done"}],"usage":{"input_tokens":150,"output_tokens":2}}}"#.to_owned(),
+    ];
+    import(lines.join("\n").as_bytes())
+}
+
+#[test]
+fn r4_4_a_recorded_microcompaction_is_applied_by_the_replay() {
+    use compaction_core::transcript::replay::ReplayOptions;
+    let t = microcompacted();
+    assert_eq!(t.microcompactions.len(), 1);
+    assert_eq!(t.microcompactions[0].tool_ids, ["toolu_1"]);
+    assert_eq!(t.microcompactions[0].tokens_saved, Some(175_000));
+    let settings = Preset::Client21.settings(200_000);
+    // Following the client: the result is cleared before the request.
+    let r = t.replay(Preset::Client21, settings.clone()).unwrap();
+    assert!(r.predicted.is_empty(), "{:?}", r.predicted);
+    // A what-if that does not follow it counts the whole result.
+    let r = t
+        .timeline()
+        .replay_with(Preset::Client21, settings, ReplayOptions { follow_real: false })
+        .unwrap();
+    assert_eq!(r.predicted.len(), 1, "{:?}", r.predicted);
+    assert!(r.predicted[0].tokens > 175_000);
+}

@@ -146,8 +146,50 @@ pub enum CacheEffect {
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 #[serde(deny_unknown_fields)]
 pub struct ContextManagement {
-    /// The edits.
-    pub edits: Vec<ClearToolUsesEdit>,
+    /// The edits: your clear-thinking edit first.
+    pub edits: Vec<Edit>,
+}
+
+/// One edit of `context_management.edits`.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(untagged)]
+pub enum Edit {
+    /// Cache-aware microcompact (R4.3).
+    ClearToolUses(ClearToolUsesEdit),
+    /// Server compaction (R13.2).
+    Compact(CompactEdit),
+    /// Your `clearThinking` setting, as you gave it.
+    ClearThinking(ClearThinkingEdit),
+}
+
+/// A `clear_thinking_20251015` edit (the `clearThinking` setting).
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+pub struct ClearThinkingEdit {
+    /// `"clear_thinking_20251015"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"clear_thinking_20251015\"")]
+    pub kind: String,
+    /// Assistant turns whose thinking is kept.
+    #[tsify(
+        optional,
+        type = "{ type: \"thinking_turns\"; value: number } | { type: \"all\" } | \"all\""
+    )]
+    pub keep: Option<serde_json::Value>,
+}
+
+/// A `compact_20260112` edit (R13.2).
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct CompactEdit {
+    /// `"compact_20260112"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"compact_20260112\"")]
+    pub kind: String,
+    /// Compacts when the prompt exceeds this: the compact line.
+    pub trigger: InputTokensAmount,
+    /// The engine's summary prompt (setting `serverInstructions`).
+    #[tsify(optional)]
+    pub instructions: Option<String>,
 }
 
 /// A `clear_tool_uses_20250919` edit.

@@ -226,6 +226,29 @@ pub struct EngineSettings {
     /// Tier 3, collapse, on or off (default: the preset's).
     #[tsify(optional)]
     pub collapse: Option<bool>,
+    /// Signed thinking after a client-side rewrite (R13.1): `"strip"` (the
+    /// default) drops the blocks after it, `"drop_block"` keeps them and
+    /// `decision.thinking` asks the server to drop them, `"keep"` leaves
+    /// them to the host.
+    #[tsify(optional, type = "\"strip\" | \"drop_block\" | \"keep\"")]
+    pub thinking: Option<String>,
+    /// Who writes Tier 4's summary (R13.2): `"client"` (the default) or
+    /// `"server"` (`decision.contextManagement` carries the
+    /// `compact_20260112` edit; append the response, its compaction block
+    /// starts the view).
+    #[tsify(optional, type = "\"client\" | \"server\"")]
+    pub compaction: Option<String>,
+    /// Server compaction: send the engine's summary prompt as the edit's
+    /// `instructions` (default false).
+    #[tsify(optional)]
+    pub server_instructions: Option<bool>,
+    /// Your own `clear_thinking_20251015` edit: it goes first in
+    /// `decision.contextManagement.edits` (R13.4).
+    #[tsify(
+        optional,
+        type = "{ type: \"clear_thinking_20251015\"; keep?: { type: \"thinking_turns\"; value: number } | { type: \"all\" } | \"all\" }"
+    )]
+    pub clear_thinking: Option<compaction_core::message::Json>,
 }
 
 #[cfg(feature = "engine")]
@@ -316,3 +339,26 @@ pub use session::*;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(feature = "engine")]
+/// A signed `compaction` block from the API (R13.2), as `swapInSummary`
+/// takes it: kept byte for byte.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+pub struct CompactionBlock {
+    /// `"compaction"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"compaction\"")]
+    pub kind: String,
+    /// The summary, or `null` when the compaction failed.
+    #[tsify(optional, type = "string | null")]
+    pub content: Option<String>,
+    /// Opaque metadata, sent back verbatim.
+    #[tsify(optional, type = "string | null")]
+    pub encrypted_content: Option<String>,
+    /// The signature, sent back verbatim.
+    #[tsify(optional, type = "string | null")]
+    pub signature: Option<String>,
+    /// The compacted range's tool changes, sent back verbatim.
+    #[tsify(optional, type = "ContentBlock[] | null")]
+    pub tool_changes: Option<Vec<compaction_core::message::Block>>,
+}

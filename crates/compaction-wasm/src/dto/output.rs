@@ -251,10 +251,18 @@ pub struct Decision {
     pub lines: Thresholds,
     /// What to do with the call.
     pub status: CallStatus,
-    /// The `context_management` parameter to send with the call (cache-aware
-    /// microcompact), or `null`.
+    /// The `context_management` parameter to send with the call, or `null`:
+    /// your `clearThinking` edit first, cache-aware microcompact's clearing,
+    /// server compaction (R13.4).
     #[tsify(type = "ContextManagement | null")]
-    pub context_management: Option<compaction_core::microcompact::ContextManagement>,
+    pub context_management: Option<compaction_core::api::ContextManagement>,
+    /// The beta headers the call needs (`betas` of
+    /// `client.beta.messages.create`), sorted (R13.4).
+    pub betas: Vec<String>,
+    /// What to merge into the call's `thinking` parameter (setting
+    /// `thinking: "drop_block"`), or `null` (R13.1).
+    #[tsify(type = "{ block_binding: { prefix_mismatch_behavior: \"drop_block\" } } | null")]
+    pub thinking: Option<compaction_core::api::ThinkingParams>,
     /// Tool results the client cleared in this call.
     pub cleared_by_client: Vec<String>,
     /// The automatic compaction this call started or waits on, or `null`.

@@ -28,6 +28,18 @@ use crate::thresholds::Thresholds;
 
 pub(crate) use crate::js::{from_js, string_fields, to_js};
 
+/// `promptTooLong`'s `tokens`: a whole number from 1 to 2^53 − 1.
+fn read_tokens(tokens: &JsValue) -> Result<u64, JsValue> {
+    match tokens.as_f64() {
+        Some(t) if t.fract() == 0.0 && (1.0..=9_007_199_254_740_991.0).contains(&t) => Ok(t as u64),
+        _ => Err(js_error(
+            INVALID_ARGUMENT,
+            "tokens",
+            "tokens must be a whole number of tokens from 1 to 2^53 - 1, or null",
+        )),
+    }
+}
+
 /// The compaction engine for one agent session (sans-IO: it never calls a
 /// model; it says what to send and what to ask).
 #[wasm_bindgen]
@@ -251,11 +263,16 @@ impl Engine {
     /// messages `uuids` it was made from. They must still open the view in
     /// order and end on a legal cut; otherwise the outcome is `failed` and
     /// the view stays.
+    ///
+    /// `summary` is the summary's text, or a signed `compaction` block
+    /// (`{ type: "compaction", content, encrypted_content, signature?,
+    /// tool_changes? }`, R13.2): the block is kept byte for byte and nothing
+    /// is inserted between it and the messages after the summarised ones.
     #[wasm_bindgen(js_name = swapInSummary, unchecked_return_type = "Outcome")]
     pub fn swap_in_summary(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] uuids: JsValue,
-        summary: &str,
+        #[wasm_bindgen(unchecked_param_type = "string | CompactionBlock")] summary: JsValue,
     ) -> Result<JsValue, JsValue> {
         let uuids = crate::js::strings(&uuids).map_err(|e| {
             js_error(
@@ -265,21 +282,56 @@ impl Engine {
             )
         })?;
         let uuids: Vec<Uuid> = uuids.into_iter().map(Uuid).collect();
+        if let Some(text) = summary.as_string() {
+            return self.with(|s| {
+                let out = s.engine.swap_in_summary(&uuids, &text);
+                to_js(&s.outcome(out))
+            });
+        }
+        let block: compaction_core::message::Block = from_js(&summary).map_err(|e| {
+            js_error(
+                INVALID_ARGUMENT,
+                "summary",
+                &format!("summary must be the summary's text or a compaction block: {e}"),
+            )
+        })?;
+        if block.kind() != "compaction" {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "summary",
+                &format!(
+                    "summary must be the summary's text or a compaction block, got a `{}` block",
+                    block.kind()
+                ),
+            ));
+        }
         self.with(|s| {
-            let out = s.engine.swap_in_summary(&uuids, summary);
+            let out = s.engine.swap_in_compaction(&uuids, block);
             to_js(&s.outcome(out))
         })
     }
 
-    /// The API refused the call as too long (HTTP 413): the reactive tier
-    /// (SPEC R8): first the segments Tier 3 can collapse, then an emergency
-    /// compaction, at most once per turn. Answer the outcome's `requests`
-    /// (or `prepare(host)` does), then retry the call.
+    /// The API refused the call as too long (`isPromptTooLong(error)`):
+    /// the reactive tier (SPEC R8.1). First collapse overflow recovery, on
+    /// the next refusal in the same turn an emergency compaction, after that
+    /// `failed`. `tokens`: the prompt's real size when the error states it
+    /// (`promptTooLongTokens(error)`); the count is recalibrated to it.
     #[wasm_bindgen(js_name = promptTooLong, unchecked_return_type = "Outcome")]
-    pub fn prompt_too_long(&self) -> Result<JsValue, JsValue> {
+    pub fn prompt_too_long(&self, tokens: Option<js_sys::Number>) -> Result<JsValue, JsValue> {
+        // A `Number` only by its type: whatever the caller passed is checked here.
+        let tokens = match tokens
+            .map(JsValue::from)
+            .filter(|t| !t.is_null() && !t.is_undefined())
+        {
+            None => None,
+            Some(t) => Some(read_tokens(&t)?),
+        };
         self.with(|s| {
-            let out = s.engine.prompt_too_long();
-            to_js(&s.outcome(out))
+            let r = match tokens {
+                Some(t) => s.engine.prompt_too_long_at(t),
+                None => s.engine.prompt_too_long(),
+            };
+            to_js(&s.outcome(r))
         })
     }
 

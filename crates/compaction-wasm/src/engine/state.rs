@@ -103,8 +103,15 @@ impl State {
         let mut maker = self.uuids.clone();
         let store = self.engine.store();
         let m = input::from_js(message, field, || maker.make(|u| store.get(u).is_some()))?;
+        let applied = input::applied_edits(message, field)?;
         self.uuids = maker;
-        self.append(m, field)
+        let uuid = self.append(m, field)?;
+        // A response's applied edits replace the view's prediction; the
+        // next decision reports a difference (R13.4).
+        if !applied.is_empty() {
+            self.engine.applied_edits(&applied);
+        }
+        Ok(uuid)
     }
 
     pub(super) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
@@ -280,6 +287,8 @@ pub(super) fn convert_decision(
         lines: Thresholds::from(d.lines),
         status: dto::CallStatus::from(&d.status),
         context_management: d.context_management,
+        betas: d.betas,
+        thinking: d.thinking,
         cleared_by_client: d.cleared_by_client,
         compaction: d.compaction.map(progress),
         breaker: d.breaker,

@@ -27,8 +27,14 @@ fn engine() -> Engine {
     let engine = Engine::new(Some(object(&[("window", 40_000.into())]))).unwrap();
     let list = Array::new();
     for i in 0..17 {
-        list.push(&object(&[("role", "user".into()), ("content", format!("question {i}").into())]));
-        list.push(&object(&[("role", "assistant".into()), ("content", "a".repeat(4_000).into())]));
+        list.push(&object(&[
+            ("role", "user".into()),
+            ("content", format!("question {i}").into()),
+        ]));
+        list.push(&object(&[
+            ("role", "assistant".into()),
+            ("content", "a".repeat(4_000).into()),
+        ]));
     }
     engine.load(list.into()).unwrap();
     engine
@@ -56,7 +62,10 @@ fn answer_takes_every_request_and_refuses_wrong_ids_and_kinds() {
     assert_eq!(kinds(&out)[0], "summary");
     let summary = Array::from(&get(&out, "requests")).get(0);
     let done = engine
-        .answer(get(&summary, "id").as_f64().unwrap(), "<summary>s</summary>".into())
+        .answer(
+            get(&summary, "id").as_f64().unwrap(),
+            "<summary>s</summary>".into(),
+        )
         .unwrap();
     assert_eq!(get(&get(&done, "compaction"), "kind"), "compacted");
 }

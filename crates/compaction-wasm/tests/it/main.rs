@@ -2,6 +2,5 @@
 //! Chromium (scripts/test.sh runs both): `thresholds`, and the `Engine`'s
 //! one protocol (`answer`, `prepare(host)`).
 
-
 mod engine;
 mod thresholds;

@@ -1,0 +1,278 @@
+//! Is this API error a prompt-too-long (SPEC R8.1)? A pure classifier over
+//! what any host has of an error: its HTTP status, its type or code, and its
+//! message; and the prompt's real size when the message states it.
+//!
+//! Recognised (and nothing else):
+//! - the Anthropic API's HTTP 400 `invalid_request_error` "prompt is too
+//!   long: 236175 tokens > 200000 maximum";
+//! - Claude Code's 413 `prompt_too_long` ("Prompt is too long");
+//! - a reply whose `stop_reason` is `model_context_window_exceeded`;
+//! - OpenAI's `context_length_exceeded` ("This model's maximum context length
+//!   is 128000 tokens. However, your messages resulted in 130532 tokens.").
+//!
+//! Not recognised: every other 400, a 413 `request_too_large` (a request
+//! body over the size limit, which no compaction of the prompt's tokens is
+//! sure to fix), rate limits, overloads.
+
+/// The codes that mean "the prompt does not fit the context window" whatever
+/// the status: OpenAI's error code, the Messages API's stop reason, Claude
+/// Code's error type.
+const OVERFLOW_CODES: [&str; 3] = [
+    "context_length_exceeded",
+    "model_context_window_exceeded",
+    "prompt_too_long",
+];
+
+/// What a host knows of an error (every field optional: a stop reason has
+/// no status, a network error no type).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ErrorFacts<'a> {
+    /// The HTTP status, when the error came from a response.
+    pub status: Option<u16>,
+    /// The error's type (`invalid_request_error`, `prompt_too_long`, …), or
+    /// a reply's `stop_reason`.
+    pub kind: Option<&'a str>,
+    /// A further machine-readable code (OpenAI's `code`:
+    /// `context_length_exceeded`).
+    pub code: Option<&'a str>,
+    /// The error's human-readable message.
+    pub message: Option<&'a str>,
+}
+
+/// What a prompt-too-long error states about the prompt.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PromptTooLong {
+    /// The prompt's real size in tokens, when the message states it.
+    pub tokens: Option<u64>,
+    /// The model's maximum, when the message states it.
+    pub maximum: Option<u64>,
+}
+
+/// `Some` when the error is a prompt-too-long (R8.1), with the sizes its
+/// message states; `None` for every other error.
+pub fn classify(facts: &ErrorFacts<'_>) -> Option<PromptTooLong> {
+    let message = facts.message.unwrap_or("");
+    let coded = [facts.kind, facts.code]
+        .into_iter()
+        .flatten()
+        .any(|k| OVERFLOW_CODES.contains(&k));
+    // The Anthropic API's wording, under the statuses it comes with (400;
+    // 413 as Claude Code reports it; none when only the text is left).
+    let worded = matches!(facts.status, None | Some(400) | Some(413))
+        && matches!(facts.kind, None | Some("invalid_request_error") | Some("error"))
+        && find_ascii_ci(message, "prompt is too long").is_some();
+    let too_large = [facts.kind, facts.code]
+        .into_iter()
+        .flatten()
+        .any(|k| k == "request_too_large");
+    if too_large || !(coded || worded) {
+        return None;
+    }
+    Some(sizes(message))
+}
+
+/// The sizes a prompt-too-long message states, in the wordings the
+/// providers use.
+fn sizes(message: &str) -> PromptTooLong {
+    // Anthropic: "prompt is too long: 236175 tokens > 200000 maximum".
+    if let Some(at) = find_ascii_ci(message, "prompt is too long") {
+        let rest = &message[at..];
+        if let Some((tokens, after)) = number_after(rest, "") {
+            let maximum = rest[after..]
+                .find('>')
+                .and_then(|gt| number_after(&rest[after + gt..], ""))
+                .map(|(n, _)| n);
+            return PromptTooLong {
+                tokens: Some(tokens),
+                maximum,
+            };
+        }
+    }
+    // OpenAI: "maximum context length is 128000 tokens. However, your
+    // messages resulted in 130532 tokens" or "… you requested 4200 tokens
+    // (3000 in the messages, 1200 in the completion)".
+    let maximum = number_after(message, "maximum context length is").map(|(n, _)| n);
+    let in_messages = find_ascii_ci(message, " in the messages").and_then(|end| {
+        let start = message[..end].rfind('(')?;
+        number_after(&message[start..end], "").map(|(n, _)| n)
+    });
+    let tokens = in_messages
+        .or_else(|| number_after(message, "resulted in").map(|(n, _)| n))
+        .or_else(|| number_after(message, "you requested").map(|(n, _)| n));
+    PromptTooLong { tokens, maximum }
+}
+
+/// The first whole number after `marker` (ASCII case-insensitive; `""`:
+/// from the start), digits optionally grouped by commas, and the byte
+/// offset just past it.
+fn number_after(text: &str, marker: &str) -> Option<(u64, usize)> {
+    let from = find_ascii_ci(text, marker)? + marker.len();
+    let bytes = text.as_bytes();
+    let start = from + bytes[from..].iter().position(u8::is_ascii_digit)?;
+    let mut value: u64 = 0;
+    let mut end = start;
+    while end < bytes.len() {
+        match bytes[end] {
+            b @ b'0'..=b'9' => value = value.checked_mul(10)?.checked_add(u64::from(b - b'0'))?,
+            b',' if bytes.get(end + 1).is_some_and(u8::is_ascii_digit) => {}
+            _ => break,
+        }
+        end += 1;
+    }
+    Some((value, end))
+}
+
+/// Byte offset of `needle` in `haystack`, ASCII case-insensitive.
+fn find_ascii_ci(haystack: &str, needle: &str) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    if n.is_empty() {
+        return Some(0);
+    }
+    h.windows(n.len()).position(|w| w.eq_ignore_ascii_case(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts<'a>(
+        status: Option<u16>,
+        kind: Option<&'a str>,
+        code: Option<&'a str>,
+        message: &'a str,
+    ) -> ErrorFacts<'a> {
+        ErrorFacts {
+            status,
+            kind,
+            code,
+            message: Some(message),
+        }
+    }
+
+    #[test]
+    fn r8_1_anthropic_400_states_both_sizes() {
+        let f = facts(
+            Some(400),
+            Some("invalid_request_error"),
+            None,
+            "prompt is too long: 236175 tokens > 200000 maximum",
+        );
+        assert_eq!(
+            classify(&f),
+            Some(PromptTooLong {
+                tokens: Some(236_175),
+                maximum: Some(200_000)
+            })
+        );
+    }
+
+    #[test]
+    fn r8_1_claude_code_413_and_the_stop_reason() {
+        let cc = facts(Some(413), Some("prompt_too_long"), None, "Prompt is too long");
+        assert_eq!(classify(&cc), Some(PromptTooLong::default()));
+        let stop = ErrorFacts {
+            kind: Some("model_context_window_exceeded"),
+            ..ErrorFacts::default()
+        };
+        assert_eq!(classify(&stop), Some(PromptTooLong::default()));
+    }
+
+    #[test]
+    fn r8_1_openai_context_length_exceeded() {
+        let f = facts(
+            Some(400),
+            Some("invalid_request_error"),
+            Some("context_length_exceeded"),
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 130,532 tokens. Please reduce the length of the messages.",
+        );
+        assert_eq!(
+            classify(&f),
+            Some(PromptTooLong {
+                tokens: Some(130_532),
+                maximum: Some(128_000)
+            })
+        );
+        let old = facts(
+            Some(400),
+            Some("invalid_request_error"),
+            Some("context_length_exceeded"),
+            "This model's maximum context length is 4097 tokens. However, you requested 4200 tokens (3000 in the messages, 1200 in the completion).",
+        );
+        assert_eq!(classify(&old).unwrap().tokens, Some(3_000));
+    }
+
+    #[test]
+    fn everything_else_is_not_a_prompt_too_long() {
+        let others = [
+            facts(
+                Some(400),
+                Some("invalid_request_error"),
+                None,
+                "messages: roles must alternate",
+            ),
+            facts(
+                Some(413),
+                Some("request_too_large"),
+                None,
+                "Request exceeds the maximum allowed number of bytes.",
+            ),
+            facts(Some(413), Some("request_too_large"), None, "prompt is too long"),
+            facts(
+                Some(429),
+                Some("rate_limit_error"),
+                None,
+                "Number of request tokens has exceeded your rate limit",
+            ),
+            facts(Some(529), Some("overloaded_error"), None, "Overloaded"),
+            facts(
+                Some(401),
+                Some("authentication_error"),
+                None,
+                "prompt is too long",
+            ),
+            facts(
+                Some(400),
+                Some("invalid_request_error"),
+                Some("invalid_value"),
+                "max_tokens: too large",
+            ),
+            facts(None, None, None, "ECONNRESET"),
+            facts(None, Some("end_turn"), None, ""),
+            facts(None, Some("max_tokens"), None, ""),
+            ErrorFacts::default(),
+        ];
+        for f in others {
+            assert_eq!(classify(&f), None, "{f:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_never_overflow_or_panic() {
+        let f = facts(
+            Some(400),
+            None,
+            None,
+            "prompt is too long: 99999999999999999999999 tokens > 1 maximum",
+        );
+        assert_eq!(classify(&f).unwrap().tokens, None);
+        for text in [
+            "prompt is too long: ",
+            "prompt is too long: 12,",
+            "prompt is too long: 5 tokens >",
+            "é prompt is too long ü 7",
+        ] {
+            let _ = classify(&facts(Some(400), None, None, text));
+        }
+        assert_eq!(
+            classify(&facts(
+                None,
+                None,
+                None,
+                "PROMPT IS TOO LONG: 5 tokens > 4 maximum"
+            ))
+            .unwrap()
+            .maximum,
+            Some(4)
+        );
+    }
+}

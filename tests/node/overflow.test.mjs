@@ -1,0 +1,176 @@
+// isPromptTooLong / promptTooLongTokens (SPEC R8.1) on the errors real
+// clients throw: @anthropic-ai/sdk's and openai's own error classes, made
+// the way the SDKs make them (the client over a fetch that answers with the
+// API's error body, and the classes' own `generate`), and the count
+// recalibrated by the size the error states.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { Engine, isPromptTooLong, promptTooLongTokens } from "context-compaction";
+
+/** An Anthropic client whose fetch answers every call with `status` and `body`. */
+function anthropicAnswering(status, body) {
+  return new Anthropic({
+    apiKey: "sk-ant-test",
+    maxRetries: 0,
+    fetch: async () =>
+      new Response(JSON.stringify(body), {
+        status,
+        headers: { "content-type": "application/json", "request-id": "req_011CTest" },
+      }),
+  });
+}
+
+/** What `client.beta.messages.create` throws when the API answers `status` / `body`. */
+async function anthropicError(status, body) {
+  const client = anthropicAnswering(status, body);
+  try {
+    await client.beta.messages.create({ model: "claude-sonnet-4-5", max_tokens: 1024, messages: [{ role: "user", content: "hi" }] });
+  } catch (e) {
+    return e;
+  }
+  assert.fail("the call should have thrown");
+}
+
+const anthropicBody = (type, message) => ({ type: "error", error: { type, message }, request_id: "req_011CTest" });
+
+/** What the openai client throws when the API answers `status` / `body`. */
+async function openaiError(status, body) {
+  const client = new OpenAI({
+    apiKey: "sk-test",
+    maxRetries: 0,
+    fetch: async () => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } }),
+  });
+  try {
+    await client.chat.completions.create({ model: "gpt-4o", messages: [{ role: "user", content: "hi" }] });
+  } catch (e) {
+    return e;
+  }
+  assert.fail("the call should have thrown");
+}
+
+test("the Anthropic API's 400 'prompt is too long', as the SDK throws it", async () => {
+  const e = await anthropicError(400, anthropicBody("invalid_request_error", "prompt is too long: 236175 tokens > 200000 maximum"));
+  assert.ok(e instanceof Anthropic.BadRequestError, e.constructor.name);
+  assert.equal(e.status, 400);
+  assert.equal(isPromptTooLong(e), true);
+  assert.equal(promptTooLongTokens(e), 236175);
+  // The same error built by the SDK's own factory, and the base class.
+  const generated = Anthropic.APIError.generate(
+    400,
+    anthropicBody("invalid_request_error", "prompt is too long: 201337 tokens > 200000 maximum"),
+    undefined,
+    new Headers({ "request-id": "req_2" }),
+  );
+  assert.ok(generated instanceof Anthropic.BadRequestError);
+  assert.equal(isPromptTooLong(generated), true);
+  assert.equal(promptTooLongTokens(generated), 201337);
+  const base = new Anthropic.APIError(400, anthropicBody("invalid_request_error", "prompt is too long: 5 tokens > 4 maximum"), undefined, new Headers());
+  assert.equal(promptTooLongTokens(base), 5);
+});
+
+test("Claude Code's 413 prompt_too_long; a 413 request_too_large is not one", async () => {
+  const cc = await anthropicError(413, anthropicBody("prompt_too_long", "Prompt is too long"));
+  assert.equal(cc.status, 413);
+  assert.equal(isPromptTooLong(cc), true);
+  assert.equal(promptTooLongTokens(cc), null, "no size stated");
+  const large = await anthropicError(413, anthropicBody("request_too_large", "Request exceeds the maximum allowed number of bytes."));
+  assert.equal(isPromptTooLong(large), false);
+});
+
+test("a reply that stopped at model_context_window_exceeded", () => {
+  const reply = {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-sonnet-4-5",
+    content: [{ type: "text", text: "partial" }],
+    stop_reason: "model_context_window_exceeded",
+    stop_sequence: null,
+    usage: { input_tokens: 198_000, output_tokens: 2_000, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+  assert.equal(isPromptTooLong(reply), true);
+  assert.equal(isPromptTooLong({ ...reply, stop_reason: "end_turn" }), false);
+  assert.equal(isPromptTooLong({ ...reply, stop_reason: "max_tokens" }), false);
+});
+
+test("OpenAI's context_length_exceeded, as the openai package throws it", async () => {
+  const e = await openaiError(400, {
+    error: {
+      message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.",
+      type: "invalid_request_error",
+      param: "messages",
+      code: "context_length_exceeded",
+    },
+  });
+  assert.ok(e instanceof OpenAI.BadRequestError, e.constructor.name);
+  assert.equal(e.code, "context_length_exceeded");
+  assert.equal(isPromptTooLong(e), true);
+  assert.equal(promptTooLongTokens(e), 130532);
+  const other = await openaiError(400, { error: { message: "Invalid value for 'temperature'.", type: "invalid_request_error", param: "temperature", code: "invalid_value" } });
+  assert.equal(isPromptTooLong(other), false);
+});
+
+test("everything else is not a prompt-too-long", async () => {
+  const others = [
+    await anthropicError(400, anthropicBody("invalid_request_error", "messages.1: roles must alternate between \"user\" and \"assistant\"")),
+    await anthropicError(400, anthropicBody("invalid_request_error", "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens")),
+    await anthropicError(401, anthropicBody("authentication_error", "invalid x-api-key")),
+    await anthropicError(404, anthropicBody("not_found_error", "model: claude-nonexistent")),
+    await anthropicError(429, anthropicBody("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")),
+    await anthropicError(529, anthropicBody("overloaded_error", "Overloaded")),
+    new Anthropic.APIConnectionError({ message: "Connection error." }),
+    new Error("fetch failed"),
+    new TypeError("Cannot read properties of undefined"),
+    // A wrapper is not followed: a failed summary request is not the main call's overflow.
+    new Error("summary failed", { cause: { status: 400, type: "invalid_request_error", message: "prompt is too long: 5 tokens > 4 maximum" } }),
+    "prompt is too long: 5 tokens > 4 maximum",
+    400,
+    null,
+    undefined,
+    {},
+    [],
+  ];
+  for (const e of others) {
+    assert.equal(isPromptTooLong(e), false, String(e?.message ?? e));
+    assert.equal(promptTooLongTokens(e), null);
+  }
+});
+
+test("promptTooLong(tokens): the count becomes the size the API stated (R8.1), then the reactive tier runs", async () => {
+  const engine = new Engine({ preset: "client-2.1", window: 200_000, maxOutputTokens: 32_000 });
+  for (let i = 0; i < 20; i++) {
+    engine.append({ role: "user", content: `step ${i}` });
+    engine.append({ role: "assistant", content: "w".repeat(4_000) });
+  }
+  const estimated = engine.count().tokens;
+  assert.ok(estimated < 30_000, `${estimated}`);
+  const e = await anthropicError(400, anthropicBody("invalid_request_error", "prompt is too long: 236175 tokens > 200000 maximum"));
+  assert.ok(isPromptTooLong(e));
+  const outcome = engine.promptTooLong(promptTooLongTokens(e));
+  assert.equal(outcome.steps[0].rule, "R8.1");
+  assert.match(outcome.steps[0].reason, /236175/);
+  assert.equal(outcome.requests[0].kind, "preCompact", "client-2.1 has no collapse: the emergency compaction, its hook first");
+  assert.equal(engine.count().tokens, 236_175);
+  assert.equal(engine.count().basis, "reportedPlusEstimate");
+  // No size stated: the count stays the engine's.
+  const other = new Engine("client-2.1");
+  other.append({ role: "user", content: "hi" });
+  const before = other.count().tokens;
+  other.promptTooLong(null);
+  assert.equal(other.count().tokens, before);
+});
+
+for (const bad of [0, -1, 1.5, NaN, Infinity, "236175", {}, 2 ** 53]) {
+  test(`promptTooLong(${typeof bad === "string" ? JSON.stringify(bad) : String(bad)}) is INVALID_ARGUMENT naming tokens; nothing changes`, () => {
+    const engine = new Engine("seed");
+    engine.append({ role: "user", content: "hi" });
+    assert.throws(
+      () => engine.promptTooLong(bad),
+      (e) => e instanceof Error && e.code === "INVALID_ARGUMENT" && e.field === "tokens",
+    );
+    assert.ok(Array.isArray(engine.promptTooLong().requests), "the engine still works");
+  });
+}
