@@ -157,12 +157,21 @@ test("package.json: the engine, and session files as a second module only their 
   const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
   assert.equal(manifest.type, "module");
   assert.deepEqual(Object.keys(manifest.exports["."]), ["types", "node", "default"]);
+  assert.deepEqual(manifest.exports["."].node, { import: "./node.js", require: "./require.cjs" });
+  assert.deepEqual(manifest.exports["./web"], { types: "./web.d.ts", default: "./web.js" });
+  assert.equal(manifest.exports["./compaction_wasm_bg.wasm"], "./compaction_wasm_bg.wasm");
+  assert.match(manifest.repository.url, /github\.com/);
+  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs"]) {
+    assert.ok(manifest.files.includes(file), file);
+    assert.ok(readFileSync(join(packageDir, file), "utf8").length > 0, file);
+  }
   assert.deepEqual(Object.keys(manifest.exports["./session"]), ["types", "node", "default"]);
   const wasmFiles = manifest.files.filter((f) => f.endsWith(".wasm"));
   assert.deepEqual(wasmFiles, ["compaction_wasm_bg.wasm", "compaction_session_bg.wasm"]);
   for (const [entry, wasm, other] of [
     ["node.js", "compaction_wasm_bg", "compaction_session"],
     ["browser.js", "compaction_wasm_bg", "compaction_session"],
+    ["web.js", "compaction_wasm_bg", "compaction_session"],
     ["session-node.js", "compaction_session_bg", "compaction_wasm"],
     ["session-browser.js", "compaction_session_bg", "compaction_wasm"],
   ]) {
@@ -170,4 +179,13 @@ test("package.json: the engine, and session files as a second module only their 
     assert.match(source, new RegExp(`${wasm}\\.wasm`), entry);
     assert.doesNotMatch(source, new RegExp(`${other}[._]`), `${entry} must not load the other module`);
   }
+});
+
+test("web.js has no top-level await; require() of the package works or says to use import", () => {
+  const web = readFileSync(join(packageDir, "web.js"), "utf8");
+  const code = web.replace(/\/\/.*$/gm, "").replace(/async function[\s\S]*?\n\}/g, "");
+  assert.doesNotMatch(code, /\bawait\b/);
+  const required = createRequire(import.meta.url)("context-compaction");
+  assert.equal(required.thresholds({ window: 200_000, maxOutputTokens: 20_000 }).compact, 167_000);
+  assert.match(readFileSync(join(packageDir, "require.cjs"), "utf8"), /use `import/);
 });

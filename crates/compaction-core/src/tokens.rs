@@ -1,20 +1,78 @@
 //! Token figures: estimated from characters unless the API reported them,
 //! and every figure says which (SPEC "tokens", R1.6).
 
+use std::fmt;
+use std::sync::Arc;
+
 use crate::message::{Block, Content, Extra, Json, Message, ToolResultContent};
 use serde::Serialize;
 
-/// How text becomes an estimated token count. Both numbers are settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A host's own token counter (R1.6a): a pure function from text to
+/// tokens, no I/O. The engine calls it for every piece of text it
+/// estimates (a block's text, a tool input's JSON, a summary prompt).
+#[derive(Clone)]
+pub struct TokenCounter(Arc<dyn Fn(&str) -> u64 + Send + Sync>);
+
+impl TokenCounter {
+    /// Wraps a counting function.
+    pub fn new(count: impl Fn(&str) -> u64 + Send + Sync + 'static) -> Self {
+        TokenCounter(Arc::new(count))
+    }
+
+    /// The tokens of `text` by this counter.
+    pub fn count(&self, text: &str) -> u64 {
+        (self.0)(text)
+    }
+}
+
+impl fmt::Debug for TokenCounter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TokenCounter(host function)")
+    }
+}
+
+impl PartialEq for TokenCounter {
+    /// The same function (not merely one that counts alike).
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// How text becomes an estimated token count (SPEC "tokens", R1.6a). The
+/// numbers are settings.
+///
+/// Text is counted by script: characters of Latin scripts (ASCII and the
+/// Latin-1 / Latin Extended blocks, combining marks) and code at
+/// `chars_per_token` (default 4), characters of other scripts — Greek,
+/// Cyrillic, Hebrew, Arabic and every script from U+0800 on (Indic, Thai,
+/// Han, Hiragana, Katakana, Hangul…), and symbols and emoji — at
+/// `wide_chars_per_token` (default 1: near one token per character). The
+/// two shares are added, then rounded up. With a [`TokenCounter`] set, the
+/// host's function counts text instead.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Estimator {
-    /// Characters (Unicode scalar values) per token; the estimate rounds up.
-    /// Default 4 (SPEC "tokens").
+    /// Latin-script characters (Unicode scalar values) per token. Default 4
+    /// (SPEC "tokens").
     pub chars_per_token: u64,
+    /// Characters of other scripts per token (R1.6a). Default 1.
+    pub wide_chars_per_token: u64,
     /// Tokens counted for an image block, whose size the engine cannot see.
     /// Default 1,600 (about a 1,200 × 1,000 px image in Anthropic's
     /// published `width × height / 750` rule).
     pub image_tokens: u64,
+    /// Reported usage calibrates the estimate of what was appended since
+    /// the last report (R1.6a; default on; see `view::Calibration`).
+    pub calibrate: bool,
+    /// Calibration starts once this many tokens between reports have been
+    /// compared (default 2,000).
+    pub calibration_min_tokens: u64,
+    /// The calibration's factor stays within `100 / this ..= this / 100`
+    /// (default 200: from half to double).
+    pub calibration_max_pct: u64,
+    /// The host's counter, if any (R1.6a). Not serialized.
+    #[serde(skip)]
+    pub counter: Option<TokenCounter>,
     /// Output tokens a reply's first `tool_use` block costs beyond its name
     /// and input (the call's framing), for estimating a reply's output
     /// (R1.6). Default 87: over the 639 responses of the calibration set
@@ -40,7 +98,12 @@ impl Default for Estimator {
     fn default() -> Self {
         Estimator {
             chars_per_token: 4,
+            wide_chars_per_token: 1,
             image_tokens: 1_600,
+            calibrate: true,
+            calibration_min_tokens: 2_000,
+            calibration_max_pct: 200,
+            counter: None,
             tool_use_output_tokens: 87,
             more_tool_use_output_tokens: 35,
             signature_chars_per_token: 5,
@@ -49,21 +112,80 @@ impl Default for Estimator {
 }
 
 impl Estimator {
-    /// `ceil(chars / chars_per_token)` for one piece of text.
-    pub fn text(&self, text: &str) -> u64 {
-        let chars = char_count(text) as u64;
-        chars.div_ceil(self.chars_per_token.max(1))
+    /// Claude Code's estimate: characters / 4 whatever the script, with no
+    /// calibration (the replay presets use it: a replay counts as the
+    /// client did).
+    pub fn claude_code() -> Self {
+        Estimator {
+            wide_chars_per_token: 4,
+            calibrate: false,
+            ..Estimator::default()
+        }
     }
 
-    /// `ceil(chars / chars_per_token)` for a value's JSON text (kept as it
-    /// came, so counted as it will be sent).
+    /// The estimate for one piece of text: the host's counter, or
+    /// `ceil(latin / chars_per_token + other / wide_chars_per_token)`.
+    pub fn text(&self, text: &str) -> u64 {
+        match &self.counter {
+            Some(counter) => counter.count(text),
+            None => self.of_counts(script_counts(text)),
+        }
+    }
+
+    /// Tokens for `(latin, other)` character counts, rounded up.
+    fn of_counts(&self, (latin, other): (usize, usize)) -> u64 {
+        let narrow = self.chars_per_token.max(1);
+        let wide = self.wide_chars_per_token.max(1);
+        // In units of 1 / (narrow × wide) tokens; u128: no overflow for
+        // any count and any setting.
+        let units = latin as u128 * u128::from(wide) + other as u128 * u128::from(narrow);
+        let per_token = u128::from(narrow) * u128::from(wide);
+        u64::try_from(units.div_ceil(per_token)).unwrap_or(u64::MAX)
+    }
+
+    /// The estimate for a value's JSON text (kept as it came, so counted
+    /// as it will be sent).
     pub fn json(&self, value: &Json) -> u64 {
         self.text(value.text())
     }
 
     /// [`Estimator::json`] for the object these fields make.
     pub fn json_object(&self, fields: &Extra) -> u64 {
-        object_chars(fields).div_ceil(self.chars_per_token.max(1))
+        match &self.counter {
+            Some(counter) => counter.count(&object_text(fields)),
+            None => self.of_counts(object_counts(fields)),
+        }
+    }
+
+    /// The longest start of `text`, ending on a character boundary, whose
+    /// estimate is at most `tokens` (by the built-in rule; with a host
+    /// counter, by it, found by bisection).
+    pub fn prefix_within(&self, text: &str, tokens: u64) -> usize {
+        if self.text(text) <= tokens {
+            return text.len();
+        }
+        if self.counter.is_some() {
+            // The counter is monotone in the text's length (more text,
+            // no fewer tokens): bisect over the character boundaries.
+            let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            let fits = bounds.partition_point(|&i| self.text(&text[..i]) <= tokens);
+            return fits
+                .checked_sub(1)
+                .and_then(|k| bounds.get(k))
+                .copied()
+                .unwrap_or(0);
+        }
+        let narrow = u128::from(self.chars_per_token.max(1));
+        let wide = u128::from(self.wide_chars_per_token.max(1));
+        let budget = u128::from(tokens) * narrow * wide;
+        let mut units = 0u128;
+        for (at, c) in text.char_indices() {
+            units += if is_wide(c) { narrow } else { wide };
+            if units > budget {
+                return at;
+            }
+        }
+        text.len()
     }
 
     /// The estimate for one block: its text (a `tool_use` counts its name
@@ -137,14 +259,90 @@ impl Estimator {
     }
 }
 
-/// Characters of the object these fields make: `{` `}`, a comma between
-/// entries, each key as a JSON string, a colon, each value's text.
-fn object_chars(fields: &Extra) -> u64 {
-    2 + fields.len().saturating_sub(1) as u64
-        + fields
-            .iter()
-            .map(|(k, v)| string_chars(k) + 1 + char_count(v.text()) as u64)
-            .sum::<u64>()
+/// Whether a character counts at the wide rate: from U+0380 on (the same
+/// split [`script_counts`] makes by a character's first UTF-8 byte).
+fn is_wide(c: char) -> bool {
+    u32::from(c) >= 0x380
+}
+
+/// `(latin, other)`: the characters of `s` counted at the Latin rate and
+/// at the wide rate (see [`Estimator`]). The split is made on each
+/// character's first UTF-8 byte: below 0xCE (up to U+037F) Latin, from
+/// 0xCE (U+0380: Greek, Cyrillic, Hebrew, Arabic, then every 3- and 4-byte
+/// character) wide. Eight bytes at a time, a few operations per word and
+/// no branch on the text.
+pub fn script_counts(s: &str) -> (usize, usize) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    // Added to a byte's low seven bits, carries into bit 7 from 0x4E on:
+    // with bit 7 set, that is a byte of 0xCE or more.
+    const FROM_CE: u64 = 0x3232_3232_3232_3232;
+    let mut rest = s.as_bytes();
+    let (mut continuation, mut wide) = (0usize, 0usize);
+    let mut word = |w: u64| {
+        // Bit 7 set and bit 6 clear: a continuation byte (flag in bit 0);
+        // 0xCE or more: the first byte of a wide character (flag in bit 4).
+        let flags = ((w & !(w << 1) & HIGH) >> 7) | ((((w & LOW7) + FROM_CE) & w & HIGH) >> 3);
+        // Every byte is at most 17, so the multiply sums the eight bytes
+        // into the top one without overflow: continuation flags in its low
+        // nibble (at most 8), wide ones in its high nibble.
+        let sum = flags.wrapping_mul(0x0101_0101_0101_0101) >> 56;
+        continuation += (sum & 0xF) as usize;
+        wide += (sum >> 4) as usize;
+    };
+    while let Some((chunk, tail)) = rest.split_first_chunk::<8>() {
+        word(u64::from_le_bytes(*chunk));
+        rest = tail;
+    }
+    // The tail, padded with zero bytes (ASCII: counted as nothing here).
+    let mut last = [0u8; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    word(u64::from_le_bytes(last));
+    let chars = s.len() - continuation;
+    (chars - wide, wide)
+}
+
+/// `(latin, other)` characters of the object these fields make: `{` `}`,
+/// a comma between entries, each key as a JSON string, a colon, each
+/// value's text.
+fn object_counts(fields: &Extra) -> (usize, usize) {
+    let mut latin = 2 + fields.len().saturating_sub(1);
+    let mut wide = 0;
+    for (k, v) in fields.iter() {
+        let (key_latin, key_wide) = script_counts(k);
+        let (value_latin, value_wide) = script_counts(v.text());
+        latin += key_latin + escapes(k) + 2 + 1 + value_latin;
+        wide += key_wide + value_wide;
+    }
+    (latin, wide)
+}
+
+/// The JSON text of the object these fields make (for a host counter).
+fn object_text(fields: &Extra) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(k).unwrap_or_default());
+        out.push(':');
+        out.push_str(v.text());
+    }
+    out.push('}');
+    out
+}
+
+/// What escaping adds to a string's JSON text: `\"`, `\\` and the short
+/// control escapes one character each, other control characters
+/// `\u00XX`, five.
+fn escapes(s: &str) -> usize {
+    s.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+            0..0x20 => 5,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The number of characters in `s` (`s.chars().count()`): every byte but
@@ -166,24 +364,6 @@ pub fn char_count(s: &str) -> usize {
         continuation += usize::from(b & 0xC0 == 0x80);
     }
     s.len() - continuation
-}
-
-/// A string's JSON text: its quotes, its characters, and what escaping
-/// adds (`\"`, `\\` and the short control escapes one character each,
-/// other control characters `\u00XX`, five).
-fn string_chars(s: &str) -> u64 {
-    let mut chars = 2u64;
-    for &b in s.as_bytes() {
-        // Bytes that start a character (not UTF-8 continuation bytes).
-        chars += u64::from((b as i8) >= -0x40);
-        if b < 0x20 || b == b'"' || b == b'\\' {
-            chars += match b {
-                b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
-                _ => 5,
-            };
-        }
-    }
-    chars
 }
 
 /// Where a token figure comes from.
@@ -230,6 +410,69 @@ mod tests {
             let s = format!("{}{s}é😀", "x".repeat(pad));
             proptest::prop_assert_eq!(super::char_count(&s), s.chars().count());
         }
+
+        #[test]
+        fn script_counts_split_by_the_definition(s in "\\PC*", pad in 0usize..9) {
+            let s = format!("{}{s}é😀Жα", "x".repeat(pad));
+            let wide = s.chars().filter(|&c| is_wide(c)).count();
+            proptest::prop_assert_eq!(script_counts(&s), (s.chars().count() - wide, wide));
+        }
+
+        #[test]
+        fn prefix_within_is_the_longest_start_that_fits(s in "\\PC{0,80}", tokens in 0u64..30) {
+            for e in [Estimator::default(), Estimator { counter: Some(TokenCounter::new(|t| t.len() as u64 / 3)), ..Estimator::default() }] {
+                let end = e.prefix_within(&s, tokens);
+                proptest::prop_assert!(s.is_char_boundary(end));
+                proptest::prop_assert!(e.text(&s[..end]) <= tokens || end == 0);
+                if let Some(c) = s[end..].chars().next() {
+                    proptest::prop_assert!(e.text(&s[..end + c.len_utf8()]) > tokens);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn r1_6a_cjk_counts_near_one_token_per_character() {
+        let e = Estimator::default();
+        // The issue's pasted document: 40,002 CJK characters.
+        let text: String = "日本語の文書です。한국어 텍스트。中文文本"
+            .chars()
+            .cycle()
+            .filter(|c| *c != ' ')
+            .take(40_002)
+            .collect();
+        assert_eq!(text.chars().count(), 40_002);
+        assert!(e.text(&text) >= 25_000, "{}", e.text(&text));
+        assert_eq!(e.text(&text), 40_002);
+        // Hiragana, Katakana, Hangul, Han, Cyrillic, Greek, Arabic, Hebrew, Thai, Devanagari.
+        for c in ['あ', 'カ', '한', '漢', 'Ж', 'λ', 'ع', 'ש', 'ก', 'न', '😀', '—'] {
+            assert_eq!(e.text(&c.to_string().repeat(8)), 8, "{c}");
+        }
+        // Latin with accents, and code, at four characters a token.
+        assert_eq!(e.text("café déjà vu"), 3);
+        assert_eq!(e.text("fn main() {}"), 3);
+        // Mixed: 8 Latin (2 tokens) + 3 wide.
+        assert_eq!(e.text("abcdefgh日本語"), 5);
+    }
+
+    #[test]
+    fn r1_6a_a_host_counter_counts_every_text() {
+        let e = Estimator {
+            counter: Some(TokenCounter::new(|t| t.split_whitespace().count() as u64)),
+            ..Estimator::default()
+        };
+        assert_eq!(e.text("one two three"), 3);
+        let m: Message = serde_json::from_value(json!({
+            "uuid": "a", "role": "assistant", "content": [
+                {"type": "text", "text": "a b"},
+                {"type": "tool_use", "id": "t", "name": "Read", "input": {"p": "x y z"}},
+                {"type": "mystery", "k": "v w"}
+            ]
+        }))
+        .unwrap();
+        // 2 + (1 + 3) + 2: the unknown block's JSON `{"type":"mystery","k":"v w"}`.
+        assert_eq!(e.message(&m), 2 + 4 + 2);
+        assert_eq!(e.clone(), e);
     }
 
     #[test]
@@ -238,10 +481,12 @@ mod tests {
         assert_eq!(e.text(""), 0);
         assert_eq!(e.text("abcd"), 1);
         assert_eq!(e.text("abcde"), 2);
-        // Four scalars, twelve bytes: one token.
-        assert_eq!(e.text("日本語!"), 1);
-        // An emoji is one scalar, two UTF-16 units.
-        assert_eq!(e.text("😀😀😀😀😀"), 2);
+        // Three wide scalars and one Latin: 3 + 1/4, rounded up.
+        assert_eq!(e.text("日本語!"), 4);
+        // An emoji is one scalar, two UTF-16 units: a wide character.
+        assert_eq!(e.text("😀😀😀😀😀"), 5);
+        // Latin-1 and Latin Extended count as Latin.
+        assert_eq!(e.text("éèàü"), 1);
     }
 
     #[test]
@@ -257,7 +502,13 @@ mod tests {
             .map(|(k, v)| (k.clone(), Json::from_value(v)))
             .collect();
         // Exact, not only after rounding.
-        assert_eq!(object_chars(&fields), v.to_string().chars().count() as u64);
+        let counts = |f: &Extra| {
+            let (latin, wide) = object_counts(f);
+            latin + wide
+        };
+        assert_eq!(counts(&fields), v.to_string().chars().count());
+        assert_eq!(object_text(&fields), v.to_string());
+        assert_eq!(object_counts(&fields), script_counts(&v.to_string()));
         assert_eq!(e.json_object(&fields), e.text(&v.to_string()));
         for n in 0..40u32 {
             let s: String = (0..n)
@@ -267,11 +518,11 @@ mod tests {
                 .into_iter()
                 .collect();
             assert_eq!(
-                object_chars(&fields),
-                json!({ s.clone(): [s, n] }).to_string().chars().count() as u64
+                counts(&fields),
+                json!({ s.clone(): [s, n] }).to_string().chars().count()
             );
         }
-        assert_eq!(object_chars(&Extra::new()), 2);
+        assert_eq!(object_counts(&Extra::new()), (2, 0));
     }
 
     #[test]

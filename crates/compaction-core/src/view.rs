@@ -68,6 +68,39 @@ struct Anchor {
     prefix_delta: i64,
 }
 
+/// What reported usage says of the estimator (R1.6a): the real tokens of
+/// what was appended between two reports, against their estimate, summed
+/// over the session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Calibration {
+    /// Reported tokens between consecutive reports.
+    pub real: u64,
+    /// Estimated tokens of the same messages.
+    pub estimated: u64,
+}
+
+impl Calibration {
+    /// `tokens` as the calibration corrects them: scaled by real /
+    /// estimated once `min_tokens` have been estimated, the factor kept
+    /// within `100 / max_pct ..= max_pct / 100`.
+    pub fn apply(&self, tokens: u64, estimator: &Estimator) -> u64 {
+        if !estimator.calibrate || self.estimated == 0 || self.estimated < estimator.calibration_min_tokens {
+            return tokens;
+        }
+        let max_pct = u128::from(estimator.calibration_max_pct.max(100));
+        let (real, est) = (u128::from(self.real), u128::from(self.estimated));
+        // real / est clamped to [100 / max_pct, max_pct / 100].
+        let (num, den) = if real * max_pct < est * 100 {
+            (100, max_pct)
+        } else if real * 100 > est * max_pct {
+            (max_pct, 100)
+        } else {
+            (real, est)
+        };
+        u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX)
+    }
+}
+
 /// What the view's messages hold that a request must announce with a beta
 /// header (R13.4): counts, kept up to date as the view changes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -104,6 +137,7 @@ pub struct View {
     estimate: u64,
     anchor: Option<Anchor>,
     estimator: Estimator,
+    calibration: Calibration,
     features: Features,
     /// The first position whose prefix, as the client sends it, changed
     /// since [`View::take_rewrite`] was last called (R13.1).
@@ -154,6 +188,11 @@ impl View {
         self.estimate
     }
 
+    /// What reported usage has said of the estimator so far (R1.6a).
+    pub fn calibration(&self) -> Calibration {
+        self.calibration
+    }
+
     /// What the messages hold that needs a beta header (R13.4).
     pub fn features(&self) -> Features {
         self.features
@@ -189,6 +228,15 @@ impl View {
         let position = self.entries.len();
         let reported = message.usage.as_ref().map_or(0, |u| u.prompt_tokens());
         if reported > 0 {
+            if let Some(last) = self.anchor {
+                // Only appends since the last report, and the prompt grew:
+                // the difference is the real size of what was appended.
+                let estimated = self.estimate.saturating_sub(last.prefix_estimate) + last.reply_extra;
+                if last.prefix_delta == 0 && reported > last.reported && estimated > 0 {
+                    self.calibration.real += reported - last.reported;
+                    self.calibration.estimated += estimated;
+                }
+            }
             // The reply's output: as reported, or its estimate when the
             // report is smaller (a streaming snapshot, R1.6).
             let output = message.usage.as_ref().map_or(0, |u| u.output_tokens);
@@ -426,22 +474,34 @@ impl View {
     /// estimate of everything from that request's reply on, and never less
     /// than the view's own estimate; only with no usage at all is the whole
     /// view estimated (plus `system_tokens`, the system prompt and tool
-    /// definitions the host sends).
+    /// definitions the host sends). The reply counts at its estimate or its
+    /// reported output, whichever is larger (a session file's recorded
+    /// `output_tokens` is often a streaming snapshot). The estimate of what
+    /// followed the report is calibrated by earlier reports (R1.6a,
+    /// [`Calibration`]).
     pub fn count(&self, system_tokens: u64) -> TokenFigure {
+        self.count_plus(system_tokens, 0)
+    }
+
+    /// [`View::count`] as if messages estimated at `extra` tokens were
+    /// appended (without usage).
+    pub fn count_plus(&self, system_tokens: u64, extra: u64) -> TokenFigure {
+        let estimate = self.estimate + extra;
         match self.anchor {
             Some(a) => {
-                let since = self.estimate.saturating_sub(a.prefix_estimate) + a.reply_extra;
+                let since = estimate.saturating_sub(a.prefix_estimate) + a.reply_extra;
+                let since = self.calibration.apply(since, &self.estimator);
                 let reported = a.reported.saturating_add_signed(a.prefix_delta);
                 // Freeing that happened before the usage was reported (a
                 // replayed history whose server had already cleared) must
                 // not be subtracted twice: the view's own estimate is a floor.
                 TokenFigure {
-                    tokens: (reported + since).max(self.estimate),
+                    tokens: (reported + since).max(estimate),
                     basis: Basis::ReportedPlusEstimate,
                 }
             }
             None => TokenFigure {
-                tokens: system_tokens + self.estimate,
+                tokens: system_tokens + estimate,
                 basis: Basis::Estimated,
             },
         }
@@ -556,5 +616,88 @@ mod tests {
         assert_eq!(v.count(0).tokens, 5_000 - 990 + 10);
         v.remove(0..1);
         assert_eq!(v.count(0).tokens, 5_000 - 1_000 + 10);
+    }
+
+    #[test]
+    fn r1_6_a_streaming_snapshot_smaller_than_the_reply_counts_the_estimate() {
+        let mut v = View::new(Estimator::default());
+        let mut reply = Message::assistant("b", "y".repeat(4_000)); // 1,000 estimated
+        reply.usage = Some(Usage {
+            input_tokens: 5_000,
+            output_tokens: 3, // a streaming snapshot
+            ..Usage::default()
+        });
+        v.push(Arc::new(reply), Source::Stored, vec![]);
+        assert_eq!(v.count(0).tokens, 5_000 + 1_000);
+    }
+
+    #[test]
+    fn r1_6a_reported_usage_calibrates_the_estimate_since() {
+        let mut v = View::new(Estimator::default());
+        v.push(with_usage("a", 40, 10_000), Source::Stored, vec![]);
+        // 2,990 estimated after the report (10 + 2,980); the next report
+        // says they were 4,485 tokens: a factor of 1.5.
+        v.push(msg("b", 11_920), Source::Stored, vec![]);
+        v.push(with_usage("c", 40, 14_485), Source::Stored, vec![]);
+        assert_eq!(
+            v.calibration(),
+            Calibration {
+                real: 4_485,
+                estimated: 2_990
+            }
+        );
+        v.push(msg("d", 4_000), Source::Stored, vec![]);
+        // 14,485 + (10 + 1,000) × 1.5, rounded up.
+        assert_eq!(v.count(0).tokens, 14_485 + 1_515);
+        // Off: the raw estimate.
+        let mut off = View::new(Estimator {
+            calibrate: false,
+            ..Estimator::default()
+        });
+        for m in [
+            with_usage("a", 40, 10_000),
+            msg("b", 11_920),
+            with_usage("c", 40, 14_485),
+            msg("d", 4_000),
+        ] {
+            off.push(m, Source::Stored, vec![]);
+        }
+        assert_eq!(off.count(0).tokens, 14_485 + 1_010);
+    }
+
+    #[test]
+    fn r1_6a_calibration_waits_for_enough_tokens_and_is_clamped() {
+        let estimator = Estimator::default();
+        // Under 2,000 estimated tokens compared: no correction.
+        let few = Calibration {
+            real: 9_000,
+            estimated: 1_999,
+        };
+        assert_eq!(few.apply(1_000, &estimator), 1_000);
+        // Real four times the estimate: at most double.
+        let high = Calibration {
+            real: 8_000,
+            estimated: 2_000,
+        };
+        assert_eq!(high.apply(1_000, &estimator), 2_000);
+        let low = Calibration {
+            real: 100,
+            estimated: 2_000,
+        };
+        assert_eq!(low.apply(1_000, &estimator), 500);
+    }
+
+    #[test]
+    fn r1_6a_a_shrunk_prompt_or_an_edit_between_reports_is_no_sample() {
+        let mut v = View::new(Estimator::default());
+        v.push(with_usage("a", 40, 10_000), Source::Stored, vec![]);
+        v.push(msg("b", 11_920), Source::Stored, vec![]);
+        // The server cleared: the prompt shrank.
+        v.push(with_usage("c", 40, 9_000), Source::Stored, vec![]);
+        assert_eq!(v.calibration(), Calibration::default());
+        v.push(msg("d", 4_000), Source::Stored, vec![]);
+        v.patch(0, msg("a", 4), &[0]); // before the report: a rewrite
+        v.push(with_usage("e", 40, 12_000), Source::Stored, vec![]);
+        assert_eq!(v.calibration(), Calibration::default());
     }
 }

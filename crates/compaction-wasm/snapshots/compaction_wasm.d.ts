@@ -254,9 +254,12 @@ export interface MessageInput {
      */
     role: "user" | "assistant" | "system";
     /**
-     * What it says: a string, or API content blocks.
+     * What it says: a string, or API content blocks. Optional in the type
+     * because the SDK's `BetaSystemMessageParam` has it optional (so a
+     * `BetaMessageParam[]` goes in without a cast); a message without it
+     * is `INVALID_MESSAGE`.
      */
-    content: string | ContentBlock[];
+    content?: string | ContentBlock[];
     /**
      * A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
      */

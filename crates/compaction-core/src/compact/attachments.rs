@@ -221,14 +221,12 @@ pub(super) fn cut_to(content: &str, tokens: u64, estimator: &Estimator) -> (Stri
     if estimator.text(content) <= tokens {
         return (content.to_owned(), false);
     }
-    let keep = usize::try_from(tokens.saturating_mul(estimator.chars_per_token)).unwrap_or(usize::MAX);
-    let total = crate::tokens::char_count(content);
-    let end = content.char_indices().nth(keep).map_or(content.len(), |(i, _)| i);
+    let end = estimator.prefix_within(content, tokens);
+    let left_out = crate::tokens::char_count(&content[end..]);
     (
         format!(
-            "{}\n...[cut to {tokens} tokens: {} more chars not restored]",
+            "{}\n...[cut to {tokens} tokens: {left_out} more chars not restored]",
             &content[..end],
-            total - keep
         ),
         true,
     )

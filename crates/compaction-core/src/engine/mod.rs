@@ -141,7 +141,7 @@ impl Engine {
         let lines = Thresholds::compute(&settings.thresholds)?;
         let settings_breakers = settings.breakers;
         Ok(Engine {
-            view: View::new(settings.estimator),
+            view: View::new(settings.estimator.clone()),
             lines,
             settings,
             store: Store::new(),
@@ -284,14 +284,8 @@ impl Engine {
             return Ok(());
         }
         let estimate = self.view.estimator().message(&stored);
-        let before = {
-            // The count as if the message entered unreduced.
-            let now = self.count();
-            TokenFigure {
-                tokens: now.tokens + estimate,
-                basis: now.basis,
-            }
-        };
+        // The count as if the message entered unreduced.
+        let before = self.view.count_plus(self.system_tokens, estimate);
         self.microcompact.observe(&stored, &self.settings.microcompact);
         match reduce_message(&stored, &self.settings.reduction) {
             Some((reduced, blocks)) => {
@@ -482,12 +476,11 @@ impl Engine {
         // A request that does not start where the view starts (a collapse
         // segment, a truncated prefix) changes every thinking block's
         // prefix: they go, unless the host keeps them (R13.1).
-        let from_start = uuids.first() == self.view.entries().first().map(|e| &e.message.uuid);
-        let messages = if from_start || self.settings.api.thinking == crate::api::ThinkingMode::Keep {
-            messages
-        } else {
-            crate::api::thinking::without_thinking(messages).0
-        };
+        let start = uuids
+            .first()
+            .and_then(|u| self.view.position(u))
+            .unwrap_or(usize::MAX);
+        let messages = self.thinking_safe(start, messages);
         let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
             .chain(self.settings.compact.fallback_models.iter().cloned())
             .collect();

@@ -60,6 +60,8 @@ pub enum Preset {
     /// table for client 2.1.235 lists thresholds, summary, groups,
     /// precompute, attachments and boundary but no snip and no collapse,
     /// and no file shows either: the seed's numbers with tiers 2 and 3 off.
+    /// Tokens are estimated as Claude Code does (characters / 4, no
+    /// calibration: [`Estimator::claude_code`]).
     /// Tool results are sent whole (no R2 reduction): the `preTokens` of
     /// boundaries that follow a result of over 4,000 characters (the
     /// medgemma and af74d9e0 files) match the usage plus the whole
@@ -112,6 +114,13 @@ impl Preset {
             settings.snip = false;
             settings.collapse.enabled = false;
             settings.reduction.max_chars = ReductionSettings::OFF;
+            // Claude Code's own count: what followed the last usage at
+            // characters / 4 whatever the script, uncalibrated (the
+            // calibration set's `preTokens` sit at usage + chars/4). A
+            // replay must count as the client did (R1.6a's script rule and
+            // calibration predict the API's count better, and would move
+            // the boundaries: 4 false positives on the calibration set).
+            settings.estimator = Estimator::claude_code();
         }
         if self == Preset::Client2076 {
             settings.thresholds.reserve_cap = 32_000;

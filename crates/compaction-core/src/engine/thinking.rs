@@ -1,11 +1,37 @@
 //! The engine's side of `api::thinking` (R13): what it does with the API's thinking blocks.
 
 use super::Engine;
-use crate::api::thinking::is_signed_thinking;
+use crate::api::thinking::{is_signed_thinking, without_thinking};
 use crate::api::ThinkingMode;
+use crate::message::Message;
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
 
 impl Engine {
+    /// A summary request's copies of the view entries from `start` on,
+    /// with every signed thinking block dropped from the first message whose
+    /// prefix is not what the client sent before (R13.1): the request does
+    /// not start where the view starts, or an entry shows the server's
+    /// clearing (a summary request carries no edit), or the view keeps stale
+    /// blocks (`drop_block`: a summary request carries no binding control).
+    /// `keep` leaves them.
+    pub(crate) fn thinking_safe(&self, start: usize, mut messages: Vec<Message>) -> Vec<Message> {
+        let first_changed = match self.settings.api.thinking {
+            ThinkingMode::Keep => return messages,
+            ThinkingMode::DropBlock => 0,
+            ThinkingMode::Strip if start != 0 => 0,
+            ThinkingMode::Strip => self
+                .view
+                .entries()
+                .iter()
+                .take(messages.len())
+                .position(|e| e.sent.is_some())
+                .unwrap_or(messages.len()),
+        };
+        let tail = messages.split_off(first_changed.min(messages.len()));
+        messages.extend(without_thinking(tail).0);
+        messages
+    }
+
     /// After `tier` rewrote what the client sends: the thinking blocks that
     /// now follow a changed prefix are dropped (`strip`), or kept and named
     /// (`drop_block`: the request lets the server drop them; `keep`: the

@@ -527,7 +527,7 @@ impl Engine {
     }
 
     fn prefix_messages(&self, run: &Run) -> Vec<Message> {
-        self.prefix(run).cloned().collect()
+        self.thinking_safe(run.prefix.start, self.prefix(run).cloned().collect())
     }
 
     /// The messages a run summarises, borrowed.

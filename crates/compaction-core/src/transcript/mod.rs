@@ -54,6 +54,10 @@
 //!   `queue-operation`, titles…) only the envelope is read and the type
 //!   counted: their payload is skipped while parsing, never built.
 //!   Non-boundary `system` records are kept as graph nodes only.
+//! - **Unanswered calls** (SPEC R11.4): a message of the view holding a
+//!   `tool_use` that nothing in the view answers — its result line damaged,
+//!   cut or never written — is left out of the view whole, like an orphan
+//!   `tool_result`, and reported (`orphan_tool_use`).
 //! - **Synthetic messages** (`model: "<synthetic>"`, `isApiErrorMessage`)
 //!   are kept in the view, flagged, without usage: no request produced them.
 //! - **Blank lines** carry nothing and are skipped without a problem; a last
@@ -149,7 +153,9 @@ pub enum ProblemKind {
     /// A `tool_result` whose `tool_use` is not in the file, or (in a resumed
     /// view) not before it; in the view the block is left out.
     OrphanToolResult,
-    /// A `tool_use` that no `tool_result` in the file answers.
+    /// A `tool_use` that no `tool_result` in the file answers (its result
+    /// line missing or unreadable); in a resumed view, a message holding a
+    /// `tool_use` nothing in the view answers is left out whole (R11.4).
     OrphanToolUse,
     /// A second `tool_result` for one `tool_use`; in the view it is left
     /// out.

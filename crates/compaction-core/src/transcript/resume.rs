@@ -33,7 +33,9 @@ impl Transcript {
     /// way: a `tool_result` block whose `tool_use` is not earlier in the
     /// view, or whose `tool_use` was already answered, is left out of the
     /// view and reported; a message with nothing else in it is left out
-    /// too. A `tool_use` without an answer is legal and stays.
+    /// too. A message holding a `tool_use` that nothing in the view answers
+    /// (its result line missing or unreadable) is left out whole, with the
+    /// results of its other calls (SPEC R11.4). Every change is reported.
     pub fn resume(&self) -> Resume {
         let Some((era, repairs, problems)) = self.active_view() else {
             return Resume {
@@ -142,14 +144,77 @@ struct Repair {
     whole: bool,
 }
 
-/// Finds the `tool_result` blocks that would make the view illegal (an
-/// answer to nothing earlier, a second answer), and reports each.
+/// Finds what would make the view illegal and plans its repair, reporting
+/// each change: a `tool_result` block answering nothing earlier (or a
+/// second answer) is left out; a message holding a `tool_use` that nothing
+/// in the view answers is left out whole (SPEC R11.4), which can orphan the
+/// results of its other calls, so the plan is made again until it holds.
 fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
+    let mut dropped: HashSet<usize> = HashSet::default();
+    let mut unanswered_problems = Vec::new();
+    loop {
+        let (mut repairs, mut problems, answered) = plan_results(view, &dropped);
+        let mut more = false;
+        for (at, m) in view.iter().enumerate() {
+            if dropped.contains(&at) {
+                continue;
+            }
+            let missing: Vec<&str> = m
+                .message
+                .tool_use_ids()
+                .filter(|id| !answered.contains(id))
+                .collect();
+            if missing.is_empty() {
+                continue;
+            }
+            dropped.insert(at);
+            more = true;
+            unanswered_problems.push(Problem::new(
+                m.line,
+                ProblemKind::OrphanToolUse,
+                format!(
+                    "message `{}` left out of the view: nothing in the view answers its `tool_use` {}",
+                    m.message.uuid,
+                    missing
+                        .iter()
+                        .map(|id| format!("`{id}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if more {
+            continue;
+        }
+        for &at in &dropped {
+            let blocks = view[at].message.content.blocks().len();
+            repairs.push(Repair {
+                at,
+                blocks: (0..blocks).collect(),
+                whole: true,
+            });
+        }
+        repairs.sort_by_key(|r| r.at);
+        problems.append(&mut unanswered_problems);
+        problems.sort_by_key(|p| p.line);
+        return (repairs, problems);
+    }
+}
+
+/// The `tool_result` repairs of the view without the `dropped` messages,
+/// and the `tool_use` ids answered in it.
+fn plan_results<'a>(
+    view: &[&'a ImportedMessage],
+    dropped: &HashSet<usize>,
+) -> (Vec<Repair>, Vec<Problem>, HashSet<&'a str>) {
     let mut repairs = Vec::new();
     let mut problems = Vec::new();
     let mut open: HashSet<&str> = HashSet::default();
     let mut answered: HashSet<&str> = HashSet::default();
     for (at, m) in view.iter().enumerate() {
+        if dropped.contains(&at) {
+            continue;
+        }
         let uuid = &m.message.uuid;
         let blocks = m.message.content.blocks();
         let mut left_out = Vec::new();
@@ -196,5 +261,5 @@ fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
         }
         open.extend(m.message.tool_use_ids());
     }
-    (repairs, problems)
+    (repairs, problems, answered)
 }

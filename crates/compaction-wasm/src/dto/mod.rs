@@ -75,8 +75,11 @@ pub struct MessageInput {
     /// (R13.3): kept where it is, counted, never moved into `setSystem`.
     #[tsify(type = "\"user\" | \"assistant\" | \"system\"")]
     pub role: String,
-    /// What it says: a string, or API content blocks.
-    #[tsify(type = "string | ContentBlock[]")]
+    /// What it says: a string, or API content blocks. Optional in the type
+    /// because the SDK's `BetaSystemMessageParam` has it optional (so a
+    /// `BetaMessageParam[]` goes in without a cast); a message without it
+    /// is `INVALID_MESSAGE`.
+    #[tsify(optional, type = "string | ContentBlock[]")]
     pub content: compaction_core::message::Content,
     /// A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
     #[tsify(optional, type = "\"next_user_message\" | \"never\" | null")]

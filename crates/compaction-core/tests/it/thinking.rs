@@ -1,0 +1,301 @@
+//! Signed thinking (SPEC R13.1) against a model of the API's conversation
+//! check: every reply's thinking block is signed over exactly what came
+//! before it in the request that produced it (the messages' role and
+//! content, and the earlier blocks of its own message), and a request may
+//! keep a block only if that prefix is unchanged, unless it carries
+//! `drop_block` with its beta. A host loop drives the engine through every
+//! tier: plans and calls at the lines, automatic compaction, `/compact`,
+//! 413 recovery, time-based clearing, snip and collapse.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use std::hash::{Hash, Hasher};
+
+use compaction_core::api::{ThinkingMode, BETA_THINKING_BINDING};
+use compaction_core::compact::{CompactOptions, Progress};
+use compaction_core::engine::Preset;
+use compaction_core::engine::{Decision, Engine};
+use compaction_core::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
+use compaction_core::time::Timestamp;
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+
+/// The signature the model gives a block after `before` and, in its own
+/// message, `blocks`.
+fn signature(before: &[Message], blocks: &[Block]) -> String {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for m in before {
+        m.role.as_str().hash(&mut h);
+        serde_json::to_string(&m.content).unwrap_or_default().hash(&mut h);
+    }
+    serde_json::to_string(blocks).unwrap_or_default().hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// Thinking blocks of `request` whose prefix is not what they were signed
+/// over.
+fn failing(request: &[Message]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, m) in request.iter().enumerate() {
+        for (j, b) in m.content.blocks().iter().enumerate() {
+            if let Block::Thinking { extra, .. } = b {
+                let sig = extra.str_field("signature").map(|s| s.into_owned());
+                if sig.as_deref() != Some(signature(&request[..i], &m.content.blocks()[..j]).as_str()) {
+                    out.push(format!("{} block {j}", m.uuid));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The model's reply to `request`: a signed thinking block, then `rest`.
+fn reply(uuid: String, request: &[Message], rest: Block, minute: i64) -> Message {
+    let mut extra = Extra::new();
+    extra.insert(
+        "signature".into(),
+        Json::from_value(&serde_json::json!(signature(request, &[]))),
+    );
+    let thinking = Block::Thinking {
+        thinking: format!("thinking about {uuid}"),
+        extra,
+    };
+    let mut m = Message::new(uuid, Role::Assistant, Content::Blocks(vec![thinking, rest]));
+    m.timestamp = Some(at(minute));
+    m
+}
+
+fn at(minute: i64) -> Timestamp {
+    Timestamp::from_unix_ms(1_796_000_000_000 + minute * 60_000)
+}
+
+/// The host: answers every request offline and checks each request the
+/// engine hands out before it "goes to the API".
+struct Host {
+    engine: Engine,
+    mode: ThinkingMode,
+    requests: usize,
+}
+
+impl Host {
+    fn check(&mut self, what: &str, request: &[Message], drop_block: bool) -> Result<(), TestCaseError> {
+        self.requests += 1;
+        if self.mode == ThinkingMode::Keep {
+            return Ok(());
+        }
+        let bad = failing(request);
+        prop_assert!(
+            bad.is_empty() || drop_block,
+            "{what}: {} kept thinking block(s) with a changed prefix: {bad:?}",
+            bad.len()
+        );
+        Ok(())
+    }
+
+    /// Answers every pending request offline (hooks allowed, no file
+    /// read), checking each summary request's messages.
+    fn settle(&mut self) -> Result<(), TestCaseError> {
+        use compaction_core::engine::{Answer, Request};
+        for _ in 0..64 {
+            let Some(request) = self.engine.requests().into_iter().next() else {
+                return Ok(());
+            };
+            let answer = match &request {
+                Request::PreCompact(_) => Answer::allow(),
+                Request::Files(_) => Answer::Files {
+                    files: Vec::new(),
+                    hooks: Vec::new(),
+                },
+                Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => {
+                    self.check(request.kind(), &r.messages, false)?;
+                    Answer::Offline
+                }
+            };
+            self.engine.answer(request.id(), answer).unwrap();
+        }
+        Ok(())
+    }
+
+    fn answer(&mut self, _d: &Decision) -> Result<(), TestCaseError> {
+        self.settle()
+    }
+
+    /// One model call at `minute`: the cascade, its requests answered, the
+    /// request checked; the request sent.
+    fn call(&mut self, minute: i64, overflow: bool) -> Result<Vec<Message>, TestCaseError> {
+        let d = self.engine.before_call(Some(&at(minute)));
+        self.answer(&d)?;
+        if overflow || matches!(d.status, compaction_core::engine::CallStatus::Blocked { .. }) {
+            self.engine.prompt_too_long();
+            self.settle()?;
+        }
+        let d = if overflow {
+            self.engine.before_call(Some(&at(minute)))
+        } else {
+            d
+        };
+        let drop_block = d.thinking.is_some() && d.betas.iter().any(|b| b == BETA_THINKING_BINDING);
+        let request: Vec<Message> = self.engine.view().sent_messages().cloned().collect();
+        self.check("model request", &request, drop_block)?;
+        Ok(request)
+    }
+}
+
+fn tool_result(n: usize, chars: usize) -> Message {
+    Message::new(
+        format!("r{n}"),
+        Role::User,
+        Content::Blocks(vec![Block::ToolResult {
+            tool_use_id: format!("toolu_{n:04}"),
+            content: ToolResultContent::Text("x".repeat(chars)),
+            is_error: None,
+            extra: Extra::new(),
+        }]),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn session(
+    mode: ThinkingMode,
+    window: u64,
+    tiers: u8,
+    sizes: &[usize],
+    idle: &[bool],
+    overflow: &[bool],
+    manual: &[bool],
+) -> Result<usize, TestCaseError> {
+    let mut settings = Preset::Seed.settings(window);
+    settings.api.thinking = mode;
+    settings.snip = tiers & 1 != 0;
+    settings.collapse.enabled = tiers & 2 != 0;
+    settings.microcompact.context_editing = tiers & 4 != 0;
+    settings.compact.offline_fallback = true;
+    let mut host = Host {
+        engine: Engine::new(settings).unwrap(),
+        mode,
+        requests: 0,
+    };
+    let mut minute = 0;
+    for (n, &size) in sizes.iter().enumerate() {
+        minute += if idle[n] { 120 } else { 1 };
+        let mut prompt = Message::user(format!("p{n}"), format!("step {n}: read src/f{n}.rs"));
+        prompt.timestamp = Some(at(minute));
+        host.engine.append(prompt).unwrap();
+        if manual[n] {
+            host.engine.compact(CompactOptions::default());
+            host.settle()?;
+        }
+        let request = host.call(minute, false)?;
+        let call = Block::ToolUse {
+            id: format!("toolu_{n:04}"),
+            name: "Read".into(),
+            input: Json::from_value(&serde_json::json!({"file_path": format!("src/f{n}.rs")})),
+            extra: Extra::new(),
+        };
+        host.engine
+            .append(reply(format!("c{n}"), &request, call, minute))
+            .unwrap();
+        host.engine.append(tool_result(n, size)).unwrap();
+        let request = host.call(minute, overflow[n])?;
+        let done = Block::text(format!("fixed f{n}"));
+        host.engine
+            .append(reply(format!("a{n}"), &request, done, minute))
+            .unwrap();
+    }
+    Ok(host.requests)
+}
+
+fn mode() -> impl Strategy<Value = ThinkingMode> {
+    prop_oneof![
+        Just(ThinkingMode::Strip),
+        Just(ThinkingMode::DropBlock),
+        Just(ThinkingMode::Keep)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// R13.1: whatever the tiers do, no request the engine produces keeps a
+    /// thinking block whose prefix changed, unless it carries drop_block
+    /// with its beta.
+    #[test]
+    fn r13_1_no_request_keeps_a_thinking_block_whose_prefix_changed(
+        mode in mode(),
+        window in prop::sample::select(vec![24_000u64, 48_000, 200_000]),
+        tiers in 0u8..8,
+        turns in 10usize..60,
+        sizes in prop::collection::vec(prop::sample::select(vec![200usize, 3_000, 9_000, 30_000]), 60),
+        idle in prop::collection::vec(prop::bool::weighted(0.1), 60),
+        overflow in prop::collection::vec(prop::bool::weighted(0.05), 60),
+        manual in prop::collection::vec(prop::bool::weighted(0.05), 60),
+    ) {
+        let requests = session(mode, window, tiers, &sizes[..turns], &idle, &overflow, &manual)?;
+        prop_assert!(requests >= 2 * turns);
+    }
+}
+
+/// The same check on issue 14's measurement: a history loaded in bulk (its
+/// results reduced after the model read them), planned at 200k and
+/// compacted by `/compact`.
+#[test]
+fn r13_1_a_loaded_history_planned_and_compacted_keeps_no_stale_thinking() {
+    for mode in [ThinkingMode::Strip, ThinkingMode::DropBlock] {
+        let mut history: Vec<Message> = Vec::new();
+        for n in 0..120 {
+            history.push(Message::user(format!("p{n}"), format!("step {n}")));
+            let call = Block::ToolUse {
+                id: format!("toolu_{n:04}"),
+                name: "Read".into(),
+                input: Json::from_value(&serde_json::json!({})),
+                extra: Extra::new(),
+            };
+            let r = reply(format!("c{n}"), &history, call, 0);
+            history.push(r);
+            history.push(tool_result(n, if n % 3 == 0 { 9_000 } else { 3_000 }));
+            let r = reply(format!("a{n}"), &history, Block::text("x".repeat(3_600)), 0);
+            history.push(r);
+        }
+        assert!(failing(&history).is_empty(), "the model's own history passes");
+        let mut settings = Preset::Seed.settings(200_000);
+        settings.api.thinking = mode;
+        let mut engine = Engine::new(settings).unwrap();
+        for m in history {
+            engine.append(m).unwrap();
+        }
+        let d = engine.plan(None);
+        let mut probe = engine.clone();
+        probe.before_call(None);
+        let view: Vec<Message> = probe.view().sent_messages().cloned().collect();
+        let bad = failing(&view);
+        match mode {
+            ThinkingMode::Strip => {
+                assert!(bad.is_empty(), "{bad:?}");
+                let step = d
+                    .steps
+                    .iter()
+                    .find(|s| s.rule == "R13.1")
+                    .expect("a step names the dropped blocks");
+                assert!(!step.blocks.is_empty());
+            }
+            _ => {
+                assert!(!bad.is_empty());
+                assert_eq!(
+                    d.thinking,
+                    Some(compaction_core::api::ThinkingParams::drop_block())
+                );
+                assert!(d.betas.iter().any(|b| b == BETA_THINKING_BINDING));
+            }
+        }
+        engine.compact(CompactOptions::default());
+        let out = compaction_core::engine::drive(&mut engine, &mut crate::common::Offline).unwrap();
+        assert!(
+            matches!(out.compaction, Some(Progress::Compacted { .. })),
+            "{out:?}"
+        );
+        let view: Vec<Message> = engine.view().sent_messages().cloned().collect();
+        if mode == ThinkingMode::Strip {
+            assert!(failing(&view).is_empty());
+        }
+    }
+}
