@@ -14,7 +14,7 @@ layers=(
     "model: message time error hash"
     "rules: tokens groups thresholds step summary reduction overflow"
     "view: store view breakdown"
-    "tiers: microcompact snip collapse compact breakers"
+    "tiers: microcompact snip collapse compact breakers api"
     "engine: engine"
     "import/export: transcript"
 )

@@ -66,27 +66,24 @@ const now = () => new Date(clock).toISOString();
 const tiers = new Set();
 const note = (steps) => steps.forEach((s) => tiers.add(s.tier));
 
-/** Answers a compaction by hand (sans-IO), e.g. after a prompt-too-long. */
-async function finish(engine, outcome) {
-  note(outcome.steps);
-  let { progress } = outcome;
-  while (progress.kind === "needsSummary" || progress.kind === "needsFiles") {
-    const next =
-      progress.kind === "needsSummary"
-        ? engine.answerSummary(progress.request.id, await summarize(progress.request))
-        : engine.answerFiles(progress.request.id, progress.request.paths.map((path) => ({ path, content: `restored ${path}` })));
-    note(next.steps);
-    progress = next.progress;
-  }
-  return progress;
-}
+/** The host `prepare()` answers the engine's requests through. */
+const host = () => ({
+  summarize,
+  now: now(),
+  readFiles: (paths) => paths.map((path) => ({ path, content: `restored ${path}` })),
+  preCompact: ({ trigger }) => {
+    hooks.push(trigger);
+    return { addedInstructions: ["Keep the file list."] };
+  },
+});
+const hooks = [];
 
 /** One user turn: the model may call tools until it answers in text. */
 async function agentTurn(engine, model, prompt) {
   engine.append({ role: "user", content: prompt, timestamp: now() });
   for (let round = 0; round < 200; round++) {
     clock += 30_000;
-    const decision = await engine.prepare(summarize, { now: now(), readFile: (path) => `restored ${path}` });
+    const decision = await engine.prepare(host());
     note(decision.steps);
     if (decision.status.kind === "blocked") throw new Error(`blocked: ${decision.steps.at(-1).reason}`);
     let reply;
@@ -94,8 +91,11 @@ async function agentTurn(engine, model, prompt) {
       reply = await model.create({ messages: engine.messages(), context_management: decision.contextManagement ?? undefined });
     } catch (e) {
       if (!isPromptTooLong(e)) throw e;
-      const progress = await finish(engine, engine.promptTooLong(promptTooLongTokens(e)));
-      if (progress.kind === "failed") throw new Error(`cannot continue: ${progress.reason}`);
+      // Tier 5: the next prepare() answers what the refusal asks (segments,
+      // or an emergency compaction with its PreCompact hook), then retry.
+      const outcome = engine.promptTooLong(promptTooLongTokens(e));
+      note(outcome.steps);
+      if (outcome.compaction?.kind === "failed") throw new Error(`cannot continue: ${outcome.compaction.reason}`);
       continue;
     }
     engine.append({ role: "assistant", content: reply.content, usage: reply.usage, timestamp: now() });
@@ -191,13 +191,27 @@ await session(
     { role: "user", content: "Design the API." },
     { role: "assistant", content: "Here is a draft." },
   ]);
-  const progress = await finish(engine, engine.compact("Keep the endpoint list"));
-  if (progress.kind !== "compacted" || progress.result.boundary.compactMetadata.trigger !== "manual") throw new Error("manual compact failed");
+  // Sans-IO by hand: every compaction asks the PreCompact hook first, then
+  // for its summary; each answer names its request's id.
+  let outcome = engine.compact("Keep the endpoint list");
+  const [hook] = outcome.requests;
+  if (hook.kind !== "preCompact" || hook.trigger !== "manual") throw new Error("the hook is asked first");
+  outcome = engine.answer(hook.id, { kind: "hook" });
+  const [request] = outcome.requests;
+  if (request.kind !== "summary") throw new Error(`expected a summary request, got ${request.kind}`);
+  outcome = engine.answer(request.id, await summarize(request));
+  const progress = outcome.compaction;
+  if (progress?.kind !== "compacted" || progress.result.boundary.compactMetadata.trigger !== "manual") throw new Error("manual compact failed");
   console.log(`${"manual /compact".padEnd(22)} boundary ${progress.result.boundary.uuid}`);
 }
 
 const want = ["budgetReduction", "microcompact", "snip", "collapse", "compact", "reactive"];
 const missing = want.filter((t) => !tiers.has(t));
+// The PreCompact hook was asked before automatic and reactive compactions too.
+if (!hooks.includes("auto")) {
+  console.error("the PreCompact hook was never asked before an automatic compaction");
+  process.exit(1);
+}
 console.log(`tiers seen: ${[...tiers].sort().join(", ")}`);
 if (missing.length) {
   console.error(`tiers that never fired: ${missing.join(", ")}`);

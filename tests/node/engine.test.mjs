@@ -70,6 +70,17 @@ function deepFreeze(v) {
   return v;
 }
 
+/** Answers a pending PreCompact request with "allow" (no hooks); returns
+ * the engine's outcome then, or `x` when no hook was pending. */
+function allow(engine, x) {
+  const hook = x.requests.find((r) => r.kind === "preCompact");
+  if (!hook) return x;
+  const next = engine.answer(hook.id, { kind: "hook" });
+  return { ...next, steps: [...(x.steps ?? []), ...next.steps] };
+}
+/** The summary request among `x.requests`, past its hook. */
+const summaryOf = (engine, x) => allow(engine, x).requests.find((r) => r.kind === "summary");
+
 test("an engine from a preset name, a settings object, or nothing", () => {
   assert.equal(new Engine().lines().compact, 167_000);
   assert.equal(new Engine("newer-client").lines().compact, 167_000);
@@ -175,15 +186,23 @@ test("garbage messages are INVALID_MESSAGE errors naming the field, and the same
   throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: "user", content: "x", usage: { input_tokens: 1n } }]), "INVALID_MESSAGE", "messages[1]");
   throwsCode(() => engine.load("nope"), "INVALID_ARGUMENT", "messages");
   throwsCode(() => engine.beforeCall("soon"), "INVALID_ARGUMENT", "now");
-  throwsCode(() => engine.answerSummary(99, "text"), "UNKNOWN_REQUEST", "id");
-  throwsCode(() => engine.answerSummary(-1, "text"), "INVALID_ARGUMENT", "id");
-  throwsCode(() => engine.answerSummary(1, { kind: "banana" }), "INVALID_ARGUMENT", "answer");
-  throwsCode(() => engine.answerSummary(1, { kind: "text" }), "INVALID_ARGUMENT", "answer");
-  throwsCode(() => engine.answerSummary(1, { kind: "text", text: 5 }), "INVALID_ARGUMENT", "answer");
-  throwsCode(() => engine.answerCollapse(7, "text"), "UNKNOWN_REQUEST", "id");
-  throwsCode(() => engine.answerPrecompute(7, "text"), "UNKNOWN_REQUEST", "id");
-  throwsCode(() => engine.answerFiles(7, [{ path: "a" }]), "UNKNOWN_REQUEST", "id");
-  throwsCode(() => engine.answerFiles(7, "files"), "INVALID_ARGUMENT", "files");
+  throwsCode(() => engine.answer(99, "text"), "UNKNOWN_REQUEST", "id");
+  throwsCode(() => engine.answer(-1, "text"), "INVALID_ARGUMENT", "id");
+  throwsCode(() => engine.answer(1, { kind: "banana" }), "INVALID_ARGUMENT", "answer");
+  throwsCode(() => engine.answer(1, { kind: "text" }), "INVALID_ARGUMENT", "answer");
+  throwsCode(() => engine.answer(1, { kind: "text", text: 5 }), "INVALID_ARGUMENT", "answer");
+  throwsCode(() => engine.answer(7, { kind: "files", files: [{ path: "a" }] }), "UNKNOWN_REQUEST", "id");
+  throwsCode(() => engine.answer(7, { kind: "files", files: "files" }), "INVALID_ARGUMENT", "answer");
+  throwsCode(() => engine.answer(7, { kind: "hook", addedInstructions: [5] }), "INVALID_ARGUMENT", "answer");
+  // A compaction's first request is its PreCompact hook's; any other kind
+  // of answer to it is WRONG_ANSWER, and nothing changes.
+  const manual = engine.compact();
+  if (manual.requests.length) {
+    const [hook] = manual.requests;
+    assert.equal(hook.kind, "preCompact");
+    throwsCode(() => engine.answer(hook.id, "text"), "WRONG_ANSWER", "id");
+    assert.deepEqual(engine.answer(hook.id, { kind: "hook", block: "no" }).compaction.kind, "failed");
+  }
   throwsCode(() => engine.pin("nobody"), "UNKNOWN_MESSAGE", "uuid");
   throwsCode(() => engine.expand("m1"), "UNKNOWN_MESSAGE", "uuid");
   throwsCode(() => engine.loadSession(42), "INVALID_ARGUMENT", "session");
@@ -263,12 +282,14 @@ test("decisions are plain objects: camelCase, numbers, null, no Map/BigInt; inpu
   assert.deepEqual(history, copy);
   assertPlain(d, "decision");
   assert.deepEqual(Object.keys(d).sort(), [
-    "betas", "breaker", "clearedByClient", "collapse", "compaction", "contextManagement", "count", "lines", "precompute", "status", "steps", "thinking",
+    "betas", "breaker", "clearedByClient", "compaction", "contextManagement", "count", "lines", "requests", "status", "steps", "thinking",
   ]);
   assert.equal(d.status.kind, "compactionDue");
   assert.equal(typeof d.status.overBy, "number");
-  assert.equal(d.compaction.kind, "needsSummary");
-  const request = d.compaction.request;
+  assert.equal(d.compaction.kind, "waiting");
+  assert.equal(d.requests[0].kind, "preCompact", "every compaction asks its PreCompact hook first");
+  assert.equal(d.requests[0].trigger, "auto");
+  const request = summaryOf(engine, d);
   assert.equal(request.purpose.kind, "compact");
   assert.equal(request.attempt, 1);
   assert.ok(request.messages.length > 0);
@@ -285,16 +306,16 @@ test("answering by hand: text compacts; records hold the boundary; the view star
   const engine = new Engine(SMALL);
   engine.load(turns(17));
   const d = engine.beforeCall();
-  const out = engine.answerSummary(d.compaction.request.id, "<summary>1. Primary Request: the questions so far.</summary>");
+  const out = engine.answer(summaryOf(engine, d).id, "<summary>1. Primary Request: the questions so far.</summary>");
   assertPlain(out, "outcome");
-  assert.equal(out.progress.kind, "compacted");
-  const { boundary, summary } = out.progress.result;
+  assert.equal(out.compaction.kind, "compacted");
+  const { boundary, summary } = out.compaction.result;
   assert.equal(boundary.subtype, "compact_boundary");
   assert.equal(boundary.compactMetadata.trigger, "auto");
   assert.ok(boundary.compactMetadata.preTokens > boundary.compactMetadata.postTokens);
   assert.equal(summary.isCompactSummary, true);
-  assert.equal(out.progress.records.length >= 2, true);
-  assert.equal(JSON.parse(out.progress.records[0]).subtype, "compact_boundary");
+  assert.equal(out.compaction.records.length >= 2, true);
+  assert.equal(JSON.parse(out.compaction.records[0]).subtype, "compact_boundary");
   const view = engine.view();
   assert.equal(view[0].uuid, summary.uuid);
   assert.ok(engine.count().tokens < 33_000);
@@ -306,38 +327,51 @@ test("answering by hand: model unavailable and prompt too long leave the old vie
     const engine = new Engine(SMALL);
     engine.load(turns(17));
     const before = engine.messages();
-    const d = engine.beforeCall();
-    const out = engine.answerSummary(d.compaction.request.id, answer);
-    assert.ok(["needsSummary", "failed"].includes(out.progress.kind), out.progress.kind);
-    if (out.progress.kind === "needsSummary") {
-      assert.ok(out.progress.request.attempt > 1 || out.progress.request.messages.length < d.compaction.request.messages.length);
+    const first = summaryOf(engine, engine.beforeCall());
+    const out = engine.answer(first.id, answer);
+    const next = out.requests.find((r) => r.kind === "summary");
+    assert.ok(next || out.compaction.kind === "failed", JSON.stringify(out.compaction));
+    if (next) {
+      assert.ok(next.attempt > 1 || next.messages.length < first.messages.length);
     }
     assert.deepEqual(engine.messages(), before, "all or nothing: the old view stays");
   }
 });
 
-test("answerOffline: the engine's own summariser compacts without a model", () => {
+test("answer(id, { kind: \"offline\" }): the engine's own summariser compacts without a model", () => {
   const engine = new Engine(SMALL);
   engine.load(turns(17));
   const d = engine.beforeCall();
-  assert.equal(engine.answerOffline(d.compaction.request.id).progress.kind, "compacted");
+  assert.equal(engine.answer(summaryOf(engine, d).id, { kind: "offline" }).compaction.kind, "compacted");
 });
 
-test("prepare(summarize) runs the loop: the callback gets the request, the decision comes back settled", async () => {
+test("prepare(host) runs the loop: the callbacks get the requests, the decision comes back settled", async () => {
   const engine = new Engine(SMALL);
   engine.load(turns(17));
   const asked = [];
-  const d = await engine.prepare(async (request) => {
-    asked.push(request);
-    // The engine is not borrowed while the model call runs.
-    assert.ok(engine.messages().length > 0);
-    return "<summary>Everything so far, briefly.</summary>";
-  }, { now: "2026-11-30T12:00:00Z" });
+  const hooks = [];
+  const d = await engine.prepare({
+    summarize: async (request) => {
+      asked.push(request);
+      // The engine is not borrowed while the model call runs.
+      assert.ok(engine.messages().length > 0);
+      return "<summary>Everything so far, briefly.</summary>";
+    },
+    preCompact: (request) => {
+      hooks.push(request);
+      return { addedInstructions: ["Keep the ticket id."] };
+    },
+    now: "2026-11-30T12:00:00Z",
+  });
+  assert.equal(hooks.length, 1);
+  assert.equal(hooks[0].trigger, "auto");
+  assert.match(asked[0].prompt, /Keep the ticket id\./);
   assertPlain(d, "decision");
   assert.equal(asked.length, 1);
   assert.equal(asked[0].purpose.kind, "compact");
   assert.ok(asked[0].prompt.length > 100);
-  assert.equal(d.compaction, null);
+  assert.equal(d.compaction.kind, "compacted");
+  assert.deepEqual(d.requests, []);
   assert.notEqual(d.status.kind, "compactionDue");
   assert.ok(d.steps.some((s) => s.tier === "compact"), d.steps.map((s) => s.tier).join());
   const records = engine.takeRecords().map((r) => JSON.parse(r));
@@ -346,42 +380,80 @@ test("prepare(summarize) runs the loop: the callback gets the request, the decis
   assert.deepEqual(engine.takeRecords(), [], "taken records are not handed out twice");
 });
 
-test("prepare: a rejecting summarize is 'model unavailable'; the old view stays", async () => {
-  const engine = new Engine(SMALL);
+test("prepare: a rejecting summarize rejects with SUMMARIZER_FAILED and its error as cause, after one call per model; the old view stays", async () => {
+  const engine = new Engine({ ...SMALL, fallbackModels: ["backup"] });
   engine.load(turns(17));
   const before = engine.messages();
-  const d = await engine.prepare(() => Promise.reject(new Error("503")));
+  const down = new Error("503");
+  const models = [];
+  await assert.rejects(
+    engine.prepare({
+      summarize: (request) => {
+        if (request.purpose.kind === "compact") models.push(request.model);
+        return Promise.reject(down);
+      },
+    }),
+    (e) => e instanceof Error && e.code === "SUMMARIZER_FAILED" && e.cause === down,
+  );
+  assert.deepEqual(models, ["session-model", "backup"], "each model of the chain once");
   assert.deepEqual(engine.messages(), before);
-  assert.ok(d.steps.length > 0);
   const other = new Engine(SMALL);
   other.load(turns(17));
-  await assert.rejects(other.prepare(() => 42), (e) => e instanceof Error && e.code === "INVALID_ARGUMENT" && e.field === "summarize");
+  await assert.rejects(other.prepare({ summarize: () => 42 }), (e) => e instanceof Error && e.code === "INVALID_ARGUMENT" && e.field === "summarize");
   assert.equal(other.messages().length, 34, "the engine survives a bad callback");
-  const settled = await other.prepare(() => "<summary>ok</summary>");
+  const settled = await other.prepare({ summarize: () => "<summary>ok</summary>" });
   assert.notEqual(settled.status.kind, "compactionDue");
-  throwsCode(() => engine.prepare(() => "", { now: "later" }), "INVALID_ARGUMENT", "now");
+  throwsCode(() => engine.prepare({ summarize: () => "", now: "later" }), "INVALID_ARGUMENT", "now");
+  throwsCode(() => engine.prepare(() => ""), "INVALID_ARGUMENT", "host");
+});
+
+test("prepare: preCompact blocks automatic, reactive and manual compactions alike; a block writes no boundary", async () => {
+  for (const start of ["auto", "reactive", "manual"]) {
+    const engine = new Engine(SMALL);
+    engine.load(turns(17));
+    const before = engine.messages();
+    if (start === "reactive") engine.promptTooLong();
+    if (start === "manual") engine.compact();
+    const triggers = [];
+    const d = await engine.prepare({
+      summarize: () => assert.fail("a blocked compaction asks for no summary"),
+      preCompact: ({ trigger }) => {
+        triggers.push(trigger);
+        return { block: "frozen" };
+      },
+      precompute: false,
+    });
+    assert.deepEqual(triggers.slice(0, 1), [start === "manual" ? "manual" : "auto"], start);
+    assert.deepEqual(engine.messages(), before, start);
+    assert.ok(!engine.takeRecords().some((r) => JSON.parse(r).subtype === "compact_boundary"), start);
+    assert.ok(d.steps.some((s) => s.rule === "R7.2"), start);
+  }
 });
 
 test("promptTooLong(): the reactive tier, once per turn", () => {
   const engine = new Engine(SMALL);
   engine.load(turns(8));
   const out = engine.promptTooLong();
-  assert.equal(out.progress.kind, "needsSummary");
-  assert.ok(out.steps.some((s) => s.tier === "reactive"), out.steps.map((s) => s.tier).join());
-  const done = engine.answerSummary(out.progress.request.id, "<summary>short</summary>");
-  assert.equal(done.progress.kind, "compacted");
+  assert.equal(out.compaction.kind, "waiting");
+  assert.equal(out.requests[0].kind, "preCompact");
+  const allowed = allow(engine, out);
+  assert.ok(allowed.steps.some((s) => s.tier === "reactive"), allowed.steps.map((s) => s.tier).join());
+  const done = engine.answer(summaryOf(engine, allowed).id, "<summary>short</summary>");
+  assert.equal(done.compaction.kind, "compacted");
   const again = engine.promptTooLong();
-  assert.equal(again.progress.kind, "failed");
+  assert.equal(again.compaction.kind, "failed");
 });
 
 test("compact(instructions): a manual compaction whose prompt carries them", () => {
   const engine = new Engine();
   engine.load(turns(3));
   const out = engine.compact("Focus on the database migration");
-  assert.equal(out.progress.kind, "needsSummary");
-  assert.match(out.progress.request.prompt, /Focus on the database migration/);
-  const done = engine.answerSummary(out.progress.request.id, "<summary>db</summary>");
-  assert.equal(done.progress.result.boundary.compactMetadata.trigger, "manual");
+  assert.equal(out.requests[0].kind, "preCompact");
+  assert.equal(out.requests[0].instructions, "Focus on the database migration");
+  const request = summaryOf(engine, out);
+  assert.match(request.prompt, /Focus on the database migration/);
+  const done = engine.answer(request.id, "<summary>db</summary>");
+  assert.equal(done.compaction.result.boundary.compactMetadata.trigger, "manual");
 });
 
 test("pin, unpin, pinned; a pinned message survives a compaction verbatim", () => {
@@ -393,7 +465,7 @@ test("pin, unpin, pinned; a pinned message survives a compaction verbatim", () =
   engine.pin("keep-me");
   assert.deepEqual(engine.pinned(), ["keep-me"]);
   const d = engine.beforeCall();
-  engine.answerSummary(d.compaction.request.id, "<summary>s</summary>");
+  engine.answer(summaryOf(engine, d).id, "<summary>s</summary>");
   assert.ok(engine.view().some((m) => m.content === history[2].content), "the pinned text is still in the view");
   engine.unpin("keep-me");
   engine.unpin("never-pinned");
@@ -405,8 +477,8 @@ test("expand restores what a compaction replaced", () => {
   engine.load(turns(17));
   const before = engine.messages();
   const d = engine.beforeCall();
-  const out = engine.answerSummary(d.compaction.request.id, "<summary>s</summary>");
-  const step = engine.expand(out.progress.result.summary.uuid);
+  const out = engine.answer(summaryOf(engine, d).id, "<summary>s</summary>");
+  const step = engine.expand(out.compaction.result.summary.uuid);
   assert.equal(step.tier, "compact");
   assert.deepEqual(engine.messages(), before);
 });
@@ -418,7 +490,7 @@ test("records persist a session; readSession + loadSession resume it to the same
   live.beforeCall();
   live.load(turns(8, 10));
   const d = live.beforeCall("2026-11-30T11:00:00Z");
-  live.answerSummary(d.compaction.request.id, "<summary>the story so far</summary>");
+  live.answer(summaryOf(live, d).id, "<summary>the story so far</summary>");
   live.append({ role: "assistant", content: "after the compaction" });
   const file = live.records().join("\n") + "\n";
   const session = readSession(file);
@@ -493,7 +565,7 @@ test("engine.plan() is a dry run: nothing changes", () => {
   const a = engine.plan();
   const b = engine.plan();
   assert.deepEqual(a, b);
-  assert.equal(engine.beforeCall().compaction.request.id, a.compaction.request.id);
+  assert.deepEqual(engine.beforeCall().requests.map((r) => r.id), a.requests.map((r) => r.id));
 });
 
 test("cache-aware microcompact: after 50 eligible tool calls the decision carries context_management edits", () => {
@@ -517,12 +589,17 @@ test("after promptTooLong(), the next prepare() answers the reactive compaction'
   engine.load(turns(8));
   engine.promptTooLong();
   const asked = [];
-  const d = await engine.prepare((request) => {
-    asked.push(request.purpose.kind);
-    return "<summary>recovered</summary>";
+  const triggers = [];
+  const d = await engine.prepare({
+    summarize: (request) => {
+      asked.push(request.purpose.kind);
+      return "<summary>recovered</summary>";
+    },
+    preCompact: ({ trigger }) => void triggers.push(trigger),
   });
   assert.deepEqual(asked, ["compact"]);
-  assert.equal(d.compaction, null);
+  assert.deepEqual(triggers, ["auto"], "the reactive compaction asked the PreCompact hook too");
+  assert.equal(d.compaction.kind, "compacted");
   assert.ok(engine.records().some((r) => JSON.parse(r).subtype === "compact_boundary"));
 });
 
@@ -530,18 +607,17 @@ test("promptTooLong() with collapse on: segment summaries first (R8.1), then the
   const engine = new Engine({ preset: "seed", window: 200_000 });
   engine.load(turns(30)); // 30 turns: the oldest 20 are collapsible, far under every line
   const first = engine.promptTooLong();
-  assert.equal(first.progress.kind, "needsCollapse");
-  assert.equal(first.progress.requests.length, 2);
-  assert.deepEqual(first.progress.requests.map((r) => r.purpose.kind), ["collapseSegment", "collapseSegment"]);
+  assert.equal(first.compaction, null, "no compaction yet");
+  assert.deepEqual(first.requests.map((r) => r.kind), ["collapseSegment", "collapseSegment"]);
+  assert.deepEqual(first.requests.map((r) => r.purpose.kind), ["collapseSegment", "collapseSegment"]);
   const before = engine.count().tokens;
-  for (const r of first.progress.requests) engine.answerCollapse(r.id, "what happened in these turns");
+  for (const r of first.requests) engine.answer(r.id, "what happened in these turns");
   assert.ok(engine.count().tokens < before, "the view shrank");
   const second = engine.promptTooLong();
-  assert.equal(second.progress.kind, "needsSummary");
-  engine.answerSummary(second.progress.request.id, "<summary>s</summary>");
+  engine.answer(summaryOf(engine, second).id, "<summary>s</summary>");
   const third = engine.promptTooLong();
-  assert.equal(third.progress.kind, "failed");
-  assert.match(third.progress.reason, /cannot continue/);
+  assert.equal(third.compaction.kind, "failed");
+  assert.match(third.compaction.reason, /cannot continue/);
 });
 
 test("setContext and post-compact hooks: plan, task list, skills, MCP and hook output come back after the summary (R7.7)", () => {
@@ -562,8 +638,8 @@ test("setContext and post-compact hooks: plan, task list, skills, MCP and hook o
   throwsCode(() => engine.setContext([{ kind: "file", name: "a", content: "" }]), "INVALID_ARGUMENT", "items[0].kind");
   throwsCode(() => engine.setContext("nope"), "INVALID_ARGUMENT", "items");
   const out = engine.compact();
-  const done = engine.answerSummary(out.progress.request.id, "<summary>s</summary>");
-  const kinds = done.progress.result.attachments.map((c) => `${c.kind}:${c.path}:${c.status}`);
+  const done = engine.answer(summaryOf(engine, out).id, "<summary>s</summary>");
+  const kinds = done.compaction.result.attachments.map((c) => `${c.kind}:${c.path}:${c.status}`);
   assert.deepEqual(kinds, ["plan:plan:restored", "taskState:tasks:restored", "skill:rust-style:restored", "mcp:github:restored"]);
   assert.ok(engine.view().some((m) => typeof m.content === "string" && m.content.endsWith("prefer iterators")));
 });
@@ -573,11 +649,11 @@ test("swapInSummary: a summary made elsewhere replaces exactly the messages it w
   engine.load(turns(4));
   const uuids = engine.view().map((m) => m.uuid);
   const refused = engine.swapInSummary(uuids.slice(1, 3), "<summary>x</summary>");
-  assert.equal(refused.progress.kind, "failed");
+  assert.equal(refused.compaction.kind, "failed");
   throwsCode(() => engine.swapInSummary([1, 2], "x"), "INVALID_ARGUMENT", "uuids");
   assert.equal(engine.messages().length, 8, "the view stays");
   const out = engine.swapInSummary(uuids.slice(0, 4), "<summary>turns 0 and 1</summary>");
-  assert.equal(out.progress.kind, "compacted");
+  assert.equal(out.compaction.kind, "compacted");
   assert.ok(out.steps.some((s) => s.rule === "R9.4"));
   const after = engine.view().map((m) => m.uuid);
   assert.deepEqual(after.slice(1, 5), uuids.slice(4), "the rest stays, in order");
@@ -616,7 +692,7 @@ test("R9.4: swapInSummary takes a compaction block and inserts nothing after it;
   }
   const block = { type: "compaction", content: "Summary of q0-a1.", encrypted_content: null, signature: "s" };
   const out = engine.swapInSummary(["q0", "a0", "q1", "a1"], block);
-  assert.equal(out.progress.kind, "compacted");
+  assert.equal(out.compaction.kind, "compacted");
   assert.deepEqual(engine.messages()[0], { role: "assistant", content: [block] });
   assert.deepEqual(engine.view().slice(1).map((m) => m.uuid), ["q2", "a2", "q3", "a3"]);
   throwsCode(() => engine.swapInSummary(["q2"], { type: "text", text: "x" }), "INVALID_ARGUMENT", "summary");

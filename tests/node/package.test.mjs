@@ -133,7 +133,11 @@ test("the exported functions, classes and data shapes have no `any`", () => {
   assert.match(engine, /export function plan\(/);
   assert.match(engine, /export class Engine \{/);
   assert.match(engine, /loadSession\(session: Session\): SessionLoad;/);
-  assert.match(engine, /prepare\(summarize: Summarize, options\?: PrepareOptions\): Promise<Decision>;/);
+  assert.match(engine, /prepare\(host: Host\): Promise<Decision>;/);
+  assert.match(engine, /answer\(id: number, answer: string \| Answer\): Outcome;/);
+  // One answer method; the requests a discriminated union on `kind`.
+  assert.doesNotMatch(engine, /answer[A-Z]\w*\(/);
+  assert.match(engine, /export type Request = \(\{ kind: "preCompact" \} & PreCompactRequest\) \| \(\{ kind: "summary" \} & SummaryRequest\)/);
   const session = declarations("compaction_session");
   assert.match(session, /export class SessionImporter \{/);
   assert.match(session, /finish\(\): Session;/);

@@ -10,7 +10,12 @@ import {
   plan,
   type Decision,
   type SummaryRequest,
-  type CompactionOutcome,
+  type Outcome,
+  type Host,
+  type Answer,
+  type Request,
+  type PreCompactRequest,
+  type HookOutcome,
   type ImportReport,
   type SessionLoad,
 } from "context-compaction";
@@ -52,7 +57,12 @@ async function summarize(request: SummaryRequest): Promise<string> {
 }
 
 async function turn(): Promise<void> {
-  const decision: Decision = await engine.prepare(summarize, { now: new Date().toISOString() });
+  const host: Host = {
+    summarize,
+    now: new Date().toISOString(),
+    preCompact: (request: PreCompactRequest): HookOutcome => (request.trigger === "auto" ? {} : { addedInstructions: ["keep ids"] }),
+  };
+  const decision: Decision = await engine.prepare(host);
   if (decision.status.kind === "blocked") throw new Error(`over by ${decision.status.overBy}`);
   const edits: BetaContextManagementConfig | undefined = decision.contextManagement ?? undefined;
   // The engine hands blocks back verbatim; its block type is looser than the
@@ -72,11 +82,14 @@ async function turn(): Promise<void> {
   });
 }
 
-function onPromptTooLong(): CompactionOutcome {
+function onPromptTooLong(): Outcome {
   const outcome = engine.promptTooLong();
-  if (outcome.progress.kind === "needsSummary") {
-    return engine.answerSummary(outcome.progress.request.id, { kind: "modelUnavailable" });
+  const first: Request | undefined = outcome.requests[0];
+  if (first?.kind === "preCompact") {
+    const answer: Answer = { kind: "hook", block: "not now" };
+    return engine.answer(first.id, answer);
   }
+  if (first?.kind === "summary") return engine.answer(first.id, { kind: "modelUnavailable" });
   return outcome;
 }
 

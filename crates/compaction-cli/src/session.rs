@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use compaction_core::api::{CompactionMode, ThinkingMode};
 use compaction_core::compact::boundary::derived_uuid;
-use compaction_core::compact::{CompactOptions, FileAnswer, Progress, SummaryRequest};
-use compaction_core::engine::{Decision, Engine};
+use compaction_core::compact::{
+    CompactOptions, FileAnswer, HookOutcome, PreCompactRequest, Progress, SummaryRequest,
+};
+use compaction_core::engine::{drive, Answer, DriveError, Driver, Engine, Host, Request as EngineRequest};
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
 use compaction_core::summary::parse_summary;
@@ -63,6 +65,64 @@ pub struct PlanArgs {
     /// "Now", for the idle-time rules (RFC 3339); without it no idle gap is seen.
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
+    #[command(flatten)]
+    pub hook: HookArgs,
+}
+
+/// The PreCompact hook's answer (R7.2), for every compaction the command
+/// runs.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HookArgs {
+    /// The PreCompact hook blocks the compaction (with this reason, if
+    /// given): the history stays, no boundary is written.
+    #[arg(long, value_name = "REASON")]
+    pub hook_block: Option<Option<String>>,
+    /// The PreCompact hook adds these instructions to the summary prompt
+    /// (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    pub hook_instructions: Vec<String>,
+}
+
+impl HookArgs {
+    /// The hook's output.
+    fn outcome(&self) -> HookOutcome {
+        HookOutcome {
+            block: self
+                .hook_block
+                .as_ref()
+                .map(|reason| reason.clone().unwrap_or_else(|| "--hook-block".to_owned())),
+            added_instructions: self.hook_instructions.clone(),
+        }
+    }
+}
+
+/// The CLI as the engine's host: summaries from the offline summariser,
+/// files read from disk relative to the working directory, the hook flags'
+/// answer to every PreCompact request.
+struct CliHost {
+    hook: HookOutcome,
+}
+
+impl Host for CliHost {
+    type Error = std::convert::Infallible;
+
+    fn summarize(&mut self, _: &SummaryRequest) -> Result<Answer, Self::Error> {
+        Ok(Answer::Offline)
+    }
+
+    fn pre_compact(&mut self, _: &PreCompactRequest) -> Result<HookOutcome, Self::Error> {
+        Ok(self.hook.clone())
+    }
+
+    fn read_files(&mut self, paths: &[String]) -> Result<Vec<FileAnswer>, Self::Error> {
+        Ok(paths
+            .iter()
+            .map(|path| FileAnswer {
+                path: path.clone(),
+                content: std::fs::read_to_string(path).map_err(|e| e.to_string()),
+            })
+            .collect())
+    }
 }
 
 /// Flags of `compaction compact`.
@@ -73,6 +133,8 @@ pub struct CompactArgs {
     /// `/compact` instructions for the summary.
     #[arg(long, value_name = "TEXT")]
     pub instructions: Option<String>,
+    #[command(flatten)]
+    pub hook: HookArgs,
 }
 
 /// The engine's settings from the flags.
@@ -218,10 +280,21 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
     };
     let mut probe = engine.clone();
     let decision = probe.before_call(now.as_ref());
+    // The driver's loop, up to the first request that needs a model or a
+    // file: a PreCompact request is answered with the hook flags.
+    let mut steps = decision.steps.clone();
+    let mut driver = Driver::new(true);
+    while let Some(EngineRequest::PreCompact(r)) = driver.next(&probe) {
+        driver
+            .answered(&mut probe, r.id, Answer::Hook(args.hook.outcome()))
+            .map_err(|e| e.to_string())?;
+    }
+    let out = driver.finish(&probe);
+    steps.extend(out.steps);
     Ok(json!({
-        "steps": decision.steps,
+        "steps": steps,
         "view": probe.view().sent_messages().collect::<Vec<_>>(),
-        "requests": requests(&decision),
+        "requests": out.requests,
         "status": decision.status,
         "count": decision.count,
         "lines": decision.lines,
@@ -232,63 +305,43 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
     }))
 }
 
-fn requests(d: &Decision) -> Vec<&SummaryRequest> {
-    let compaction = match &d.compaction {
-        Some(Progress::NeedsSummary { request }) => Some(request),
-        _ => None,
-    };
-    compaction
-        .into_iter()
-        .chain(&d.collapse)
-        .chain(&d.precompute)
-        .collect()
-}
-
 /// `compaction compact`: a manual compaction, summarised offline; the files
 /// it restores are read from disk relative to the working directory.
 pub fn compact(args: &CompactArgs) -> Result<Value, String> {
     let mut engine = engine(&args.session)?;
-    let (mut steps, mut progress) = engine.compact(CompactOptions {
+    let started = engine.compact(CompactOptions {
         instructions: args.instructions.clone(),
-        ..CompactOptions::default()
     });
-    loop {
-        let (more, next) = match progress {
-            Progress::NeedsSummary { request } => engine.answer_offline(request.id),
-            Progress::NeedsFiles { request } => {
-                let answers: Vec<FileAnswer> = request
-                    .paths
-                    .iter()
-                    .map(|path| FileAnswer {
-                        path: path.clone(),
-                        content: std::fs::read_to_string(path).map_err(|e| e.to_string()),
-                    })
-                    .collect();
-                engine.answer_files(request.id, &answers)
-            }
-            Progress::Compacted { result } => {
-                // What the next call needs: the decision it would get.
-                let next = engine.plan(None);
-                return Ok(json!({
-                    "steps": steps,
-                    "view": engine.view().sent_messages().collect::<Vec<_>>(),
-                    "betas": next.betas,
-                    "contextManagement": next.context_management,
-                    "boundary": result.boundary,
-                    "summary": result.summary,
-                    "attachments": result.attachments,
-                    "retention": result.retention,
-                }));
-            }
-            Progress::Failed { reason } => return Err(format!("compaction failed: {reason}")),
-            Progress::NeedsCollapse { .. } => {
-                return Err("a manual compaction asked for segment summaries (an engine bug)".to_owned())
-            }
-        }
-        .map_err(|e| e.to_string())?;
-        steps.extend(more);
-        progress = next;
+    let mut host = CliHost {
+        hook: args.hook.outcome(),
+    };
+    let out = match drive(&mut engine, &mut host) {
+        Ok(out) => out,
+        Err(DriveError::Engine(e)) => return Err(e.to_string()),
+        Err(DriveError::Host { cause, .. }) => match cause {},
+    };
+    let mut steps = started.steps;
+    steps.extend(out.steps);
+    match out.compaction {
+        Some(Progress::Compacted { result }) => Ok(json!({
+            "steps": steps,
+            "view": engine.view().sent_messages().collect::<Vec<_>>(),
+            // What the next call needs: the decision it would get.
+            "betas": next_decision(&engine).betas,
+            "contextManagement": next_decision(&engine).context_management,
+            "boundary": result.boundary,
+            "summary": result.summary,
+            "attachments": result.attachments,
+            "retention": result.retention,
+        })),
+        Some(Progress::Failed { reason }) => Err(format!("compaction failed: {reason}")),
+        Some(Progress::Waiting) | None => Err("the compaction is still waiting (an engine bug)".to_owned()),
     }
+}
+
+/// The decision the next call would get (a dry run).
+fn next_decision(engine: &Engine) -> compaction_core::engine::Decision {
+    engine.plan(None)
 }
 
 /// `compaction parse-summary FILE`: what R7.4 makes of a model reply.

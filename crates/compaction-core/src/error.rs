@@ -88,6 +88,17 @@ pub enum Error {
         /// The id given.
         id: u64,
     },
+    /// An answer of a kind its request does not take (a file answer to a
+    /// summary request…); nothing changes.
+    #[error("request {id} is a {request} request: an answer of kind {answer} does not answer it")]
+    WrongAnswer {
+        /// The id given.
+        id: u64,
+        /// The request's kind.
+        request: &'static str,
+        /// The answer's kind.
+        answer: &'static str,
+    },
     /// The model's summary reply has no text once its first `<analysis>`
     /// block is removed, or its `<summary>` block is blank (R7.4): the
     /// compaction fails and the old view stays (R7.10).

@@ -1,11 +1,11 @@
-//! Fuzzes the `Engine` through arbitrary sequences of host operations (append, before_call, compact, answers, collapse, precompute, pin/unpin/expand, prompt_too_long, plan, sidecars) over arbitrary settings, checking after every op that nothing panics, the store holds exactly the successful appends, and the sent view stays pairing-legal whenever the appended history is.
+//! Fuzzes the `Engine` through arbitrary sequences of host operations (append, before_call, compact, answers by id, the core `drive` loop with a host whose replies and failures are fuzzed, collapse, precompute, pin/unpin/expand, prompt_too_long, plan, sidecars) over arbitrary settings, checking after every op that nothing panics, the store holds exactly the successful appends, and the sent view stays pairing-legal whenever the appended history is.
 #![no_main]
 
 use compaction_core::compact::attachments::Kind;
 use compaction_core::compact::{
-    CompactOptions, ContextItem, FileAnswer, HookOutcome, HookOutput, Progress, SummaryAnswer,
+    CompactOptions, ContextItem, FileAnswer, HookOutcome, HookOutput, PreCompactRequest, Progress, SummaryRequest,
 };
-use compaction_core::engine::{Engine, Sidecar};
+use compaction_core::engine::{self as core, drive, DriveError, Engine, Host, Outcome, Request, Sidecar};
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent, Usage, Uuid};
 use libfuzzer_sys::fuzz_target;
@@ -14,6 +14,67 @@ use serde_json::json;
 #[path = "engine_ops/input.rs"]
 mod input;
 use input::*;
+
+impl Answer {
+    fn make(&self) -> core::Answer {
+        match self {
+            Answer::Text(t) => core::Answer::text(t.make()),
+            Answer::Offline => core::Answer::Offline,
+            Answer::Unavailable => core::Answer::ModelUnavailable,
+            Answer::TooLong => core::Answer::PromptTooLong,
+            Answer::Failed(reason) => core::Answer::Failed {
+                reason: reason.clone(),
+            },
+        }
+    }
+}
+
+/// A host answering `drive` from the fuzzer's list, then offline; a
+/// reply of the wrong kind is put to the engine as it is (it must refuse
+/// it without changing anything).
+struct FuzzHost<'a> {
+    replies: std::collections::VecDeque<&'a HostReply>,
+}
+
+impl FuzzHost<'_> {
+    fn reply(&mut self, default: core::Answer) -> Result<core::Answer, ()> {
+        match self.replies.pop_front() {
+            None => Ok(default),
+            Some(HostReply::Summary(a)) => Ok(a.make()),
+            Some(HostReply::Hook(block, added)) => Ok(core::Answer::Hook(HookOutcome {
+                block: block.clone(),
+                added_instructions: added.clone(),
+            })),
+            Some(HostReply::Fails) => Err(()),
+        }
+    }
+}
+
+impl Host for FuzzHost<'_> {
+    type Error = ();
+
+    fn summarize(&mut self, _: &SummaryRequest) -> Result<core::Answer, ()> {
+        self.reply(core::Answer::Offline)
+    }
+
+    fn pre_compact(&mut self, _: &PreCompactRequest) -> Result<HookOutcome, ()> {
+        match self.reply(core::Answer::allow())? {
+            core::Answer::Hook(h) => Ok(h),
+            _ => Ok(HookOutcome::default()),
+        }
+    }
+
+    fn read_files(&mut self, paths: &[String]) -> Result<Vec<FileAnswer>, ()> {
+        self.reply(core::Answer::Offline)?;
+        Ok(paths
+            .iter()
+            .map(|p| FileAnswer {
+                path: p.clone(),
+                content: Ok(format!("// {p}")),
+            })
+            .collect())
+    }
+}
 
 /// The fuzzer's view of the session it drives.
 struct Harness {
@@ -234,6 +295,20 @@ impl Harness {
         }
     }
 
+    fn noted(&mut self, outcome: &Outcome) {
+        if let Some(p) = &outcome.compaction {
+            self.note(p);
+        }
+    }
+
+    /// The compaction's pending request id (hooks, summary or files).
+    fn tier4(e: &Engine) -> Option<u64> {
+        e.requests()
+            .into_iter()
+            .find(|r| matches!(r, Request::PreCompact(_) | Request::Summary(_) | Request::Files(_)))
+            .map(|r| r.id())
+    }
+
     fn run(&mut self, op: &Op) {
         let e = &mut self.engine;
         match op {
@@ -261,30 +336,44 @@ impl Harness {
             } => {
                 let options = CompactOptions {
                     instructions: instructions.clone(),
-                    hook: HookOutcome {
-                        block: block.clone(),
-                        added_instructions: added.clone(),
-                    },
                 };
-                let (_, p) = e.compact(options);
-                self.note(&p);
+                let out = e.compact(options);
+                self.noted(&out);
+                let hook = core::Answer::Hook(HookOutcome {
+                    block: block.clone(),
+                    added_instructions: added.clone(),
+                });
+                if let Some(id) = Self::tier4(&self.engine) {
+                    if let Ok(out) = self.engine.answer(id, hook) {
+                        self.noted(&out);
+                    }
+                }
             }
             Op::AnswerSummary(id, answer) => {
-                let pending = match e.pending_request() {
-                    Some(Progress::NeedsSummary { request }) => Some(request.id),
-                    Some(Progress::NeedsFiles { request }) => Some(request.id),
-                    _ => None,
-                };
+                let pending = Self::tier4(e);
                 let id = self.id(id, pending);
-                let e = &mut self.engine;
-                let r = match answer {
-                    Answer::Text(t) => e.answer_summary(id, SummaryAnswer::Text(t.make())),
-                    Answer::Offline => e.answer_offline(id),
-                    Answer::Unavailable => e.answer_summary(id, SummaryAnswer::ModelUnavailable),
-                    Answer::TooLong => e.answer_summary(id, SummaryAnswer::PromptTooLong),
+                if let Ok(out) = self.engine.answer(id, answer.make()) {
+                    self.noted(&out);
+                }
+            }
+            Op::AnswerHook(id, block, added) => {
+                let pending = Self::tier4(e);
+                let id = self.id(id, pending);
+                let hook = core::Answer::Hook(HookOutcome {
+                    block: block.clone(),
+                    added_instructions: added.clone(),
+                });
+                if let Ok(out) = self.engine.answer(id, hook) {
+                    self.noted(&out);
+                }
+            }
+            Op::Drive(replies) => {
+                let mut host = FuzzHost {
+                    replies: replies.iter().take(64).collect(),
                 };
-                if let Ok((_, p)) = r {
-                    self.note(&p);
+                match drive(e, &mut host) {
+                    Ok(out) => self.noted(&out),
+                    Err(DriveError::Host { .. }) | Err(DriveError::Engine(_)) => {}
                 }
             }
             Op::SwapIn { skip, len, reply } => {
@@ -296,8 +385,8 @@ impl Harness {
                     .take(usize::from(*len))
                     .map(|en| en.message.uuid.clone())
                     .collect();
-                let (_, p) = e.swap_in_summary(&summarised, &reply.make());
-                self.note(&p);
+                let out = e.swap_in_summary(&summarised, &reply.make());
+                self.noted(&out);
             }
             Op::SetContext(items) => {
                 let kinds = [
@@ -320,10 +409,10 @@ impl Harness {
                 let _ = e.set_context(items);
             }
             Op::AnswerFiles(id, replies, hooks) => {
-                let (pending, paths) = match e.pending_request() {
-                    Some(Progress::NeedsFiles { request }) => (Some(request.id), request.paths),
-                    Some(Progress::NeedsSummary { request }) => (Some(request.id), Vec::new()),
-                    _ => (None, Vec::new()),
+                let (pending, paths) = match e.requests().into_iter().next() {
+                    Some(Request::Files(request)) => (Some(request.id), request.paths),
+                    Some(other) => (Some(other.id()), Vec::new()),
+                    None => (None, Vec::new()),
                 };
                 let answers: Vec<FileAnswer> = replies
                     .iter()
@@ -353,33 +442,30 @@ impl Harness {
                         output: output.make(),
                     })
                     .collect();
-                if let Ok((_, p)) = self.engine.answer_files_and_hooks(id, &answers, &hooks) {
-                    self.note(&p);
+                let files = core::Answer::Files { files: answers, hooks };
+                if let Ok(out) = self.engine.answer(id, files) {
+                    self.noted(&out);
                 }
             }
             Op::Collapse { which, id, answer } => {
-                let requests = e.collapse_requests();
-                let pending =
-                    (!requests.is_empty()).then(|| requests[usize::from(*which) % requests.len()].id);
+                let requests: Vec<u64> = e
+                    .requests()
+                    .iter()
+                    .filter(|r| matches!(r, Request::CollapseSegment(_)))
+                    .map(Request::id)
+                    .collect();
+                let pending = (!requests.is_empty()).then(|| requests[usize::from(*which) % requests.len()]);
                 let id = self.id(id, pending);
-                let e = &mut self.engine;
-                let _ = match answer {
-                    Answer::Text(t) => e.answer_collapse(id, SummaryAnswer::Text(t.make())),
-                    Answer::Offline => e.answer_collapse_offline(id),
-                    Answer::Unavailable => e.answer_collapse(id, SummaryAnswer::ModelUnavailable),
-                    Answer::TooLong => e.answer_collapse(id, SummaryAnswer::PromptTooLong),
-                };
+                let _ = self.engine.answer(id, answer.make());
             }
             Op::Precompute(id, answer) => {
-                let pending = e.precompute_request().map(|r| r.id);
+                let pending = e
+                    .requests()
+                    .iter()
+                    .find(|r| matches!(r, Request::Precompute(_)))
+                    .map(Request::id);
                 let id = self.id(id, pending);
-                let e = &mut self.engine;
-                let _ = match answer {
-                    Answer::Text(t) => e.answer_precompute(id, SummaryAnswer::Text(t.make())),
-                    Answer::Offline => e.answer_precompute_offline(id),
-                    Answer::Unavailable => e.answer_precompute(id, SummaryAnswer::ModelUnavailable),
-                    Answer::TooLong => e.answer_precompute(id, SummaryAnswer::PromptTooLong),
-                };
+                let _ = self.engine.answer(id, answer.make());
             }
             Op::Pin(u) => {
                 let _ = e.pin(&Uuid(uuid(*u)));
@@ -398,8 +484,8 @@ impl Harness {
                 }
             }
             Op::PromptTooLong => {
-                let (_, p) = e.prompt_too_long();
-                self.note(&p);
+                let out = e.prompt_too_long();
+                self.noted(&out);
             }
             Op::Breakdown => {
                 let b = e.breakdown();

@@ -14,8 +14,10 @@ pub mod sandbox;
 use serde::Serialize;
 use serde_json::json;
 
-use compaction_core::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer};
-use compaction_core::engine::{CallStatus, Engine};
+use compaction_core::compact::{
+    CompactOptions, FileAnswer, HookOutcome, PreCompactRequest, Progress, Purpose, SummaryRequest,
+};
+use compaction_core::engine::{drive, Answer, CallStatus, DriveError, Engine, Host};
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::error::Error;
 use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
@@ -60,7 +62,7 @@ pub struct HostPolicy {
     pub first_request_too_long: bool,
     /// Paths whose reads fail (R7.7).
     pub failing_files: Vec<String>,
-    /// The PreCompact hook's output for manual compactions (R7.2).
+    /// The PreCompact hook's output, for every compaction (R7.2).
     pub hook: HookOutcome,
     /// Every model is unavailable and no offline fallback: compactions fail.
     pub all_models_down: bool,
@@ -108,6 +110,57 @@ pub trait Observer {
 
 impl Observer for () {}
 
+/// The host a [`HostPolicy`] describes: every summary offline unless a
+/// switch says otherwise, files generated unless listed as failing, the
+/// policy's PreCompact hook output for every compaction (R7.2).
+struct PolicyHost<'a> {
+    policy: &'a HostPolicy,
+    /// Tier 4 summary requests asked during the current event.
+    asked: usize,
+}
+
+impl Host for PolicyHost<'_> {
+    type Error = std::convert::Infallible;
+
+    fn summarize(&mut self, request: &SummaryRequest) -> Result<Answer, Self::Error> {
+        let policy = self.policy;
+        if policy.all_models_down {
+            return Ok(Answer::ModelUnavailable);
+        }
+        if request.purpose != Purpose::Compact {
+            return Ok(Answer::Offline);
+        }
+        self.asked += 1;
+        Ok(
+            if policy.primary_unavailable && request.model != "fallback-model" {
+                Answer::ModelUnavailable
+            } else if policy.first_request_too_long && self.asked == 1 {
+                Answer::PromptTooLong
+            } else {
+                Answer::Offline
+            },
+        )
+    }
+
+    fn pre_compact(&mut self, _: &PreCompactRequest) -> Result<HookOutcome, Self::Error> {
+        Ok(self.policy.hook.clone())
+    }
+
+    fn read_files(&mut self, paths: &[String]) -> Result<Vec<FileAnswer>, Self::Error> {
+        Ok(paths
+            .iter()
+            .map(|path| FileAnswer {
+                path: path.clone(),
+                content: if self.policy.failing_files.contains(path) {
+                    Err("ENOENT: no such file".to_owned())
+                } else {
+                    Ok(file_content(path))
+                },
+            })
+            .collect())
+    }
+}
+
 /// [`play`], telling `observer` about each event.
 pub fn play_observed(
     scenario: &Scenario,
@@ -125,90 +178,38 @@ pub fn play_observed(
             engine.append(m.clone())?;
             continue;
         }
-        let host_steps = observer.before(&mut engine, event);
-        let (kind, mut steps, status, progress) = match event {
+        let mut steps = observer.before(&mut engine, event);
+        let (kind, status, started) = match event {
             Event::Append(_) => continue,
             Event::Call(now) => {
                 let d = engine.before_call(now.as_ref());
-                let mut steps = d.steps;
-                for r in &d.collapse {
-                    steps.extend(engine.answer_collapse_offline(r.id)?);
-                }
-                if let Some(r) = &d.precompute {
-                    steps.extend(if policy.all_models_down {
-                        engine.answer_precompute(r.id, SummaryAnswer::ModelUnavailable)?
-                    } else {
-                        engine.answer_precompute_offline(r.id)?
-                    });
-                }
-                ("call", steps, Some(d.status), d.compaction)
+                steps.extend(d.steps);
+                ("call", Some(d.status), d.compaction)
             }
             Event::Compact(instructions) => {
-                let options = CompactOptions {
+                let out = engine.compact(CompactOptions {
                     instructions: instructions.clone(),
-                    hook: policy.hook.clone(),
-                };
-                let (steps, p) = engine.compact(options);
-                ("compact", steps, None, Some(p))
+                });
+                steps.extend(out.steps);
+                ("compact", None, out.compaction)
             }
             Event::PromptTooLong => {
-                let (steps, p) = engine.prompt_too_long();
-                ("413", steps, None, Some(p))
+                let out = engine.prompt_too_long();
+                steps.extend(out.steps);
+                ("413", None, out.compaction)
             }
         };
-        if !host_steps.is_empty() {
-            steps.splice(0..0, host_steps);
-        }
-        let mut progress = progress;
-        let mut end = None;
-        let mut asked = 0;
-        while let Some(p) = progress.take() {
-            let (more, next) = match p {
-                Progress::NeedsSummary { request } => {
-                    asked += 1;
-                    if policy.all_models_down
-                        || (policy.primary_unavailable && request.model != "fallback-model")
-                    {
-                        engine.answer_summary(request.id, SummaryAnswer::ModelUnavailable)?
-                    } else if policy.first_request_too_long && asked == 1 {
-                        engine.answer_summary(request.id, SummaryAnswer::PromptTooLong)?
-                    } else {
-                        engine.answer_offline(request.id)?
-                    }
-                }
-                Progress::NeedsFiles { request } => {
-                    let answers: Vec<FileAnswer> = request
-                        .paths
-                        .iter()
-                        .map(|path| FileAnswer {
-                            path: path.clone(),
-                            content: if policy.failing_files.contains(path) {
-                                Err("ENOENT: no such file".to_owned())
-                            } else {
-                                Ok(file_content(path))
-                            },
-                        })
-                        .collect();
-                    engine.answer_files(request.id, &answers)?
-                }
-                Progress::NeedsCollapse { requests } => {
-                    for r in requests {
-                        steps.extend(if policy.all_models_down {
-                            engine.answer_collapse(r.id, SummaryAnswer::ModelUnavailable)?
-                        } else {
-                            engine.answer_collapse_offline(r.id)?
-                        });
-                    }
-                    break;
-                }
-                done @ (Progress::Compacted { .. } | Progress::Failed { .. }) => {
-                    end = Some(done);
-                    break;
-                }
-            };
-            steps.extend(more);
-            progress = Some(next);
-        }
+        let mut host = PolicyHost { policy, asked: 0 };
+        let out = match drive(&mut engine, &mut host) {
+            Ok(out) => out,
+            Err(DriveError::Engine(e)) => return Err(e),
+            Err(DriveError::Host { cause, .. }) => match cause {},
+        };
+        steps.extend(out.steps);
+        let end = out
+            .compaction
+            .or(started)
+            .filter(|p| !matches!(p, Progress::Waiting));
         let frame = Frame {
             event: i,
             kind,
@@ -223,7 +224,6 @@ pub fn play_observed(
     Ok((frames, engine))
 }
 
-/// A deterministic stand-in for a file's content (the sandbox has no disk).
 fn file_content(path: &str) -> String {
     format!("// {path}\n") + &"fn example() {}\n".repeat(40)
 }

@@ -1,18 +1,29 @@
 /* tslint:disable */
 /* eslint-disable */
 
-/** The model call `prepare()` makes for each summary the engine asks for:
- * send `request.messages`, then `request.prompt` as a user message, to
- * `request.model`, and return the reply's text (or a `SummaryAnswer`).
- * A rejected promise counts as `{ kind: "modelUnavailable" }`. */
-export type Summarize = (request: SummaryRequest) => Promise<string | SummaryAnswer> | string | SummaryAnswer;
-/** Options of `prepare()`. */
-export interface PrepareOptions {
+/** What `prepare(host)` asks of you: the I/O the engine never does itself. */
+export interface Host {
+    /** A summary (a compaction's, a Tier 3 segment's, the precompute's:
+     * `request.purpose`): send `request.messages`, then `request.prompt` as
+     * a user message, to `request.model`, and return the reply's text (or
+     * an `Answer` such as `{ kind: "offline" }`). A throw or rejection moves
+     * to the next model of the chain, each model at most once; when none is
+     * left `prepare()` rejects with `code` `SUMMARIZER_FAILED` and your
+     * error as `cause`. */
+    summarize: (request: SummaryRequest) => Promise<string | Answer> | string | Answer;
+    /** Reads the files the engine wants to re-attach after a compaction:
+     * one `{ path, content }` or `{ path, error }` per path. Without it no
+     * file is re-attached. A throw rejects `prepare()` (`READ_FILES_FAILED`). */
+    readFiles?: (paths: string[]) => Promise<FileAnswer[]> | FileAnswer[];
+    /** Your PreCompact hooks, before every compaction (manual, automatic
+     * and reactive alike): return `{ block }` to block it, `{ addedInstructions }`
+     * to add to the summary prompt, nothing to allow. A throw rejects
+     * `prepare()` (`PRE_COMPACT_FAILED`). */
+    preCompact?: (request: PreCompactRequest) => Promise<HookOutcome | undefined | void> | HookOutcome | undefined | void;
+    /** What your post-compact hooks printed, when the settings ask for it. */
+    postCompactHooks?: () => Promise<HookOutput[]> | HookOutput[];
     /** The host's clock (RFC 3339); lets the time-based microcompact see idle gaps. */
     now?: string;
-    /** Reads a file the engine wants to re-attach after a compaction; a
-     * rejection or a throw means "could not read it". Without it, no file is re-attached. */
-    readFile?: (path: string) => Promise<string> | string;
     /** Answer the background precompute summary too (default true). */
     precompute?: boolean;
 }
@@ -381,9 +392,24 @@ export interface MissingPrompt {
 }
 
 /**
- * An answer to a summary request: the model's text, or why there is none.
+ * Before every compaction, manual, automatic or reactive, the engine asks
+ * your PreCompact hooks (SPEC R7.2): answer with `{ kind: "hook", block?,
+ * addedInstructions? }`.
  */
-export type SummaryAnswer = { kind: "text"; text: string } | { kind: "modelUnavailable" } | { kind: "promptTooLong" };
+export interface PreCompactRequest {
+    /**
+     * Answer with this id.
+     */
+    id: number;
+    /**
+     * `manual` (`compact()`) or `auto` (the cascade, or a 413).
+     */
+    trigger: "manual" | "auto";
+    /**
+     * The user's `/compact` instructions, or `null`.
+     */
+    instructions: string | null;
+}
 
 /**
  * Context the host holds outside the messages, restored after each
@@ -588,6 +614,12 @@ export interface EngineSettings {
 }
 
 /**
+ * Something the engine asks of you, by `kind`; answer it with
+ * `engine.answer(request.id, answer)`, or let `prepare(host)` do it.
+ */
+export type Request = ({ kind: "preCompact" } & PreCompactRequest) | ({ kind: "summary" } & SummaryRequest) | ({ kind: "collapseSegment" } & SummaryRequest) | ({ kind: "precompute" } & SummaryRequest) | ({ kind: "files" } & FileRequest);
+
+/**
  * The API `usage` of the request that produced an assistant message (how
  * the engine counts real tokens, SPEC R1.6). Missing counters are 0.
  */
@@ -660,6 +692,15 @@ export interface ContextManagement {
 }
 
 /**
+ * The answer to a request (`engine.answer(id, answer)`); a plain string is
+ * a summary request's `{ kind: "text", text }`. Which kinds each request
+ * takes: `summary`, `collapseSegment`, `precompute` take `text`,
+ * `offline`, `modelUnavailable`, `promptTooLong`, `failed`; `files`
+ * takes `files`; `preCompact` takes `hook`.
+ */
+export type Answer = { kind: "text"; text: string } | { kind: "offline" } | { kind: "modelUnavailable" } | { kind: "promptTooLong" } | { kind: "failed"; reason: string } | { kind: "files"; files: FileAnswer[]; hooks?: HookOutput[] } | { kind: "hook"; block?: string | null; addedInstructions?: string[] };
+
+/**
  * The contents of one requested file, or why it could not be read.
  */
 export interface FileAnswer {
@@ -687,7 +728,7 @@ export interface SummaryRequest {
      */
     id: number;
     /**
-     * What the summary is for (which `answer…` method takes it).
+     * What the summary is for.
      */
     purpose: Purpose;
     /**
@@ -718,7 +759,7 @@ export interface SummaryRequest {
 
 /**
  * The engine needs file contents to re-attach recently read files
- * (SPEC R7.7): answer with `answerFiles`.
+ * (SPEC R7.7): answer with `{ kind: "files", files, hooks? }`.
  */
 export interface FileRequest {
     /**
@@ -730,8 +771,8 @@ export interface FileRequest {
      */
     paths: string[];
     /**
-     * Run your post-compact hooks too and pass their output to
-     * `answerFiles` (SPEC R7.1; the `postCompactHooks` setting).
+     * Run your post-compact hooks too and pass their output as the
+     * answer's `hooks` (SPEC R7.1; the `postCompactHooks` setting).
      */
     postCompactHooks: boolean;
 }
@@ -785,13 +826,9 @@ export interface Decision {
      */
     breaker: "failures" | "rapidRefill" | null;
     /**
-     * Tier 3 segment summaries to answer with `answerCollapse`.
+     * Every request pending, in one place: answer each with `answer(id, …)`.
      */
-    collapse: SummaryRequest[];
-    /**
-     * A background summary to answer with `answerPrecompute`, or `null`.
-     */
-    precompute: SummaryRequest | null;
+    requests: Request[];
 }
 
 /**
@@ -851,18 +888,23 @@ export interface Thresholds {
 export type PresetName = "seed" | "client-2.1" | "newer-client";
 
 /**
- * The result of `promptTooLong()`, `compact()`, `answerSummary()` and
- * `answerFiles()`: the steps taken and where the compaction stands.
+ * The result of `answer()`, `compact()`, `promptTooLong()` and
+ * `swapInSummary()`: the steps taken, every request pending now, and where
+ * the compaction stands (`null` for a segment or precompute answer).
  */
-export interface CompactionOutcome {
+export interface Outcome {
     /**
      * What the engine did.
      */
     steps: Step[];
     /**
-     * Where the compaction stands.
+     * Every request pending now.
      */
-    progress: Progress;
+    requests: Request[];
+    /**
+     * Where the compaction stands, or `null`.
+     */
+    compaction: Progress | null;
 }
 
 /**
@@ -927,6 +969,21 @@ export interface SessionLoad {
      * Messages appended to the engine.
      */
     appended: number;
+}
+
+/**
+ * What `host.preCompact` returns: block, or add instructions (nothing or
+ * `undefined`: allow).
+ */
+export interface HookOutcome {
+    /**
+     * Block the compaction, with this reason.
+     */
+    block?: string | null;
+    /**
+     * Instructions to add to the summary prompt.
+     */
+    addedInstructions?: string[];
 }
 
 /**
@@ -1047,7 +1104,7 @@ export type Evidence = { kind: "sourceLocation"; location: string } | { kind: "r
 /**
  * Where a compaction stands.
  */
-export type Progress = { kind: "needsSummary"; request: SummaryRequest } | { kind: "needsCollapse"; requests: SummaryRequest[] } | { kind: "needsFiles"; request: FileRequest } | { kind: "compacted"; result: Compacted; records: string[] } | { kind: "failed"; reason: string };
+export type Progress = { kind: "waiting" } | { kind: "compacted"; result: Compacted; records: string[] } | { kind: "failed"; reason: string };
 
 /**
  * Where a token figure comes from.
@@ -1144,29 +1201,12 @@ export class Engine {
     free(): void;
     [Symbol.dispose](): void;
     /**
-     * Answers a Tier 3 segment request (`decision.collapse`).
+     * Answers the pending request `id` (any kind: see `Request`): the
+     * model's text as a string, or an `Answer`. A wrong id is an `Error`
+     * with `code` `UNKNOWN_REQUEST`, an answer of the wrong kind
+     * `WRONG_ANSWER`; either way nothing changes.
      */
-    answerCollapse(id: number, answer: string | SummaryAnswer): Step[];
-    /**
-     * Answers a file request (`progress.kind === "needsFiles"`): each
-     * path's `content`, or an `error` saying why it could not be read.
-     */
-    answerFiles(id: number, files: FileAnswer[], hooks?: HookOutput[]): CompactionOutcome;
-    /**
-     * Answers a compaction's summary request with the engine's offline
-     * summariser (no model: a structured digest of the messages).
-     */
-    answerOffline(id: number): CompactionOutcome;
-    /**
-     * Answers the background precompute request (`decision.precompute`).
-     */
-    answerPrecompute(id: number, answer: string | SummaryAnswer): Step[];
-    /**
-     * Answers a compaction's summary request (`decision.compaction` or a
-     * previous outcome's `progress.request`): the model's text, or a
-     * `SummaryAnswer` (`modelUnavailable`, `promptTooLong`).
-     */
-    answerSummary(id: number, answer: string | SummaryAnswer): CompactionOutcome;
+    answer(id: number, answer: string | Answer): Outcome;
     /**
      * Appends one message (an Anthropic `MessageParam`, with optional
      * `uuid`, `timestamp`, `usage`); returns its uuid. The object is not
@@ -1180,9 +1220,11 @@ export class Engine {
      */
     beforeCall(now?: string | null): Decision;
     /**
-     * A manual compaction (`/compact [instructions]`).
+     * A manual compaction (`/compact [instructions]`). Its first request
+     * is your PreCompact hooks' (`preCompact`); answer the outcome's
+     * `requests` (or `prepare(host)` does).
      */
-    compact(instructions?: string | null): CompactionOutcome;
+    compact(instructions?: string | null): Outcome;
     /**
      * The count now (SPEC R1.6).
      */
@@ -1243,12 +1285,14 @@ export class Engine {
      */
     plan(now?: string | null): Decision;
     /**
-     * Runs the cascade before a model call and answers every summary it
-     * asks for with `summarize` (a compaction, collapse segments, the
-     * precompute), until nothing is pending; returns the last decision
-     * with every step taken. Then send `messages()`.
+     * Runs the cascade before a model call and answers every request it
+     * makes through `host` (a compaction with its PreCompact hooks,
+     * summary, fallbacks and files; Tier 3 segments; the precompute) until
+     * nothing is pending: the async twin of the engine's `drive`, and the
+     * binding's only request loop. Returns the last decision with every
+     * step taken. Then send `messages()`.
      */
-    prepare(summarize: Summarize, options?: PrepareOptions): Promise<Decision>;
+    prepare(host: Host): Promise<Decision>;
     /**
      * The API refused the call as too long (`isPromptTooLong(error)`):
      * the reactive tier (SPEC R8.1). First collapse overflow recovery, on
@@ -1256,7 +1300,7 @@ export class Engine {
      * `failed`. `tokens`: the prompt's real size when the error states it
      * (`promptTooLongTokens(error)`); the count is recalibrated to it.
      */
-    promptTooLong(tokens?: number | null): CompactionOutcome;
+    promptTooLong(tokens?: number | null): Outcome;
     /**
      * Every transcript record so far, as JSONL lines in Claude Code's
      * shape: one per appended message, and a compaction's
@@ -1289,7 +1333,7 @@ export class Engine {
      * tool_changes? }`, R13.2): the block is kept byte for byte and nothing
      * is inserted between it and the messages after the summarised ones.
      */
-    swapInSummary(uuids: string[], summary: string | CompactionBlock): CompactionOutcome;
+    swapInSummary(uuids: string[], summary: string | CompactionBlock): Outcome;
     /**
      * The records written since the last `takeRecords()` (append them to
      * the session file).

@@ -1,25 +1,173 @@
-//! `engine.prepare(summarize)`: the sans-IO loop driven for the host. Runs
-//! the cascade, asks `summarize` for every summary the engine wants (a
-//! compaction with its retries and fallback models, Tier 3 segments, the
-//! precompute), answers, and repeats until nothing is pending. The engine's
-//! state is never borrowed across an `await`: the host may read it (or
-//! even append) while its model call runs.
+//! `engine.prepare(host)`: the async twin of the engine's `drive`, and the
+//! binding's only request loop. It runs the cascade, then puts each
+//! request to the host through the core's [`Driver`] (which decides what a
+//! host failure does: the next model of the chain, or a failed request),
+//! and repeats until nothing is pending. The engine's state is never
+//! borrowed across an `await`: the host may read it while its call runs.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use compaction_core::compact::{self as core_compact, FileAnswer};
+use compaction_core::engine::{Answer, Driver, Request};
 use compaction_core::step::Step;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use crate::dto::SummaryRequest;
+use crate::dto::{self, SummaryRequest};
 use crate::engine::{borrow, to_js, State};
-use crate::error::{from_engine_at, js_error, INVALID_ARGUMENT};
+use crate::error::{
+    from_engine_at, js_error, js_error_caused, INVALID_ARGUMENT, POST_COMPACT_HOOKS_FAILED,
+    PRE_COMPACT_FAILED, READ_FILES_FAILED, SUMMARIZER_FAILED,
+};
 
 /// Rounds of "decide, answer" before giving up (each round answers every
 /// request pending; more than a few means the engine keeps asking).
 const MAX_ROUNDS: usize = 8;
+
+/// The host `prepare()` was given, read once.
+pub(crate) struct JsHost {
+    summarize: js_sys::Function,
+    read_files: Option<js_sys::Function>,
+    pre_compact: Option<js_sys::Function>,
+    post_compact_hooks: Option<js_sys::Function>,
+    pub(crate) now: Option<String>,
+    precompute: bool,
+}
+
+impl JsHost {
+    /// Reads `{ summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute? }`.
+    pub(crate) fn read(host: &JsValue) -> Result<JsHost, JsValue> {
+        if !host.is_object() {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "host",
+                "host must be an object { summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute? }",
+            ));
+        }
+        let get = |key: &str| js_sys::Reflect::get(host, &key.into()).unwrap_or(JsValue::UNDEFINED);
+        let function = |key: &str| -> Result<Option<js_sys::Function>, JsValue> {
+            let value = get(key);
+            if value.is_undefined() || value.is_null() {
+                return Ok(None);
+            }
+            value.dyn_into::<js_sys::Function>().map(Some).map_err(|_| {
+                js_error(
+                    INVALID_ARGUMENT,
+                    &format!("host.{key}"),
+                    &format!("host.{key} must be a function"),
+                )
+            })
+        };
+        let summarize = function("summarize")?.ok_or_else(|| {
+            js_error(
+                INVALID_ARGUMENT,
+                "host.summarize",
+                "host.summarize must be a function",
+            )
+        })?;
+        let now = get("now");
+        let now = if now.is_undefined() || now.is_null() {
+            None
+        } else {
+            Some(now.as_string().ok_or_else(|| {
+                js_error(
+                    INVALID_ARGUMENT,
+                    "host.now",
+                    "host.now must be an RFC 3339 string",
+                )
+            })?)
+        };
+        Ok(JsHost {
+            summarize,
+            read_files: function("readFiles")?,
+            pre_compact: function("preCompact")?,
+            post_compact_hooks: function("postCompactHooks")?,
+            now,
+            precompute: get("precompute").as_bool().unwrap_or(true),
+        })
+    }
+
+    /// Puts one request to the host: its answer, or the host's error with
+    /// the code naming the callback.
+    async fn ask(&self, request: &Request) -> Result<Answer, (&'static str, &'static str, JsValue)> {
+        match request {
+            Request::PreCompact(r) => {
+                let Some(f) = &self.pre_compact else {
+                    return Ok(Answer::allow());
+                };
+                let arg = to_js(&dto::Request::from_core(request.clone()))
+                    .map_err(|e| (PRE_COMPACT_FAILED, "preCompact", e))?;
+                let _ = r;
+                let value = call(f, &arg)
+                    .await
+                    .map_err(|e| (PRE_COMPACT_FAILED, "preCompact", e))?;
+                crate::engine::read_hook(&value)
+                    .map(Answer::Hook)
+                    .map_err(|e| (PRE_COMPACT_FAILED, "preCompact", invalid("preCompact", &e)))
+            }
+            Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => {
+                let arg = to_js(&SummaryRequest::from_core(r.clone()))
+                    .map_err(|e| (SUMMARIZER_FAILED, "summarize", e))?;
+                let value = call(&self.summarize, &arg)
+                    .await
+                    .map_err(|e| (SUMMARIZER_FAILED, "summarize", e))?;
+                // A resolved value that is no answer is the host's bug, not
+                // an unavailable model: it rejects at once.
+                crate::engine::answer_from_js(&value).map_err(|e| {
+                    (
+                        "",
+                        "summarize",
+                        invalid(
+                            "summarize",
+                            &format!("summarize must resolve to the summary text or an Answer: {e}"),
+                        ),
+                    )
+                })
+            }
+            Request::Files(r) => {
+                let files = match &self.read_files {
+                    None => r
+                        .paths
+                        .iter()
+                        .map(|path| compaction_core::compact::FileAnswer {
+                            path: path.clone(),
+                            content: Err("no readFiles given to prepare()".to_owned()),
+                        })
+                        .collect(),
+                    Some(f) => {
+                        let paths: js_sys::Array = r.paths.iter().map(|p| JsValue::from_str(p)).collect();
+                        let value = call(f, &paths)
+                            .await
+                            .map_err(|e| (READ_FILES_FAILED, "readFiles", e))?;
+                        crate::engine::read_files(&value)
+                            .map_err(|e| (READ_FILES_FAILED, "readFiles", invalid("readFiles", &e)))?
+                    }
+                };
+                let hooks = match (&self.post_compact_hooks, r.post_compact_hooks) {
+                    (Some(f), true) => {
+                        let value = call(f, &JsValue::UNDEFINED)
+                            .await
+                            .map_err(|e| (POST_COMPACT_HOOKS_FAILED, "postCompactHooks", e))?;
+                        crate::engine::read_hooks(&value).map_err(|e| {
+                            (
+                                POST_COMPACT_HOOKS_FAILED,
+                                "postCompactHooks",
+                                invalid("postCompactHooks", &e),
+                            )
+                        })?
+                    }
+                    _ => Vec::new(),
+                };
+                Ok(Answer::Files { files, hooks })
+            }
+        }
+    }
+}
+
+fn invalid(field: &str, message: &str) -> JsValue {
+    js_error(INVALID_ARGUMENT, field, message)
+}
 
 /// Calls a JS callback and awaits it if it returned a promise.
 async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
@@ -31,141 +179,70 @@ async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
     }
 }
 
-/// Asks `summarize`; a throw or rejection is "model unavailable".
-async fn ask(
-    summarize: &js_sys::Function,
-    request: &core_compact::SummaryRequest,
-) -> Result<core_compact::SummaryAnswer, JsValue> {
-    let arg = to_js(&SummaryRequest::from_core(request.clone()))?;
-    match call(summarize, &arg).await {
-        Ok(value) => crate::engine::answer_from_js(&value).map_err(|e| {
-            js_error(
-                INVALID_ARGUMENT,
-                "summarize",
-                &format!("summarize must resolve to the summary text or a SummaryAnswer: {e}"),
-            )
-        }),
-        Err(_) => Ok(core_compact::SummaryAnswer::ModelUnavailable),
-    }
-}
-
-async fn read_files(read_file: Option<&js_sys::Function>, paths: &[String]) -> Vec<FileAnswer> {
-    let mut out = Vec::with_capacity(paths.len());
-    for path in paths {
-        let content = match read_file {
-            None => Err("no readFile given to prepare()".to_owned()),
-            Some(f) => match call(f, &JsValue::from_str(path)).await {
-                Ok(v) => v
-                    .as_string()
-                    .ok_or_else(|| "readFile did not return a string".to_owned()),
-                Err(e) => Err(e
-                    .dyn_ref::<js_sys::Error>()
-                    .map(|e| String::from(e.message()))
-                    .unwrap_or_else(|| "could not be read".to_owned())),
-            },
-        };
-        out.push(FileAnswer {
-            path: path.clone(),
-            content,
-        });
-    }
-    out
-}
-
-use wasm_bindgen::JsCast;
-
-/// Drives one compaction from a pending progress to its end.
-async fn finish_compaction(
-    state: &Rc<RefCell<State>>,
-    summarize: &js_sys::Function,
-    read_file: Option<&js_sys::Function>,
-    mut progress: core_compact::Progress,
-    steps: &mut Vec<Step>,
-) -> Result<(), JsValue> {
-    for _ in 0..64 {
-        let (more, next) = match progress {
-            core_compact::Progress::NeedsSummary { request } => {
-                let answer = ask(summarize, &request).await?;
-                borrow(state)?
-                    .engine
-                    .answer_summary(request.id, answer)
-                    .map_err(|e| from_engine_at(&e, "summarize"))?
-            }
-            core_compact::Progress::NeedsFiles { request } => {
-                let answers = read_files(read_file, &request.paths).await;
-                borrow(state)?
-                    .engine
-                    .answer_files(request.id, &answers)
-                    .map_err(|e| from_engine_at(&e, "readFile"))?
-            }
-            core_compact::Progress::NeedsCollapse { requests } => {
-                // R8.1: the segments are answered; the host retries the call.
-                for request in &requests {
-                    let answer = ask(summarize, request).await?;
-                    let more = borrow(state)?
-                        .engine
-                        .answer_collapse(request.id, answer)
-                        .map_err(|e| from_engine_at(&e, "summarize"))?;
-                    steps.extend(more);
-                }
-                return Ok(());
-            }
-            done @ (core_compact::Progress::Compacted { .. } | core_compact::Progress::Failed { .. }) => {
-                // Logs the records of a finished compaction.
-                borrow(state)?.progress_pub(done);
-                return Ok(());
-            }
-        };
-        steps.extend(more);
-        progress = next;
-    }
-    Ok(())
-}
-
 /// The loop behind `Engine.prepare`.
-pub(crate) async fn prepare(
-    state: Rc<RefCell<State>>,
-    summarize: js_sys::Function,
-    now: Option<String>,
-    read_file: Option<js_sys::Function>,
-    precompute: bool,
-) -> Result<JsValue, JsValue> {
+pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue, JsValue> {
     let mut steps: Vec<Step> = Vec::new();
+    let mut compaction: Option<dto::Progress> = None;
     let mut rounds = 0;
     loop {
-        let decision = borrow(&state)?.before_call_raw(now.clone())?;
+        let decision = borrow(&state)?.before_call_raw(host.now.clone())?;
         rounds += 1;
-        let pending = decision.compaction.is_some()
-            || !decision.collapse.is_empty()
-            || (precompute && decision.precompute.is_some());
+        let driver = Driver::new(host.precompute);
+        let pending = driver.next(&borrow(&state)?.engine).is_some();
         if !pending || rounds > MAX_ROUNDS {
             let mut state = borrow(&state)?;
             let mut out = state.decision(decision);
             steps.append(&mut out.steps);
             out.steps = steps;
+            if compaction.is_some() && !matches!(out.compaction, Some(dto::Progress::Waiting)) {
+                out.compaction = compaction;
+            }
             return to_js(&out);
         }
         steps.extend(decision.steps);
-        if let Some(progress) = decision.compaction {
-            finish_compaction(&state, &summarize, read_file.as_ref(), progress, &mut steps).await?;
-        }
-        for request in &decision.collapse {
-            let answer = ask(&summarize, request).await?;
-            let more = borrow(&state)?
-                .engine
-                .answer_collapse(request.id, answer)
-                .map_err(|e| from_engine_at(&e, "summarize"))?;
-            steps.extend(more);
-        }
-        if precompute {
-            if let Some(request) = &decision.precompute {
-                let answer = ask(&summarize, request).await?;
-                let more = borrow(&state)?
-                    .engine
-                    .answer_precompute(request.id, answer)
-                    .map_err(|e| from_engine_at(&e, "summarize"))?;
-                steps.extend(more);
+        let mut driver = driver;
+        loop {
+            let next = driver.next(&borrow(&state)?.engine);
+            let Some(request) = next else { break };
+            match host.ask(&request).await {
+                Ok(answer) => {
+                    let mut s = borrow(&state)?;
+                    driver
+                        .answered(&mut s.engine, request.id(), answer)
+                        .map_err(|e| from_engine_at(&e, "answer"))?;
+                }
+                Err(("", _, error)) => return Err(error),
+                Err((code, field, cause)) => {
+                    let mut s = borrow(&state)?;
+                    let go_on = driver
+                        .host_failed(&mut s.engine, &request)
+                        .map_err(|e| from_engine_at(&e, field))?;
+                    if !go_on {
+                        let message = format!(
+                            "host.{field} failed on the {} request {}: {}",
+                            request.kind(),
+                            request.id(),
+                            describe(&cause)
+                        );
+                        return Err(js_error_caused(code, field, &message, &cause));
+                    }
+                }
             }
         }
+        let mut s = borrow(&state)?;
+        let out = driver.finish(&s.engine);
+        steps.extend(out.steps);
+        if let Some(p) = out.compaction {
+            compaction = Some(s.progress(p));
+        }
     }
+}
+
+/// What the host threw, in one line.
+fn describe(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| error.as_string())
+        .unwrap_or_else(|| "it threw".to_owned())
 }

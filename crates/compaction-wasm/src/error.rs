@@ -42,6 +42,13 @@ pub fn js_error(code: &str, field: &str, message: &str) -> JsValue {
     error.into()
 }
 
+/// A JS `Error` with `code`, `field` and `cause` (the host's own error).
+pub fn js_error_caused(code: &str, field: &str, message: &str, cause: &JsValue) -> JsValue {
+    let error = js_error(code, field, message);
+    let _ = js_sys::Reflect::set(&error, &"cause".into(), cause);
+    error
+}
+
 /// An engine error in the caller's vocabulary.
 pub fn from_engine(err: &Error) -> JsValue {
     let message = err.message_naming(|s| js_field(s).to_owned());
@@ -69,6 +76,20 @@ pub const EMPTY_SUMMARY: &str = "EMPTY_SUMMARY";
 /// `code` of an error for a call made while the same engine is busy (a
 /// method called from inside `prepare`'s `summarize` callback).
 pub const ENGINE_BUSY: &str = "ENGINE_BUSY";
+/// `code` of an error for an answer of a kind its request does not take.
+pub const WRONG_ANSWER: &str = "WRONG_ANSWER";
+/// `code` of `prepare()`'s rejection when `host.summarize` threw or
+/// rejected for every model of the chain; `cause` is what it threw.
+pub const SUMMARIZER_FAILED: &str = "SUMMARIZER_FAILED";
+/// `code` of `prepare()`'s rejection when `host.readFiles` threw or
+/// rejected; `cause` is what it threw.
+pub const READ_FILES_FAILED: &str = "READ_FILES_FAILED";
+/// `code` of `prepare()`'s rejection when `host.preCompact` threw or
+/// rejected; `cause` is what it threw.
+pub const PRE_COMPACT_FAILED: &str = "PRE_COMPACT_FAILED";
+/// `code` of `prepare()`'s rejection when `host.postCompactHooks` threw or
+/// rejected; `cause` is what it threw.
+pub const POST_COMPACT_HOOKS_FAILED: &str = "POST_COMPACT_HOOKS_FAILED";
 /// `code` of an error for anything else the engine refuses.
 pub const ENGINE_ERROR: &str = "ENGINE_ERROR";
 
@@ -87,6 +108,7 @@ pub fn from_engine_at(err: &Error, field: &str) -> JsValue {
         Error::DuplicateUuid { .. } => DUPLICATE_UUID,
         Error::UnknownMessage { .. } => UNKNOWN_MESSAGE,
         Error::UnknownRequest { .. } => UNKNOWN_REQUEST,
+        Error::WrongAnswer { .. } => WRONG_ANSWER,
         Error::EmptySummary => EMPTY_SUMMARY,
         _ => ENGINE_ERROR,
     };

@@ -153,6 +153,74 @@ fn compact_runs_a_manual_compaction_offline() {
 }
 
 #[test]
+fn compact_answers_the_precompact_hook_from_the_flags() {
+    let history = fixture("compact-analysis.json");
+    // --hook-instructions reach the summary prompt (R7.2): the step says so.
+    let v = ok(&compaction(&[
+        "compact",
+        "--messages",
+        &history,
+        "--hook-instructions",
+        "mention the ticket",
+    ]));
+    assert_eq!(v["steps"][0]["rule"], "R7.2");
+    assert!(v["steps"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("1 instruction"));
+    // --hook-block: the compaction fails, the history stays, exit non-zero.
+    let e = err(&compaction(&[
+        "compact",
+        "--messages",
+        &history,
+        "--hook-block",
+        "frozen",
+    ]));
+    assert!(e.contains("blocked by a PreCompact hook: frozen"), "{e}");
+    let e = err(&compaction(&["compact", "--messages", &history, "--hook-block"]));
+    assert!(e.contains("blocked by a PreCompact hook"), "{e}");
+}
+
+#[test]
+fn plan_answers_the_precompact_hook_and_stops_at_the_summary_request() {
+    let path = generated("plan-hook.json", 12, 60_000);
+    let path = path.to_str().unwrap();
+    let v = ok(&compaction(&[
+        "plan",
+        "--messages",
+        path,
+        "--preset",
+        "client-2.1",
+    ]));
+    let kinds: Vec<&str> = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert!(kinds.contains(&"summary"), "{kinds:?}");
+    assert!(!kinds.contains(&"preCompact"), "the hook was answered: {kinds:?}");
+    let v = ok(&compaction(&[
+        "plan",
+        "--messages",
+        path,
+        "--preset",
+        "client-2.1",
+        "--hook-block",
+        "no",
+    ]));
+    assert!(
+        v["requests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["kind"] != "summary"),
+        "a blocked compaction asks for no summary"
+    );
+    assert!(v["steps"].as_array().unwrap().iter().any(|s| s["rule"] == "R7.2"));
+}
+
+#[test]
 fn transcript_path_puts_the_path_in_the_compacted_view() {
     let path = "/home/u/.claude/projects/p/s.jsonl";
     let v = ok(&compaction(&[

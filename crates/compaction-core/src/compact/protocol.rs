@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::compact::attachments::{AttachmentSettings, Candidate};
-use crate::compact::boundary::{BoundaryRecord, SummaryRecord};
+use crate::compact::boundary::{BoundaryRecord, SummaryRecord, Trigger};
 use crate::message::Message;
 use crate::summary::RetentionReport;
 
@@ -55,7 +55,8 @@ impl Default for CompactSettings {
 }
 
 /// A PreCompact hook's output (R7.2): allow or block, and instructions to
-/// add to the prompt. The host runs hooks; the engine takes their output.
+/// add to the prompt. The host runs hooks; the engine takes their output as
+/// the answer to a [`PreCompactRequest`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HookOutcome {
@@ -65,14 +66,26 @@ pub struct HookOutcome {
     pub added_instructions: Vec<String>,
 }
 
-/// How a compaction is asked for.
+/// How a manual compaction is asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactOptions {
     /// `/compact [instructions]` (R3.2, R7.3).
     pub instructions: Option<String>,
-    /// The PreCompact hooks' combined output (R7.2).
-    pub hook: HookOutcome,
+}
+
+/// Before every compaction, manual, automatic or reactive, the engine asks
+/// the host's PreCompact hooks (R7.1, R7.2): answer with their combined
+/// [`HookOutcome`] (a default one when the host has no hooks).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreCompactRequest {
+    /// Answer with this id.
+    pub id: u64,
+    /// `manual` (`/compact`) or `auto` (the cascade, or a 413: reactive).
+    pub trigger: Trigger,
+    /// The user's `/compact` instructions, if any (the hook may read them).
+    pub instructions: Option<String>,
 }
 
 /// What a summary is for.
@@ -81,11 +94,9 @@ pub struct CompactOptions {
 pub enum Purpose {
     /// A Tier 4 compaction.
     Compact,
-    /// A summary prepared in the background at the precompute line (R9.1):
-    /// answer with `Engine::answer_precompute`.
+    /// A summary prepared in the background at the precompute line (R9.1).
     Precompute,
-    /// One segment of a Tier 3 collapse (R6.1): answer with
-    /// `Engine::answer_collapse`.
+    /// One segment of a Tier 3 collapse (R6.1).
     CollapseSegment {
         /// The segment's first turn (1-based, in session order).
         first_turn: usize,
@@ -95,8 +106,8 @@ pub enum Purpose {
 }
 
 /// The engine needs a summary: send `prompt` as a user message after
-/// `messages`, to `model`, with tools denied, and answer with
-/// [`Engine::answer_summary`].
+/// `messages`, to `model`, with tools denied, and answer with the reply's
+/// text (`Answer::Text`, or `Answer::Offline` for the offline summariser).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
@@ -118,20 +129,8 @@ pub struct SummaryRequest {
     pub attempt: u32,
 }
 
-/// The host's answer to a [`SummaryRequest`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "kind", content = "text")]
-pub enum SummaryAnswer {
-    /// The model's reply.
-    Text(String),
-    /// The model could not be reached.
-    ModelUnavailable,
-    /// The API refused the request as too long (413).
-    PromptTooLong,
-}
-
 /// The engine needs file contents for attachments (R7.7): answer with
-/// [`Engine::answer_files`].
+/// `Answer::Files`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FileRequest {
@@ -140,7 +139,8 @@ pub struct FileRequest {
     /// The files, most recent first (none with the path-only preset).
     pub paths: Vec<String>,
     /// Run the post-compact hooks too and pass their output with the
-    /// answer ([`Engine::answer_files_and_hooks`]).
+    /// answer (`Answer::Files`'s `hooks`; R7.1: after the attachments,
+    /// before the new view).
     pub post_compact_hooks: bool,
 }
 
@@ -158,33 +158,20 @@ pub struct Compacted {
     pub retention: RetentionReport,
 }
 
-/// Where a compaction run stands after a call.
+/// Where a compaction stands after a call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Progress {
-    /// Waiting for a summary.
-    NeedsSummary {
-        /// The request.
-        request: SummaryRequest,
-    },
-    /// Waiting for file contents.
-    NeedsFiles {
-        /// The request.
-        request: FileRequest,
-    },
-    /// Waiting for segment summaries: R8.1's collapse overflow recovery
-    /// after a 413. Answer each with [`Engine::answer_collapse`], then retry
-    /// the call; a second 413 in the same turn compacts.
-    NeedsCollapse {
-        /// One request per segment.
-        requests: Vec<SummaryRequest>,
-    },
+    /// Waiting for the host: its requests are in the outcome's (or the
+    /// decision's) `requests`.
+    Waiting,
     /// Done: the view is the new one.
     Compacted {
         /// What was written.
         result: Box<Compacted>,
     },
-    /// Failed: the old view is still in force, no boundary was written.
+    /// Failed or blocked: the old view is still in force, no boundary was
+    /// written.
     Failed {
         /// Why, in one line.
         reason: String,

@@ -68,17 +68,17 @@ pub struct Decision {
     /// Results the client cleared in this call (a `microcompact_boundary`).
     pub cleared_by_client: Vec<String>,
     /// The automatic compaction this call started or is waiting on (Tier
-    /// 4): answer its request with [`Engine::answer_summary`].
+    /// 4), if any: waiting (its request is in `requests`), or already done
+    /// or failed within the call.
     pub compaction: Option<Progress>,
     /// Why automatic compaction is off for the session, if it is (R10): at
     /// the blocked line the host must compact manually (R10.3).
     pub breaker: Option<Open>,
-    /// Segment summaries Tier 3 waits for (R6.1): answer each with
-    /// [`Engine::answer_collapse`].
-    pub collapse: Vec<crate::compact::SummaryRequest>,
-    /// The background summary asked for at the precompute line (R9.1):
-    /// answer with [`Engine::answer_precompute`] when convenient.
-    pub precompute: Option<crate::compact::SummaryRequest>,
+    /// Every request pending, in one place: the compaction's (its
+    /// PreCompact hooks, summary or files), Tier 3's segments (R6.1), the
+    /// background precompute (R9.1). Answer each with [`Engine::answer`],
+    /// or let [`drive`](super::drive) answer them through a [`Host`](super::Host).
+    pub requests: Vec<super::Request>,
 }
 
 impl Engine {

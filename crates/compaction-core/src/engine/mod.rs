@@ -5,26 +5,33 @@
 use crate::hash::{HashMap, HashSet};
 use std::sync::Arc;
 
+mod answer;
+mod applied;
 mod assemble;
 mod decision;
+mod driver;
 mod pins;
 mod precompute;
+mod request;
 mod server;
 pub mod settings;
 mod swap;
+mod thinking;
 mod tier3;
 mod tier4;
 mod tier5;
 
 pub use decision::{CallStatus, Decision};
+pub use driver::{drive, DriveError, Driver, Host};
 pub use precompute::{Sidecar, SidecarCheck};
+pub use request::{Answer, Outcome, Request};
 pub use settings::{EngineSettings, Preset};
-use tier4::Run;
+use tier4::{HookWait, Run};
 use tier5::Reactive;
 
 use crate::breakers::{Breakers, Open};
 use crate::compact::attachments::Kind;
-use crate::compact::{CompactOptions, ContextItem, Trigger};
+use crate::compact::{ContextItem, Progress, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::microcompact::Microcompact;
@@ -37,7 +44,41 @@ use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
 use crate::view::{Entry, Source, View};
 
-/// The engine for one session.
+/// The engine for one session: a sans-IO state machine. It never calls a
+/// model, reads a file or a clock; it says what it needs as [`Request`]s
+/// and goes on when the host answers them.
+///
+/// # The protocol
+///
+/// What the host calls, in what order, and what comes back:
+///
+/// 1. [`Engine::append`] each message as it enters the session (and
+///    [`Engine::set_system`] for the system prompt).
+/// 2. Before every model call, [`Engine::before_call`]`(now)`. The
+///    [`Decision`] holds the steps taken (tiers 1–3, the lines' status),
+///    the `context_management` edit to send, and every request pending,
+///    in one place: [`Decision::requests`].
+/// 3. Answer each request with [`Engine::answer`]`(id, answer)`; each
+///    answer returns an [`Outcome`] (its steps, the requests now pending,
+///    the compaction's [`Progress`]). New requests may follow (the next
+///    model of the fallback chain, the files to re-attach): answer until
+///    none is left, or let [`drive`] do it through a [`Host`].
+/// 4. Send [`View::sent_messages`] (from [`Engine::view`]) with the call.
+///
+/// Off the beaten path: [`Engine::compact`] for `/compact`,
+/// [`Engine::prompt_too_long`] when the API answers 413, and
+/// [`Engine::swap_in_summary`] for a summary made elsewhere; each returns
+/// an [`Outcome`] whose requests are answered the same way.
+///
+/// Every compaction, manual, automatic or reactive, first asks the
+/// PreCompact hooks ([`Request::PreCompact`], answered with
+/// [`Answer::Hook`]): a block leaves the view as it is and writes no
+/// boundary. Then it asks for its summary ([`Request::Summary`]), then
+/// for the files to re-attach ([`Request::Files`]). Tier 3 asks for
+/// segment summaries ([`Request::CollapseSegment`]), the precompute line
+/// for a background summary ([`Request::Precompute`]). An answer naming
+/// no pending request is [`Error::UnknownRequest`], one of the wrong kind
+/// [`Error::WrongAnswer`]; either way nothing changes.
 #[derive(Debug, Clone)]
 pub struct Engine {
     pub(crate) settings: EngineSettings,
@@ -51,6 +92,8 @@ pub struct Engine {
     /// reply appended before the next call read the original (R13.1).
     unsent_reduction: Option<usize>,
     pub(crate) system_tokens: u64,
+    /// The compaction waiting for the PreCompact hooks' answer (R7.2).
+    pub(crate) hook: Option<HookWait>,
     /// The compaction in progress, waiting for an answer.
     pub(crate) run: Option<Run>,
     /// The last request id handed out.
@@ -106,6 +149,7 @@ impl Engine {
             pending: Vec::new(),
             unsent_reduction: None,
             system_tokens: 0,
+            hook: None,
             run: None,
             requests: 0,
             compactions: 0,
@@ -300,7 +344,7 @@ impl Engine {
         steps.extend(self.settle_thinking(Tier::Microcompact));
         // Not under a pending compaction: its prefix is view positions, and
         // it is about to replace those messages anyway.
-        if self.settings.snip && self.run.is_none() && self.count().tokens > self.lines.compact {
+        if self.settings.snip && !self.compacting() && self.count().tokens > self.lines.compact {
             if let Some(step) = snip(
                 &mut self.view,
                 self.lines.compact,
@@ -319,7 +363,7 @@ impl Engine {
         if server && self.count().tokens > self.lines.compact {
             steps.push(self.server_compaction_step());
         }
-        let mut compaction = self.pending_request();
+        let mut compaction = self.tier4_request().map(|_| Progress::Waiting);
         if !server
             && compaction.is_none()
             && self.collapse_pending.is_empty()
@@ -328,7 +372,7 @@ impl Engine {
         {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
-                let started = self.start(Trigger::Auto, false, CompactOptions::default());
+                let started = self.begin(Trigger::Auto, false, None);
                 let (more, progress) = tier4::relabel(started, Tier::Compact);
                 steps.extend(more);
                 compaction = Some(progress);
@@ -383,8 +427,7 @@ impl Engine {
             cleared_by_client: tier1.cleared_by_client,
             compaction,
             breaker: self.breakers.open(),
-            collapse: self.collapse_requests(),
-            precompute: self.precompute_request(),
+            requests: self.requests(),
         }
     }
 

@@ -6,9 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::tier4::Reply;
 use super::Engine;
-use crate::compact::{CompactOptions, Purpose, SummaryAnswer, SummaryRequest};
-use crate::error::Error;
+use crate::compact::{HookOutcome, Purpose, SummaryRequest};
 use crate::message::Uuid;
 use crate::step::{Evidence, Owner, Step, Tier};
 use crate::summary::offline::offline_summary_of;
@@ -79,7 +79,7 @@ impl Engine {
     /// compaction would summarise now. The view does not change.
     pub(super) fn run_precompute(&mut self, steps: &mut Vec<Step>) {
         let count = self.count();
-        if count.tokens < self.lines.precompute || self.precompute.is_some() || self.run.is_some() {
+        if count.tokens < self.lines.precompute || self.precompute.is_some() || self.compacting() {
             return;
         }
         let Some(prefix) =
@@ -112,7 +112,7 @@ impl Engine {
     }
 
     /// The precompute request waiting for an answer, if any.
-    pub fn precompute_request(&self) -> Option<SummaryRequest> {
+    pub(super) fn precompute_request(&self) -> Option<SummaryRequest> {
         let p = self.precompute.as_ref().filter(|p| p.reply.is_none())?;
         self.request_for(
             p.id,
@@ -123,59 +123,63 @@ impl Engine {
         )
     }
 
-    /// Answers the precompute request. A reply that does not parse, or any
-    /// other answer, drops it (a later compaction asks afresh).
-    pub fn answer_precompute(&mut self, id: u64, answer: SummaryAnswer) -> Result<Vec<Step>, Error> {
-        let count = self.count();
-        match self.precompute.as_mut() {
-            Some(p) if p.id == id && p.reply.is_none() => match answer {
-                SummaryAnswer::Text(reply) if parse_summary(&reply).is_ok() => {
-                    p.reply = Some(reply);
-                    Ok(vec![step(
-                        count,
-                        Owner::Model,
-                        0,
-                        "the precomputed summary is ready".to_owned(),
-                    )])
-                }
-                _ => {
-                    self.precompute = None;
-                    Ok(vec![step(
-                        count,
-                        Owner::Client,
-                        0,
-                        "the precompute was dropped: no usable reply".to_owned(),
-                    )])
-                }
-            },
-            _ => Err(Error::UnknownRequest { id }),
-        }
+    /// Whether `id` is the precompute request waiting for its answer.
+    pub(super) fn is_precompute(&self, id: u64) -> bool {
+        self.precompute
+            .as_ref()
+            .is_some_and(|p| p.id == id && p.reply.is_none())
     }
 
-    /// Answers the precompute request with the offline summariser.
-    pub fn answer_precompute_offline(&mut self, id: u64) -> Result<Vec<Step>, Error> {
-        // The messages precompute_request() would send, borrowed.
-        let reply = self
-            .precompute
-            .as_ref()
-            .filter(|p| p.id == id && p.reply.is_none())
-            .and_then(|p| self.messages_of(&p.uuids))
-            .map(|messages| {
-                offline_summary_of(
-                    messages.into_iter().map(AsRef::as_ref),
-                    &PromptOptions::default(),
-                    &OfflineLimits::default(),
-                )
-            })
-            .ok_or(Error::UnknownRequest { id })?;
-        self.answer_precompute(id, SummaryAnswer::Text(reply))
+    /// Answers the precompute request (the caller checked `id` with
+    /// [`Engine::is_precompute`]). A reply that does not parse, or any
+    /// answer but a text or the offline summariser, drops it (a later
+    /// compaction asks afresh).
+    pub(super) fn precompute_answered(&mut self, reply: Reply) -> Vec<Step> {
+        let count = self.count();
+        let reply = match reply {
+            Reply::Text(text) => Some(text),
+            // The messages precompute_request() would send, borrowed.
+            Reply::Offline => self
+                .precompute
+                .as_ref()
+                .and_then(|p| self.messages_of(&p.uuids))
+                .map(|messages| {
+                    offline_summary_of(
+                        messages.into_iter().map(AsRef::as_ref),
+                        &PromptOptions::default(),
+                        &OfflineLimits::default(),
+                    )
+                }),
+            Reply::Unavailable | Reply::TooLong | Reply::Failed(_) => None,
+        };
+        match (self.precompute.as_mut(), reply) {
+            (Some(p), Some(reply)) if parse_summary(&reply).is_ok() => {
+                p.reply = Some(reply);
+                vec![step(
+                    count,
+                    Owner::Model,
+                    0,
+                    "the precomputed summary is ready".to_owned(),
+                )]
+            }
+            _ => {
+                self.precompute = None;
+                vec![step(
+                    count,
+                    Owner::Client,
+                    0,
+                    "the precompute was dropped: no usable reply".to_owned(),
+                )]
+            }
+        }
     }
 
     /// R9.2's hit test, consuming a ready precompute: `(messages to swap,
     /// reply)` on a hit, and the step saying hit or miss and why.
     pub(crate) fn precompute_hit(
         &mut self,
-        options: &CompactOptions,
+        instructions: Option<&str>,
+        hook: &HookOutcome,
         count: TokenFigure,
     ) -> (Option<(usize, String)>, Option<Step>) {
         let Some(p) = self.precompute.take() else {
@@ -198,14 +202,10 @@ impl Engine {
                 Some(step(count, Owner::Client, 0, format!("precompute miss: {why}"))),
             )
         };
-        if options
-            .instructions
-            .as_deref()
-            .is_some_and(|i| !i.trim().is_empty())
-        {
+        if instructions.is_some_and(|i| !i.trim().is_empty()) {
             return miss("the user gave new instructions");
         }
-        if !options.hook.added_instructions.is_empty() {
+        if !hook.added_instructions.is_empty() {
             return miss("a hook added requirements");
         }
         let opens_view = p.uuids.len() < self.view.len()

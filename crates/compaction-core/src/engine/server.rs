@@ -98,7 +98,12 @@ impl Engine {
     /// byte for byte, and nothing is inserted between it and the messages
     /// after them (no attachment, no pinned copy). Otherwise it fails and
     /// the view stays.
-    pub fn swap_in_compaction(&mut self, summarised: &[Uuid], block: Block) -> (Vec<Step>, Progress) {
+    pub fn swap_in_compaction(&mut self, summarised: &[Uuid], block: Block) -> super::Outcome {
+        let (steps, progress) = self.swap_compaction_block(summarised, block);
+        self.outcome(steps, Some(progress))
+    }
+
+    fn swap_compaction_block(&mut self, summarised: &[Uuid], block: Block) -> (Vec<Step>, Progress) {
         let pre = self.count();
         let refusal = if block.kind() != "compaction" {
             Some(format!("a `{}` block is not a compaction block", block.kind()))

@@ -1,11 +1,12 @@
 //! Swapping in a summary the engine did not ask for (SPEC R9.2's reuse and
 //! R9.4): the summarised messages, and nothing else, give way to it.
 
+use super::request::Outcome;
 use super::tier4::{Pending, Run};
 use super::Engine;
 use crate::compact::{Progress, Trigger};
 use crate::message::Uuid;
-use crate::step::{Evidence, Owner, Step, Tier};
+use crate::step::{Evidence, Owner, Tier};
 use crate::summary::PromptOptions;
 use crate::tokens::TokenFigure;
 
@@ -39,7 +40,7 @@ impl Engine {
                 .iter()
                 .zip(self.view.entries())
                 .all(|(u, e)| &e.message.uuid == u);
-        if self.run.is_some() {
+        if self.compacting() {
             Some("a compaction is already waiting for an answer")
         } else if !opens_view {
             Some("the summarised messages no longer open the view in order")
@@ -56,7 +57,7 @@ impl Engine {
     /// open the view in order and end on a legal cut. Those messages, and
     /// nothing else, are swapped for it; the rest of R7.1 runs
     /// (attachments, boundary). Otherwise it fails and the view stays.
-    pub fn swap_in_summary(&mut self, summarised: &[Uuid], reply: &str) -> (Vec<Step>, Progress) {
+    pub fn swap_in_summary(&mut self, summarised: &[Uuid], reply: &str) -> Outcome {
         let pre = self.count();
         let len = summarised.len();
         let refusal = self.swap_refusal(summarised);
@@ -77,17 +78,16 @@ impl Engine {
             let step = step(format!(
                 "a summary made elsewhere cannot be swapped in: {why}; the view stays"
             ));
-            return (
-                vec![step],
-                Progress::Failed {
-                    reason: why.to_owned(),
-                },
-            );
+            let failed = Progress::Failed {
+                reason: why.to_owned(),
+            };
+            return self.outcome(vec![step], Some(failed));
         }
         let step = step(format!(
             "a summary made elsewhere replaces exactly the {len} messages it was given, nothing else; the {} since join the preserved tail",
             self.view.len() - len
         ));
-        self.with_reply(run, vec![step], reply)
+        let (steps, progress) = self.with_reply(run, vec![step], reply);
+        self.outcome(steps, Some(progress))
     }
 }

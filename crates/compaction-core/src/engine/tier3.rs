@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
+use super::tier4::Reply;
 use super::{Engine, Replaced};
 use crate::collapse::{offline_segment, parse_segment, segment_message, segment_prompt, segments};
 use crate::compact::boundary::derived_uuid;
-use crate::compact::{Progress, Purpose, SummaryAnswer, SummaryRequest};
-use crate::error::Error;
+use crate::compact::{Purpose, SummaryRequest};
 use crate::message::{Message, Uuid};
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
 use crate::view::{Entry, Source};
@@ -100,7 +100,7 @@ impl Engine {
     /// segment Tier 3 could collapse is asked for regardless of its line
     /// (with those already pending). `None` when Tier 3 is off or has
     /// nothing to collapse: the emergency compaction follows at once.
-    pub(super) fn collapse_recovery(&mut self) -> Option<(Vec<Step>, Progress)> {
+    pub(super) fn collapse_recovery(&mut self) -> Option<Vec<Step>> {
         if !self.settings.collapse.enabled {
             return None;
         }
@@ -130,11 +130,11 @@ impl Engine {
                 reason,
             )
         };
-        Some((vec![step], Progress::NeedsCollapse { requests }))
+        Some(vec![step])
     }
 
     /// The segment summaries Tier 3 waits for.
-    pub fn collapse_requests(&self) -> Vec<SummaryRequest> {
+    pub(super) fn collapse_requests(&self) -> Vec<SummaryRequest> {
         self.collapse_pending
             .iter()
             .filter_map(|p| self.segment_request(p))
@@ -155,61 +155,49 @@ impl Engine {
         )
     }
 
+    /// Where the segment request `id` stands among those pending.
+    pub(super) fn segment_index(&self, id: u64) -> Option<usize> {
+        self.collapse_pending.iter().position(|p| p.id == id)
+    }
+
     /// Answers one segment summary (R6.1): the segment is replaced in the
     /// view by `Turns a–b: …` as soon as it arrives. An unavailable model
     /// moves down the fallback chain; an exhausted chain, a too-long
-    /// segment, an empty reply or a view that changed meanwhile drop the
-    /// request, and the step says so.
-    pub fn answer_collapse(&mut self, id: u64, answer: SummaryAnswer) -> Result<Vec<Step>, Error> {
-        let index = self
-            .collapse_pending
-            .iter()
-            .position(|p| p.id == id)
-            .ok_or(Error::UnknownRequest { id })?;
-        let text = match answer {
-            SummaryAnswer::Text(reply) => parse_segment(&reply),
-            SummaryAnswer::ModelUnavailable => {
+    /// segment, an empty reply, a failed host or a view that changed
+    /// meanwhile drop the request, and the step says so.
+    pub(super) fn segment_answered(&mut self, index: usize, reply: Reply) -> Vec<Step> {
+        let (text, owner) = match reply {
+            Reply::Text(reply) => (parse_segment(&reply), Owner::Model),
+            Reply::Offline => {
+                let messages: Vec<Message> = self.collapse_pending[index]
+                    .uuids
+                    .iter()
+                    .filter_map(|u| {
+                        self.view
+                            .position(u)
+                            .map(|i| (*self.view.entries()[i].message).clone())
+                    })
+                    .collect();
+                (Some(offline_segment(&messages)), Owner::Client)
+            }
+            Reply::Unavailable => {
                 let chain_len = 1 + self.settings.compact.fallback_models.len();
                 if self.collapse_pending[index].model + 1 < chain_len {
                     let new_id = self.next_request();
                     let p = &mut self.collapse_pending[index];
                     p.model += 1;
                     p.id = new_id;
-                    return Ok(Vec::new());
+                    return Vec::new();
                 }
-                None
+                (None, Owner::Model)
             }
-            SummaryAnswer::PromptTooLong => None,
+            Reply::TooLong | Reply::Failed(_) => (None, Owner::Model),
         };
         let pending = self.collapse_pending.remove(index);
-        let step = self.apply_segment(pending, text, Owner::Model);
-        Ok(std::iter::once(step)
+        let step = self.apply_segment(pending, text, owner);
+        std::iter::once(step)
             .chain(self.settle_thinking(Tier::Collapse))
-            .collect())
-    }
-
-    /// Answers one segment summary with the offline summariser.
-    pub fn answer_collapse_offline(&mut self, id: u64) -> Result<Vec<Step>, Error> {
-        let index = self
-            .collapse_pending
-            .iter()
-            .position(|p| p.id == id)
-            .ok_or(Error::UnknownRequest { id })?;
-        let pending = self.collapse_pending.remove(index);
-        let messages: Vec<Message> = pending
-            .uuids
-            .iter()
-            .filter_map(|u| {
-                self.view
-                    .position(u)
-                    .map(|i| (*self.view.entries()[i].message).clone())
-            })
-            .collect();
-        let text = Some(offline_segment(&messages));
-        let step = self.apply_segment(pending, text, Owner::Client);
-        Ok(std::iter::once(step)
-            .chain(self.settle_thinking(Tier::Collapse))
-            .collect())
+            .collect()
     }
 
     fn apply_segment(&mut self, pending: PendingSegment, text: Option<String>, owner: Owner) -> Step {

@@ -5,12 +5,13 @@
 //! continues with each answer. Until the new view and the boundary both
 //! exist the old view stays in force (R7.10).
 
+use super::request::{Answer, Outcome, Request};
 use super::Engine;
 use crate::compact::attachments;
 use crate::compact::cut::{self, Prefix};
 use crate::compact::{
-    CompactOptions, FileAnswer, FileRequest, HookOutput, Progress, Purpose, SummaryAnswer, SummaryRequest,
-    Trigger,
+    CompactOptions, FileAnswer, FileRequest, HookOutcome, HookOutput, PreCompactRequest, Progress, Purpose,
+    SummaryRequest, Trigger,
 };
 use crate::error::Error;
 use crate::message::{Message, Uuid};
@@ -58,36 +59,98 @@ pub(super) const EVIDENCE_FINALIZE: Evidence = Evidence::SourceLocation {
     location: "cli.readable.js 331301-331367, 232845-232876",
 };
 
+/// A compaction waiting for the PreCompact hooks' answer (R7.2): it has
+/// not cut anything yet.
+#[derive(Debug, Clone)]
+pub(crate) struct HookWait {
+    pub(crate) id: u64,
+    pub(crate) trigger: Trigger,
+    pub(crate) reactive: bool,
+    pub(crate) instructions: Option<String>,
+}
+
+/// A summary request's answer, as Tier 4, Tier 3 and the precompute take
+/// it.
+#[derive(Debug, Clone)]
+pub(super) enum Reply {
+    Text(String),
+    Offline,
+    Unavailable,
+    TooLong,
+    Failed(String),
+}
+
+impl Reply {
+    /// The summary kinds of [`Answer`]; `None` for the others.
+    pub(super) fn of(answer: Answer) -> Result<Reply, Answer> {
+        Ok(match answer {
+            Answer::Text { text } => Reply::Text(text),
+            Answer::Offline => Reply::Offline,
+            Answer::ModelUnavailable => Reply::Unavailable,
+            Answer::PromptTooLong => Reply::TooLong,
+            Answer::Failed { reason } => Reply::Failed(reason),
+            other @ (Answer::Files { .. } | Answer::Hook(_)) => return Err(other),
+        })
+    }
+}
+
 impl Engine {
     /// Manual `/compact [instructions]` (R3.2): straight to Tier 4,
-    /// skipping tiers 1–3. Never refused by a breaker (R10.3).
-    pub fn compact(&mut self, options: CompactOptions) -> (Vec<Step>, Progress) {
-        let started = self.start(Trigger::Manual, false, options);
-        relabel(started, Tier::Compact)
+    /// skipping tiers 1–3. Never refused by a breaker (R10.3). The first
+    /// request is always the PreCompact hooks' (R7.2).
+    pub fn compact(&mut self, options: CompactOptions) -> Outcome {
+        let started = self.begin(Trigger::Manual, false, options.instructions);
+        let (steps, progress) = relabel(started, Tier::Compact);
+        self.outcome(steps, Some(progress))
     }
 
-    /// Continues the run with the host's answer to a [`SummaryRequest`].
-    pub fn answer_summary(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+    /// Starts a compaction: asks the PreCompact hooks first (R7.1, R7.2),
+    /// whatever the trigger.
+    pub(crate) fn begin(
+        &mut self,
+        trigger: Trigger,
+        reactive: bool,
+        instructions: Option<String>,
+    ) -> (Vec<Step>, Progress) {
+        let id = self.next_request();
+        self.hook = Some(HookWait {
+            id,
+            trigger,
+            reactive,
+            instructions,
+        });
+        (Vec::new(), Progress::Waiting)
+    }
+
+    /// An outcome: these steps and progress, and every request pending now.
+    pub(super) fn outcome(&self, steps: Vec<Step>, compaction: Option<Progress>) -> Outcome {
+        Outcome {
+            steps,
+            requests: self.requests(),
+            compaction,
+        }
+    }
+
+    /// The PreCompact hooks answered: the compaction runs, or is blocked.
+    pub(super) fn hook_answered(&mut self, wait: HookWait, hook: HookOutcome) -> (Vec<Step>, Progress) {
+        let tier = if wait.reactive {
+            Tier::Reactive
+        } else {
+            Tier::Compact
+        };
+        let started = self.start(wait.trigger, wait.reactive, wait.instructions, hook);
+        relabel(started, tier)
+    }
+
+    /// A Tier 4 summary request answered.
+    pub(super) fn tier4_summary(&mut self, id: u64, reply: Reply) -> Result<(Vec<Step>, Progress), Error> {
         let tier = self.run_tier();
-        self.summary_answered(id, answer).map(|r| relabel(r, tier))
+        self.summary_answered(id, reply).map(|r| relabel(r, tier))
     }
 
-    /// Writes the summary with the offline summariser and continues, as if
-    /// the model had answered (the sandbox, the CLI, tests).
-    pub fn answer_offline(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
-        let tier = self.run_tier();
-        self.offline_answered(id).map(|r| relabel(r, tier))
-    }
-
-    /// Continues the run with the host's answers to a [`FileRequest`].
-    pub fn answer_files(&mut self, id: u64, answers: &[FileAnswer]) -> Result<(Vec<Step>, Progress), Error> {
-        self.answer_files_and_hooks(id, answers, &[])
-    }
-
-    /// Continues the run with the host's answers to a [`FileRequest`] and
-    /// what its post-compact hooks printed (R7.1: after the attachments,
-    /// before the new view).
-    pub fn answer_files_and_hooks(
+    /// A Tier 4 file request answered (files, and the post-compact hooks'
+    /// output: R7.1, after the attachments, before the new view).
+    pub(super) fn tier4_files(
         &mut self,
         id: u64,
         answers: &[FileAnswer],
@@ -106,33 +169,41 @@ impl Engine {
         }
     }
 
-    /// The run in progress asks for this, if anything.
-    pub fn pending_request(&self) -> Option<Progress> {
+    /// Whether a compaction is waiting for the host (its hooks or a run).
+    pub(crate) fn compacting(&self) -> bool {
+        self.hook.is_some() || self.run.is_some()
+    }
+
+    /// The request the compaction in progress waits on, if any.
+    pub(super) fn tier4_request(&self) -> Option<Request> {
+        if let Some(wait) = &self.hook {
+            return Some(Request::PreCompact(PreCompactRequest {
+                id: wait.id,
+                trigger: wait.trigger,
+                instructions: wait.instructions.clone(),
+            }));
+        }
         let run = self.run.as_ref()?;
         Some(match run.pending {
             // A run whose view moved has no valid request left (its answer
             // reports it abandoned); its prefix positions are stale.
             Pending::Summary(_) if self.moved_under(run) => return None,
-            Pending::Summary(_) => Progress::NeedsSummary {
-                request: self.summary_request(run),
-            },
-            Pending::Files(id) => Progress::NeedsFiles {
-                request: self.file_request(id, run),
-            },
+            Pending::Summary(_) => Request::Summary(self.summary_request(run)),
+            Pending::Files(id) => Request::Files(self.file_request(id, run)),
         })
     }
 
-    pub(crate) fn start(
+    fn start(
         &mut self,
         trigger: Trigger,
         reactive: bool,
-        options: CompactOptions,
+        instructions: Option<String>,
+        hook: HookOutcome,
     ) -> (Vec<Step>, Progress) {
         // A reply appended since a reduction read the original (R13.1):
         // what follows it is settled before the view is cut.
         let mut steps: Vec<Step> = self.settle_thinking(Tier::BudgetReduction).into_iter().collect();
         let pre = self.count();
-        let hook = &options.hook;
         if let Some(reason) = &hook.block {
             steps.push(self.step(Tier::Compact, "R7.2", Owner::Hook, EVIDENCE_FINALIZE, pre, Vec::new(), 0,
                 format!("a PreCompact hook blocked the compaction ({reason}): the history stays as it is, no boundary")));
@@ -160,7 +231,7 @@ impl Engine {
         }
         // R9.2: a precomputed summary whose messages still open the view is
         // reused, unless new instructions ask for a different one.
-        let (hit, precompute_step) = self.precompute_hit(&options, pre);
+        let (hit, precompute_step) = self.precompute_hit(instructions.as_deref(), &hook, pre);
         steps.extend(precompute_step);
         if let Some((len, reply)) = hit {
             return self.with_reply(Run::reusing(trigger, reactive, len, pre), steps, &reply);
@@ -180,8 +251,8 @@ impl Engine {
             );
         };
         let options = PromptOptions {
-            manual_instructions: options.instructions,
-            hook_instructions: hook.added_instructions.clone(),
+            manual_instructions: instructions,
+            hook_instructions: hook.added_instructions,
             retry: None,
         };
         let id = self.next_request();
@@ -243,10 +314,10 @@ impl Engine {
             ),
         ));
         self.park(run);
-        (steps, Progress::NeedsSummary { request })
+        (steps, Progress::Waiting)
     }
 
-    fn summary_answered(&mut self, id: u64, answer: SummaryAnswer) -> Result<(Vec<Step>, Progress), Error> {
+    fn summary_answered(&mut self, id: u64, answer: Reply) -> Result<(Vec<Step>, Progress), Error> {
         let mut run = self.take_run(Pending::Summary(id))?;
         if self.moved_under(&run) {
             let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
@@ -254,8 +325,27 @@ impl Engine {
         }
         let mut steps = Vec::new();
         let text = match answer {
-            SummaryAnswer::Text(text) => text,
-            SummaryAnswer::ModelUnavailable => {
+            Reply::Text(text) => text,
+            Reply::Offline => {
+                steps.push(self.step(
+                    Tier::Compact,
+                    "R7.3",
+                    Owner::Client,
+                    Evidence::Extension,
+                    run.pre,
+                    Vec::new(),
+                    0,
+                    "the offline summariser writes the summary (extractive, deterministic)".to_owned(),
+                ));
+                offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default())
+            }
+            Reply::Failed(reason) => {
+                return Ok((
+                    steps,
+                    self.fail(&run, &format!("the host could not get a summary: {reason}")),
+                ))
+            }
+            Reply::Unavailable => {
                 let chain = self.chain();
                 if run.model + 1 < chain.len() {
                     run.model += 1;
@@ -285,7 +375,7 @@ impl Engine {
                     "every model is unavailable: the offline summariser writes the summary (the host opted in)".to_owned()));
                 offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default())
             }
-            SummaryAnswer::PromptTooLong => {
+            Reply::TooLong => {
                 let gap = self
                     .request_tokens(&run)
                     .saturating_sub(self.settings.thresholds.window);
@@ -307,26 +397,6 @@ impl Engine {
             }
         };
         Ok(self.with_reply(run, steps, &text))
-    }
-
-    fn offline_answered(&mut self, id: u64) -> Result<(Vec<Step>, Progress), Error> {
-        let run = self.take_run(Pending::Summary(id))?;
-        if self.moved_under(&run) {
-            let reason = "the view changed while the compaction waited (a collapse or an expand): abandoned, the current view stays";
-            return Ok((Vec::new(), self.fail(&run, reason)));
-        }
-        let text = offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default());
-        let step = self.step(
-            Tier::Compact,
-            "R7.3",
-            Owner::Client,
-            Evidence::Extension,
-            run.pre,
-            Vec::new(),
-            0,
-            "the offline summariser writes the summary (extractive, deterministic)".to_owned(),
-        );
-        Ok(self.with_reply(run, vec![step], &text))
     }
 
     fn file_request(&self, id: u64, run: &Run) -> FileRequest {
@@ -378,17 +448,15 @@ impl Engine {
         }
         let id = self.next_request();
         run.pending = Pending::Files(id);
-        let request = self.file_request(id, &run);
         self.park(run);
-        (steps, Progress::NeedsFiles { request })
+        (steps, Progress::Waiting)
     }
 
     fn ask_again(&mut self, mut run: Run, steps: Vec<Step>) -> (Vec<Step>, Progress) {
         let id = self.next_request();
         run.pending = Pending::Summary(id);
-        let request = self.summary_request(&run);
         self.park(run);
-        (steps, Progress::NeedsSummary { request })
+        (steps, Progress::Waiting)
     }
 
     /// Moves the cut for a retry (R7.5): manual/reactive preserve more tail

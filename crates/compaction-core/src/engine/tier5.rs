@@ -1,8 +1,9 @@
 //! Tier 5, reactive (SPEC R8): what the engine does when the API answers
 //! a call with prompt-too-long (413).
 
+use super::request::Outcome;
 use super::Engine;
-use crate::compact::{CompactOptions, Progress, Trigger};
+use crate::compact::{Progress, Trigger};
 use crate::step::{Evidence, Owner, Step, Tier};
 
 /// Tier 5's stages within one turn (R8.1).
@@ -17,12 +18,12 @@ pub(super) enum Reactive {
 impl Engine {
     /// The API refused the call as too long (413): Tier 5 (R8.1). First
     /// collapse overflow recovery: every segment Tier 3 could collapse is
-    /// asked for whatever the line ([`Progress::NeedsCollapse`]; answer, then
-    /// retry the call). When there is none, or on the next 413 of the same
+    /// asked for whatever the line (the outcome's `requests`, with no
+    /// compaction; answer them, then retry the call). When there is none, or on the next 413 of the same
     /// turn, an emergency compaction through the manual/reactive compactor
     /// (R7.5). A 413 after that in the same turn fails: the host must end
     /// the session with a clear error.
-    pub fn prompt_too_long(&mut self) -> (Vec<Step>, Progress) {
+    pub fn prompt_too_long(&mut self) -> Outcome {
         self.reactive_stage()
     }
 
@@ -31,7 +32,7 @@ impl Engine {
     /// is recalibrated to it first (R8.1 "N from the error recalibrates the
     /// count"), so the reactive tier and every line after it work from the
     /// API's figure, not the estimate. A first step says so.
-    pub fn prompt_too_long_at(&mut self, tokens: u64) -> (Vec<Step>, Progress) {
+    pub fn prompt_too_long_at(&mut self, tokens: u64) -> Outcome {
         let before = self.count();
         self.view.recalibrate(tokens);
         let note = Step::note(
@@ -45,12 +46,12 @@ impl Engine {
                 before.tokens
             ),
         );
-        let (mut steps, progress) = self.reactive_stage();
-        steps.insert(0, note);
-        (steps, progress)
+        let mut out = self.reactive_stage();
+        out.steps.insert(0, note);
+        out
     }
 
-    fn reactive_stage(&mut self) -> (Vec<Step>, Progress) {
+    fn reactive_stage(&mut self) -> Outcome {
         let turn = self.prompts;
         let stage = self.reactive.filter(|(t, _)| *t == turn).map(|(_, s)| s);
         if stage == Some(Reactive::Compacted) {
@@ -63,22 +64,22 @@ impl Engine {
                 self.count(),
                 format!("{reason}; the host ends it with a clear error"),
             );
-            return (
-                vec![step],
-                Progress::Failed {
-                    reason: reason.to_owned(),
-                },
-            );
+            let failed = Progress::Failed {
+                reason: reason.to_owned(),
+            };
+            return self.outcome(vec![step], Some(failed));
         }
-        if stage.is_none() && self.run.is_none() {
-            if let Some(recovery) = self.collapse_recovery() {
+        if stage.is_none() && !self.compacting() {
+            if let Some(steps) = self.collapse_recovery() {
                 self.reactive = Some((turn, Reactive::Collapsed));
-                return recovery;
+                return self.outcome(steps, None);
             }
         }
         self.reactive = Some((turn, Reactive::Compacted));
         self.run = None;
-        let started = self.start(Trigger::Auto, true, CompactOptions::default());
-        super::tier4::relabel(started, Tier::Reactive)
+        self.hook = None;
+        let started = self.begin(Trigger::Auto, true, None);
+        let (steps, progress) = super::tier4::relabel(started, Tier::Reactive);
+        self.outcome(steps, Some(progress))
     }
 }

@@ -29,12 +29,35 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::Transcript;
-use crate::compact::{FileAnswer, Progress};
-use crate::engine::Engine;
+use crate::compact::{FileAnswer, Progress, SummaryRequest};
+use crate::engine::{drive, Answer, DriveError, Engine, Host};
 use crate::engine::{EngineSettings, Preset};
 use crate::error::Error;
 use crate::message::{Message, Role, Uuid};
+use crate::step::Tier;
 use crate::thresholds::Thresholds;
+
+/// A replay's host: every summary written by the offline summariser, no
+/// file read.
+struct OfflineHost;
+
+impl Host for OfflineHost {
+    type Error = std::convert::Infallible;
+
+    fn summarize(&mut self, _: &SummaryRequest) -> Result<Answer, Self::Error> {
+        Ok(Answer::Offline)
+    }
+
+    fn read_files(&mut self, paths: &[String]) -> Result<Vec<FileAnswer>, Self::Error> {
+        Ok(paths
+            .iter()
+            .map(|p| FileAnswer {
+                path: p.clone(),
+                content: Err("a replay reads no files".into()),
+            })
+            .collect())
+    }
+}
 
 /// Where the what-if would compact.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -267,52 +290,28 @@ impl<'a> Run<'a> {
                 }
             }
         }
-        for r in &decision.collapse {
-            engine.answer_collapse_offline(r.id)?;
-        }
-        if let Some(r) = &decision.precompute {
-            engine.answer_precompute_offline(r.id)?;
-        }
-        let mut progress = decision.compaction;
-        // Any start of a compaction counts (a precompute hit finishes it
-        // within the call).
-        let started = matches!(
-            progress,
-            Some(Progress::NeedsSummary { .. } | Progress::NeedsFiles { .. } | Progress::Compacted { .. })
-        );
+        // Every request answered offline, through the engine's driver.
+        let out = match drive(engine, &mut OfflineHost) {
+            Ok(out) => out,
+            Err(DriveError::Engine(e)) => return Err(e),
+            Err(DriveError::Host { cause, .. }) => match cause {},
+        };
+        // Any compaction that got as far as its summary counts (a
+        // precompute hit finishes it without asking for one).
+        let compacted = matches!(out.compaction, Some(Progress::Compacted { .. }));
+        let started = decision.compaction.is_some()
+            && (compacted
+                || out
+                    .steps
+                    .iter()
+                    .any(|s| s.tier != Tier::Collapse && s.rule == "R7.3"));
         if let (true, Some(at)) = (started, self.last) {
             self.predicted.push(Predicted {
                 at_uuid: at.clone(),
                 tokens: decision.count.tokens,
             });
         }
-        while let Some(p) = progress.take() {
-            progress = match p {
-                Progress::NeedsSummary { request } => Some(engine.answer_offline(request.id)?.1),
-                Progress::NeedsFiles { request } => {
-                    let answers: Vec<FileAnswer> = request
-                        .paths
-                        .iter()
-                        .map(|p| FileAnswer {
-                            path: p.clone(),
-                            content: Err("a replay reads no files".into()),
-                        })
-                        .collect();
-                    Some(engine.answer_files(request.id, &answers)?.1)
-                }
-                Progress::Compacted { .. } => {
-                    self.diverged = true;
-                    None
-                }
-                Progress::NeedsCollapse { requests } => {
-                    for r in requests {
-                        engine.answer_collapse_offline(r.id)?;
-                    }
-                    None
-                }
-                Progress::Failed { .. } => None,
-            };
-        }
+        self.diverged |= compacted;
         Ok(())
     }
 

@@ -3,7 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::Offline;
 use compaction_core::compact::{CompactOptions, Progress};
+use compaction_core::engine::drive;
 use compaction_core::engine::Engine;
 use compaction_core::engine::Preset;
 use compaction_core::groups::pairing_is_legal;
@@ -39,15 +41,10 @@ fn system_message(uuid: &str) -> Message {
     ], "clear_at": "next_user_message"}))
 }
 
-/// Answers every request of a compaction offline until it ends.
-fn finish(engine: &mut Engine, mut progress: Progress) -> Progress {
-    loop {
-        progress = match progress {
-            Progress::NeedsSummary { request } => engine.answer_offline(request.id).unwrap().1,
-            Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
-            other => return other,
-        }
-    }
+/// Answers every request of a compaction offline until it ends, through
+/// the driver.
+fn finish(engine: &mut Engine) -> Option<Progress> {
+    drive(engine, &mut Offline).unwrap().compaction
 }
 
 /// The uuids just before and after `uuid` in the view.
@@ -95,9 +92,9 @@ fn r13_3_a_system_message_is_accepted_counted_and_kept_in_place_by_every_tier() 
     // /compact keeps the last group: the system message is in the prefix
     // or the tail, never moved; here the tail holds it when it is the last
     // turn's neighbour.
-    let (_, progress) = e.compact(CompactOptions::default());
-    let done = finish(&mut e, progress);
-    assert!(matches!(done, Progress::Compacted { .. }), "{done:?}");
+    e.compact(CompactOptions::default());
+    let done = finish(&mut e);
+    assert!(matches!(done, Some(Progress::Compacted { .. })), "{done:?}");
     let view: Vec<Message> = e.view().messages().cloned().collect();
     pairing_is_legal(&view).unwrap();
     if let Some(at) = e.view().position(&"sys".into()) {
@@ -230,9 +227,10 @@ fn r9_4_a_compaction_block_swapped_in_replaces_exactly_what_it_summarised_and_no
     }
     let uuids: Vec<_> = e.view().messages().map(|m| m.uuid.clone()).collect();
     let block: compaction_core::message::Block = serde_json::from_str(COMPACTION).unwrap();
-    let (steps, progress) = e.swap_in_compaction(&uuids[..16], block);
+    let out = e.swap_in_compaction(&uuids[..16], block);
+    let (steps, progress) = (out.steps, out.compaction);
     assert!(
-        matches!(progress, Progress::Compacted { .. }),
+        matches!(progress, Some(Progress::Compacted { .. })),
         "{progress:?} {steps:?}"
     );
     let after: Vec<_> = e.view().messages().map(|m| m.uuid.clone()).collect();
@@ -243,8 +241,8 @@ fn r9_4_a_compaction_block_swapped_in_replaces_exactly_what_it_summarised_and_no
     );
     assert_eq!(first_block_text(&e), COMPACTION);
     // A text block is not a compaction block: refused, the view stays.
-    let (_, refused) = e.swap_in_compaction(&after[..1], compaction_core::message::Block::text("x"));
-    assert!(matches!(refused, Progress::Failed { .. }));
+    let refused = e.swap_in_compaction(&after[..1], compaction_core::message::Block::text("x"));
+    assert!(matches!(refused.compaction, Some(Progress::Failed { .. })));
     assert_eq!(e.view().len(), after.len());
 }
 

@@ -3,8 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::{split, Allow, Stage};
 use compaction_core::compact::attachments::{Kind, Status};
-use compaction_core::compact::{CompactOptions, ContextItem, FileAnswer, HookOutput, Progress};
+use compaction_core::compact::{CompactOptions, ContextItem, FileAnswer, HookOutput};
+use compaction_core::engine::Answer;
 use compaction_core::engine::Engine;
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent};
@@ -76,11 +78,11 @@ fn session(e: &mut Engine) {
 /// Runs a manual compaction offline; files answered with `content`, hooks
 /// with `hooks`.
 fn compact(e: &mut Engine, hooks: &[HookOutput]) -> compaction_core::compact::Compacted {
-    let (_, mut p) = e.compact(CompactOptions::default());
+    let (_, mut p) = split(e.compact(CompactOptions::default()).allowed(e));
     loop {
         p = match p {
-            Progress::NeedsSummary { request } => e.answer_offline(request.id).unwrap().1,
-            Progress::NeedsFiles { request } => {
+            Stage::NeedsSummary { request } => e.answer(request.id, Answer::Offline).map(split).unwrap().1,
+            Stage::NeedsFiles { request } => {
                 let files: Vec<FileAnswer> = request
                     .paths
                     .iter()
@@ -89,9 +91,18 @@ fn compact(e: &mut Engine, hooks: &[HookOutput]) -> compaction_core::compact::Co
                         content: Ok(format!("// {p}")),
                     })
                     .collect();
-                e.answer_files_and_hooks(request.id, &files, hooks).unwrap().1
+                e.answer(
+                    request.id,
+                    Answer::Files {
+                        files: files.clone(),
+                        hooks: hooks.to_vec(),
+                    },
+                )
+                .map(split)
+                .unwrap()
+                .1
             }
-            Progress::Compacted { result } => return *result,
+            Stage::Compacted { result } => return *result,
             other => panic!("{other:?}"),
         }
     }
@@ -206,12 +217,12 @@ fn r7_1_post_compact_hooks_run_after_the_attachments_even_with_paths_only() {
     s.compact.attachments.post_compact_hooks = true;
     let mut e = Engine::new(s).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
-    let Progress::NeedsSummary { request } = p else {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let Stage::NeedsSummary { request } = p else {
         panic!("{p:?}")
     };
-    let (_, p) = e.answer_offline(request.id).unwrap();
-    let Progress::NeedsFiles { request } = p else {
+    let (_, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+    let Stage::NeedsFiles { request } = p else {
         panic!("the engine pauses for the hooks: {p:?}")
     };
     assert!(request.paths.is_empty() && request.post_compact_hooks);
@@ -219,8 +230,17 @@ fn r7_1_post_compact_hooks_run_after_the_attachments_even_with_paths_only() {
         hook: "session-start".into(),
         output: "branch: main, 2 files changed".into(),
     }];
-    let (steps, p) = e.answer_files_and_hooks(request.id, &[], &hooks).unwrap();
-    let Progress::Compacted { result } = p else {
+    let (steps, p) = e
+        .answer(
+            request.id,
+            Answer::Files {
+                files: Vec::new(),
+                hooks: hooks.to_vec(),
+            },
+        )
+        .map(split)
+        .unwrap();
+    let Stage::Compacted { result } = p else {
         panic!("{p:?}")
     };
     let last = result.attachments.last().unwrap();

@@ -2,7 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use compaction_core::compact::{Purpose, SummaryAnswer};
+use crate::common::{split, Allow, Stage};
+use compaction_core::compact::Purpose;
+use compaction_core::engine::Answer;
 use compaction_core::engine::{CallStatus, Engine};
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::groups::pairing_is_legal;
@@ -49,18 +51,22 @@ fn r6_1_non_blocking_from_90_percent_one_request_per_segment() {
     assert_eq!((step.rule, step.model_calls), ("R6.1", 2));
     // 30 turns, the 10 most recent kept: 20 eligible, two segments of 8;
     // the last 4 are too few for a segment.
-    let purposes: Vec<_> = d.collapse.iter().map(|r| r.purpose).collect();
+    let purposes: Vec<_> = crate::common::segments(&d.requests)
+        .iter()
+        .map(|r| r.purpose)
+        .collect();
     assert_eq!(purposes, segments(&[(1, 8), (9, 16)]));
-    assert_eq!(d.collapse[0].messages.len(), 16);
+    assert_eq!(crate::common::segments(&d.requests)[0].messages.len(), 16);
     assert!(d.compaction.is_none(), "Tier 4 waits while Tier 3 can still help");
 
     // The first answer switches the view at once; the second stays pending.
     let before = e.count().tokens;
     let steps = e
-        .answer_collapse(
-            d.collapse[0].id,
-            SummaryAnswer::Text("set up the repo and the CI".into()),
+        .answer(
+            crate::common::segments(&d.requests)[0].id,
+            Answer::text("set up the repo and the CI"),
         )
+        .map(|o| o.steps)
         .unwrap();
     assert!(steps[0].count_after.tokens < before);
     let first = e.view().entries()[0].message.clone();
@@ -69,8 +75,12 @@ fn r6_1_non_blocking_from_90_percent_one_request_per_segment() {
         Content::Text("Turns 1–8: set up the repo and the CI".into())
     );
     let d2 = e.before_call(None);
-    assert_eq!(d2.collapse.len(), 1);
-    assert_eq!(d2.collapse[0].id, d.collapse[1].id, "not asked again");
+    assert_eq!(crate::common::segments(&d2.requests).len(), 1);
+    assert_eq!(
+        crate::common::segments(&d2.requests)[0].id,
+        crate::common::segments(&d.requests)[1].id,
+        "not asked again"
+    );
     pairing_is_legal(&e.view().sent_messages().cloned().collect::<Vec<_>>()).unwrap();
 }
 
@@ -80,11 +90,11 @@ fn r6_1_blocking_from_95_percent() {
     session(&mut e, 30, 5_800); // 174,000: over 171,000 (95%)
     let d = e.before_call(None);
     assert_eq!(d.status, CallStatus::WaitForCollapse { pending: 2 });
-    for r in &d.collapse {
-        e.answer_collapse_offline(r.id).unwrap();
+    for r in &crate::common::segments(&d.requests) {
+        e.answer(r.id, Answer::Offline).map(|o| o.steps).unwrap();
     }
     let d = e.before_call(None);
-    assert!(d.collapse.is_empty());
+    assert!(crate::common::segments(&d.requests).is_empty());
     assert_eq!(d.status, CallStatus::Proceed);
     assert_eq!(e.view().len(), 2 + 14 * 2);
 }
@@ -95,7 +105,9 @@ fn r6_2_a_collapse_is_a_projection_that_expand_rolls_back() {
     session(&mut e, 30, 5_500);
     let before: Vec<Message> = e.view().sent_messages().cloned().collect();
     let d = e.before_call(None);
-    e.answer_collapse_offline(d.collapse[0].id).unwrap();
+    e.answer(crate::common::segments(&d.requests)[0].id, Answer::Offline)
+        .map(|o| o.steps)
+        .unwrap();
     let collapsed = e.view().entries()[0].message.uuid.clone();
     assert_eq!(e.store().len(), 60, "the originals stay");
     e.expand(&collapsed).unwrap();
@@ -109,7 +121,7 @@ fn r6_1_the_tier_can_be_switched_off() {
     let mut e = Engine::new(s).unwrap();
     session(&mut e, 30, 5_800);
     let d = e.before_call(None);
-    assert!(d.collapse.is_empty());
+    assert!(crate::common::segments(&d.requests).is_empty());
     assert!(d.compaction.is_some(), "straight to Tier 4");
 }
 
@@ -120,89 +132,104 @@ fn r6_1_unusable_answers_drop_the_request_and_change_nothing() {
     let d = e.before_call(None);
     let before: Vec<Message> = e.view().sent_messages().cloned().collect();
     let steps = e
-        .answer_collapse(d.collapse[0].id, SummaryAnswer::Text("  ".into()))
+        .answer(crate::common::segments(&d.requests)[0].id, Answer::text("  "))
+        .map(|o| o.steps)
         .unwrap();
     assert!(steps[0].reason.contains("dropped"));
     let steps = e
-        .answer_collapse(d.collapse[1].id, SummaryAnswer::ModelUnavailable)
+        .answer(
+            crate::common::segments(&d.requests)[1].id,
+            Answer::ModelUnavailable,
+        )
+        .map(|o| o.steps)
         .unwrap();
     assert!(steps[0].reason.contains("dropped"));
     assert_eq!(e.view().sent_messages().cloned().collect::<Vec<_>>(), before);
     assert!(e
-        .answer_collapse(d.collapse[1].id, SummaryAnswer::ModelUnavailable)
+        .answer(
+            crate::common::segments(&d.requests)[1].id,
+            Answer::ModelUnavailable
+        )
+        .map(|o| o.steps)
         .is_err());
 }
 
 #[test]
 fn r8_1_a_413_first_collapses_every_segment_whatever_the_line_then_compacts_then_ends() {
-    use compaction_core::compact::Progress;
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e, 30, 1_000); // 30,000 tokens: far under every line
     let d = e.before_call(None);
-    assert!(d.collapse.is_empty(), "under 90%: Tier 3 is idle");
+    assert!(
+        crate::common::segments(&d.requests).is_empty(),
+        "under 90%: Tier 3 is idle"
+    );
 
     // 1st 413: collapse overflow recovery, regardless of the line.
-    let (steps, p) = e.prompt_too_long();
+    let (steps, p) = split(e.prompt_too_long().allowed(&mut e));
     assert_eq!((steps[0].tier, steps[0].rule), (Tier::Reactive, "R8.1"));
-    let Progress::NeedsCollapse { requests } = p else {
+    let Stage::NeedsCollapse { requests } = p else {
         panic!("expected collapse recovery, got {p:?}")
     };
     let turns: Vec<_> = requests.iter().map(|r| r.purpose).collect();
     assert_eq!(turns, segments(&[(1, 8), (9, 16)]));
     let before = e.count().tokens;
     for r in &requests {
-        e.answer_collapse_offline(r.id).unwrap();
+        e.answer(r.id, Answer::Offline).map(|o| o.steps).unwrap();
     }
     assert!(e.count().tokens < before, "the collapses shrank the view");
     pairing_is_legal(&e.view().sent_messages().cloned().collect::<Vec<_>>()).unwrap();
 
     // 2nd 413 in the same turn: the emergency compaction.
-    let (steps, p) = e.prompt_too_long();
+    let (steps, p) = split(e.prompt_too_long().allowed(&mut e));
     assert!(steps.iter().all(|s| s.tier == Tier::Reactive));
-    let Progress::NeedsSummary { request } = p else {
+    let Stage::NeedsSummary { request } = p else {
         panic!("expected the emergency compaction, got {p:?}")
     };
-    let (_, p) = e.answer_offline(request.id).unwrap();
+    let (_, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
     assert!(
-        matches!(p, Progress::Compacted { .. } | Progress::NeedsFiles { .. }),
+        matches!(p, Stage::Compacted { .. } | Stage::NeedsFiles { .. }),
         "{p:?}"
     );
 
     // 3rd: the session cannot continue.
-    let (_, p) = e.prompt_too_long();
-    assert!(matches!(p, Progress::Failed { reason } if reason.contains("cannot continue")));
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(p, Stage::Failed { reason } if reason.contains("cannot continue")));
 
     // A new turn starts over with recovery when there is something to collapse.
     e.append(Message::user("next", "go on")).unwrap();
-    let (_, p) = e.prompt_too_long();
-    assert!(!matches!(p, Progress::Failed { .. }), "{p:?}");
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(!matches!(p, Stage::Failed { .. }), "{p:?}");
 }
 
 #[test]
 fn r8_1_with_nothing_to_collapse_or_tier_3_off_the_413_compacts_at_once() {
-    use compaction_core::compact::Progress;
     for off in [false, true] {
         let mut s = settings();
         s.collapse.enabled = !off;
         let mut e = Engine::new(s).unwrap();
         // 30 turns with Tier 3 off; 6 turns (all recent) with it on.
         session(&mut e, if off { 30 } else { 6 }, 1_000);
-        let (_, p) = e.prompt_too_long();
-        assert!(matches!(p, Progress::NeedsSummary { .. }), "off={off}: {p:?}");
+        let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+        assert!(matches!(p, Stage::NeedsSummary { .. }), "off={off}: {p:?}");
     }
 }
 
 #[test]
 fn r8_1_a_413_while_segments_are_pending_asks_for_those_again() {
-    use compaction_core::compact::Progress;
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e, 30, 5_500); // over 90%: two segments pending
     let d = e.before_call(None);
-    assert_eq!(d.collapse.len(), 2);
-    let (_, p) = e.prompt_too_long();
-    let Progress::NeedsCollapse { requests } = p else {
+    assert_eq!(crate::common::segments(&d.requests).len(), 2);
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    let Stage::NeedsCollapse { requests } = p else {
         panic!("{p:?}")
     };
     let ids: Vec<u64> = requests.iter().map(|r| r.id).collect();
-    assert_eq!(ids, d.collapse.iter().map(|r| r.id).collect::<Vec<_>>());
+    assert_eq!(
+        ids,
+        crate::common::segments(&d.requests)
+            .iter()
+            .map(|r| r.id)
+            .collect::<Vec<_>>()
+    );
 }

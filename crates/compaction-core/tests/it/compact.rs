@@ -4,9 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::{files, split, Allow, Stage};
 use compaction_core::breakers::Open;
 use compaction_core::compact::attachments::Status;
-use compaction_core::compact::{CompactOptions, FileAnswer, HookOutcome, Progress, SummaryAnswer, Trigger};
+use compaction_core::compact::{CompactOptions, FileAnswer, HookOutcome, Trigger};
+use compaction_core::engine::Answer;
 use compaction_core::engine::Engine;
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::groups::pairing_is_legal;
@@ -91,9 +93,9 @@ fn session(engine: &mut Engine) {
         .unwrap();
 }
 
-fn needs_summary(p: &Progress) -> u64 {
+fn needs_summary(p: &Stage) -> u64 {
     match p {
-        Progress::NeedsSummary { request } => request.id,
+        Stage::NeedsSummary { request } => request.id,
         other => panic!("expected a summary request, got {other:?}"),
     }
 }
@@ -107,13 +109,15 @@ fn r7_manual_compact_offline_end_to_end() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
     let store_before = e.store().len();
-    let (steps, p) = e.compact(CompactOptions {
-        instructions: Some("keep the probe results".into()),
-        ..Default::default()
-    });
+    let (steps, p) = split(
+        e.compact(CompactOptions {
+            instructions: Some("keep the probe results".into()),
+        })
+        .allowed(&mut e),
+    );
     let rules: Vec<_> = steps.iter().map(|s| s.rule).collect();
     assert_eq!(rules, ["R7.5", "R7.3"]);
-    let Progress::NeedsSummary { request } = &p else {
+    let Stage::NeedsSummary { request } = &p else {
         panic!("{p:?}")
     };
     assert!(request
@@ -123,9 +127,9 @@ fn r7_manual_compact_offline_end_to_end() {
     assert_eq!(request.messages.len(), 10, "all but the last legal group");
     assert_eq!(request.model, "session-model");
 
-    let (steps, p) = e.answer_offline(request.id).unwrap();
+    let (steps, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
     assert_eq!(steps.iter().map(|s| s.rule).collect::<Vec<_>>(), ["R7.3", "R7.4"]);
-    let Progress::NeedsFiles { request: files } = &p else {
+    let Stage::NeedsFiles { request: files } = &p else {
         panic!("{p:?}")
     };
     assert_eq!(
@@ -149,9 +153,12 @@ fn r7_manual_compact_offline_end_to_end() {
             content: Err("ENOENT".into()),
         },
     ];
-    let (steps, p) = e.answer_files(files.id, &answers).unwrap();
+    let (steps, p) = e
+        .answer(files.id, crate::common::files(&answers))
+        .map(split)
+        .unwrap();
     assert_eq!(steps.iter().map(|s| s.rule).collect::<Vec<_>>(), ["R7.7", "R7.9"]);
-    let Progress::Compacted { result } = p else {
+    let Stage::Compacted { result } = p else {
         panic!("{p:?}")
     };
     let statuses: Vec<_> = result
@@ -207,17 +214,15 @@ fn r7_6_preserved_assistant_messages_have_usage_zeroed() {
     s.compact.preserve_groups = 3;
     let mut e = Engine::new(s).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let (_, p) = e
-        .answer_summary(
-            needs_summary(&p),
-            SummaryAnswer::Text("<summary>done</summary>".into()),
-        )
+        .answer(needs_summary(&p), Answer::text("<summary>done</summary>"))
+        .map(split)
         .unwrap();
-    let Progress::NeedsFiles { request } = p else {
+    let Stage::NeedsFiles { request } = p else {
         panic!()
     };
-    e.answer_files(request.id, &[]).unwrap();
+    e.answer(request.id, files(&[])).map(split).unwrap();
     let preserved = view(&e).into_iter().find(|m| m.uuid == "call-4".into()).unwrap();
     assert_eq!(preserved.usage, Some(Usage::default()));
     let stored = e.store().get(&"call-4".into()).unwrap();
@@ -237,14 +242,14 @@ fn r7_2_a_blocking_hook_keeps_the_history_and_writes_no_boundary() {
         block: Some("policy".into()),
         added_instructions: vec![],
     };
-    let (steps, p) = e.compact(CompactOptions {
-        instructions: None,
-        hook,
-    });
-    assert!(matches!(p, Progress::Failed { .. }));
+    let (steps, p) = split(
+        e.compact(CompactOptions { instructions: None })
+            .hooked(&mut e, hook),
+    );
+    assert!(matches!(p, Stage::Failed { .. }));
     assert_eq!(steps[0].rule, "R7.2");
     assert_eq!(view(&e), before);
-    assert!(e.pending_request().is_none());
+    assert!(e.requests().is_empty());
 }
 
 #[test]
@@ -255,11 +260,11 @@ fn r7_2_hook_instructions_join_the_prompt() {
         block: None,
         added_instructions: vec!["mention the ticket number".into()],
     };
-    let (_, p) = e.compact(CompactOptions {
-        instructions: None,
-        hook,
-    });
-    let Progress::NeedsSummary { request } = p else {
+    let (_, p) = split(
+        e.compact(CompactOptions { instructions: None })
+            .hooked(&mut e, hook),
+    );
+    let Stage::NeedsSummary { request } = p else {
         panic!()
     };
     assert!(request.prompt.contains("mention the ticket number"));
@@ -272,19 +277,18 @@ fn r7_10_model_fallback_chain_then_failure_keeps_the_view() {
     let mut e = Engine::new(s).unwrap();
     session(&mut e);
     let before = view(&e);
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let (steps, p) = e
-        .answer_summary(needs_summary(&p), SummaryAnswer::ModelUnavailable)
+        .answer(needs_summary(&p), Answer::ModelUnavailable)
+        .map(split)
         .unwrap();
     assert_eq!(steps[0].rule, "R7.10");
-    let Progress::NeedsSummary { request } = &p else {
+    let Stage::NeedsSummary { request } = &p else {
         panic!()
     };
     assert_eq!(request.model, "backup");
-    let (_, p) = e
-        .answer_summary(request.id, SummaryAnswer::ModelUnavailable)
-        .unwrap();
-    assert!(matches!(p, Progress::Failed { .. }));
+    let (_, p) = e.answer(request.id, Answer::ModelUnavailable).map(split).unwrap();
+    assert!(matches!(p, Stage::Failed { .. }));
     assert_eq!(
         view(&e),
         before,
@@ -298,16 +302,17 @@ fn r7_10_offline_fallback_only_when_the_host_opts_in_and_the_step_says_so() {
     s.compact.offline_fallback = true;
     let mut e = Engine::new(s).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let (steps, p) = e
-        .answer_summary(needs_summary(&p), SummaryAnswer::ModelUnavailable)
+        .answer(needs_summary(&p), Answer::ModelUnavailable)
+        .map(split)
         .unwrap();
     assert!(steps[0].reason.contains("offline summariser"));
     assert_eq!(
         serde_json::to_value(&steps[0].evidence).unwrap()["kind"],
         "extension"
     );
-    assert!(matches!(p, Progress::NeedsFiles { .. }));
+    assert!(matches!(p, Stage::NeedsFiles { .. }));
 }
 
 #[test]
@@ -315,14 +320,12 @@ fn r7_4_an_empty_reply_fails_and_keeps_the_view() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
     let before = view(&e);
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let (_, p) = e
-        .answer_summary(
-            needs_summary(&p),
-            SummaryAnswer::Text("<analysis>x</analysis>  ".into()),
-        )
+        .answer(needs_summary(&p), Answer::text("<analysis>x</analysis>  "))
+        .map(split)
         .unwrap();
-    assert!(matches!(p, Progress::Failed { reason } if reason.contains("empty")));
+    assert!(matches!(p, Stage::Failed { reason } if reason.contains("empty")));
     assert_eq!(view(&e), before);
 }
 
@@ -331,17 +334,17 @@ fn r7_5_manual_prompt_too_long_preserves_more_groups_until_nothing_is_left() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
     let before = view(&e);
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let mut id = needs_summary(&p);
     let mut sizes = vec![];
     loop {
-        let (_, p) = e.answer_summary(id, SummaryAnswer::PromptTooLong).unwrap();
+        let (_, p) = e.answer(id, Answer::PromptTooLong).map(split).unwrap();
         match p {
-            Progress::NeedsSummary { request } => {
+            Stage::NeedsSummary { request } => {
                 sizes.push(request.messages.len());
                 id = request.id;
             }
-            Progress::Failed { .. } => break,
+            Stage::Failed { .. } => break,
             other => panic!("{other:?}"),
         }
     }
@@ -357,16 +360,19 @@ fn answers_must_name_the_pending_request() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
     assert_eq!(
-        e.answer_summary(7, SummaryAnswer::ModelUnavailable).unwrap_err(),
+        e.answer(7, Answer::ModelUnavailable).map(split).unwrap_err(),
         Error::UnknownRequest { id: 7 }
     );
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let id = needs_summary(&p);
     assert!(
-        e.answer_files(id, &[]).is_err(),
+        e.answer(id, files(&[])).map(split).is_err(),
         "a summary request is not a file request"
     );
-    assert!(e.answer_offline(id).is_ok(), "the run survives a wrong answer");
+    assert!(
+        e.answer(id, Answer::Offline).map(split).is_ok(),
+        "the run survives a wrong answer"
+    );
 }
 
 fn long_session(engine: &mut Engine, turns: usize, chars: usize) {
@@ -393,12 +399,12 @@ fn r7_auto_compaction_starts_from_the_cascade_and_keeps_two_turns() {
     let mut e = Engine::new(s).unwrap();
     long_session(&mut e, 10, 80_000);
     let d = e.before_call(None);
-    let Some(Progress::NeedsSummary { request }) = &d.compaction else {
+    let (_, Stage::NeedsSummary { request }) = &crate::common::begun(&mut e, &d) else {
         panic!("{:?}", d.compaction)
     };
     assert_eq!(request.messages.len(), 16, "the two most recent turns are kept");
-    let (_, p) = e.answer_offline(request.id).unwrap();
-    let Progress::Compacted { result } = p else {
+    let (_, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+    let Stage::Compacted { result } = p else {
         panic!("{p:?}")
     };
     assert_eq!(result.boundary.compact_metadata.trigger, Trigger::Auto);
@@ -410,23 +416,23 @@ fn r7_auto_compaction_starts_from_the_cascade_and_keeps_two_turns() {
 fn r7_12_chained_compaction_summarises_the_earlier_summary() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
-    let (_, p) = e.answer_offline(needs_summary(&p)).unwrap();
-    let Progress::NeedsFiles { request } = p else {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let (_, p) = e.answer(needs_summary(&p), Answer::Offline).map(split).unwrap();
+    let Stage::NeedsFiles { request } = p else {
         panic!()
     };
-    e.answer_files(request.id, &[]).unwrap();
+    e.answer(request.id, files(&[])).map(split).unwrap();
     let first_summary = e.view().entries()[0].message.uuid.clone();
     e.append(Message::user("next", "Now write the article.")).unwrap();
     e.append(Message::assistant("draft", "Draft written.")).unwrap();
-    let (_, p) = e.compact(CompactOptions::default());
-    let Progress::NeedsSummary { request } = p else {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let Stage::NeedsSummary { request } = p else {
         panic!()
     };
     assert_eq!(request.messages[0].uuid, first_summary);
     // No file was used since the first compaction: nothing to restore.
-    let (_, p) = e.answer_offline(request.id).unwrap();
-    let Progress::Compacted { result } = p else {
+    let (_, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+    let Stage::Compacted { result } = p else {
         panic!("{p:?}")
     };
     let Source::Summary { replaces } = &e.view().entries()[0].source else {
@@ -447,11 +453,10 @@ fn r10_failures_open_the_breaker_and_manual_compact_still_works() {
     long_session(&mut e, 10, 80_000);
     for _ in 0..3 {
         let d = e.before_call(None);
-        let Some(Progress::NeedsSummary { request }) = d.compaction else {
+        let (_, Stage::NeedsSummary { request }) = crate::common::begun(&mut e, &d) else {
             panic!()
         };
-        e.answer_summary(request.id, SummaryAnswer::ModelUnavailable)
-            .unwrap();
+        e.answer(request.id, Answer::ModelUnavailable).map(split).unwrap();
     }
     let d = e.before_call(None);
     assert_eq!(d.breaker, Some(Open::Failures));
@@ -463,39 +468,39 @@ fn r10_failures_open_the_breaker_and_manual_compact_still_works() {
         d.status,
         compaction_core::engine::CallStatus::Blocked { .. }
     ));
-    let (_, p) = e.compact(CompactOptions::default());
-    assert!(matches!(p, Progress::NeedsSummary { .. }));
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    assert!(matches!(p, Stage::NeedsSummary { .. }));
 }
 
 #[test]
 fn r8_reactive_compacts_once_per_turn() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
-    let (steps, p) = e.prompt_too_long();
+    let (steps, p) = split(e.prompt_too_long().allowed(&mut e));
     assert!(steps
         .iter()
         .all(|s| s.tier == compaction_core::step::Tier::Reactive));
-    let (_, p) = e.answer_offline(needs_summary(&p)).unwrap();
-    let Progress::NeedsFiles { request } = p else {
+    let (_, p) = e.answer(needs_summary(&p), Answer::Offline).map(split).unwrap();
+    let Stage::NeedsFiles { request } = p else {
         panic!()
     };
-    e.answer_files(request.id, &[]).unwrap();
-    let (_, p) = e.prompt_too_long();
-    assert!(matches!(p, Progress::Failed { reason } if reason.contains("cannot continue")));
+    e.answer(request.id, files(&[])).map(split).unwrap();
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(p, Stage::Failed { reason } if reason.contains("cannot continue")));
     // A new turn allows it again.
     e.append(Message::user("again", "continue")).unwrap();
     e.append(Message::assistant("ok", "sure")).unwrap();
-    let (_, p) = e.prompt_too_long();
-    assert!(matches!(p, Progress::NeedsSummary { .. }));
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(p, Stage::NeedsSummary { .. }));
 }
 
 #[test]
 fn r7_7_newer_client_preset_restores_paths_only() {
     let mut e = Engine::new(Preset::NewerClient.settings(200_000)).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
-    let (_, p) = e.answer_offline(needs_summary(&p)).unwrap();
-    let Progress::Compacted { result } = p else {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let (_, p) = e.answer(needs_summary(&p), Answer::Offline).map(split).unwrap();
+    let Stage::Compacted { result } = p else {
         panic!("no file request with path-only: {p:?}")
     };
     assert!(result.attachments.iter().all(|c| c.status == Status::PathOnly));
@@ -505,16 +510,16 @@ fn r7_7_newer_client_preset_restores_paths_only() {
 fn r7_10_a_view_changed_under_a_waiting_compaction_abandons_it() {
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
-    let Progress::NeedsSummary { request } = p else {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let Stage::NeedsSummary { request } = p else {
         panic!()
     };
     // A pinned message is unpinned, an expand of an unknown summary fails:
     // neither moves the view. Appending does not move it either.
     e.append(Message::user("more", "one more thing")).unwrap();
-    let (_, p) = e.answer_offline(request.id).unwrap();
+    let (_, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
     assert!(
-        matches!(p, Progress::NeedsFiles { .. }),
+        matches!(p, Stage::NeedsFiles { .. }),
         "appends do not abandon the run: {p:?}"
     );
 
@@ -522,24 +527,22 @@ fn r7_10_a_view_changed_under_a_waiting_compaction_abandons_it() {
     // positions it cut are gone, so it is abandoned and the view stays.
     let mut e = Engine::new(settings()).unwrap();
     session(&mut e);
-    let (_, p) = e.compact(CompactOptions::default());
-    let (_, p) = e.answer_offline(needs_summary(&p)).unwrap();
-    let Progress::NeedsFiles { request } = p else {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let (_, p) = e.answer(needs_summary(&p), Answer::Offline).map(split).unwrap();
+    let Stage::NeedsFiles { request } = p else {
         panic!()
     };
-    let (_, p) = e.answer_files(request.id, &[]).unwrap();
-    let Progress::Compacted { result } = p else {
-        panic!()
-    };
+    let (_, p) = e.answer(request.id, files(&[])).map(split).unwrap();
+    let Stage::Compacted { result } = p else { panic!() };
     e.append(Message::user("next", "and now?")).unwrap();
     e.append(Message::assistant("reply", "working")).unwrap();
-    let (_, p) = e.compact(CompactOptions::default());
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     let id = needs_summary(&p);
     e.expand(&result.summary.uuid).unwrap();
     let before = view(&e);
-    let (steps, p) = e.answer_offline(id).unwrap();
+    let (steps, p) = e.answer(id, Answer::Offline).map(split).unwrap();
     assert!(
-        matches!(p, Progress::Failed { reason } if reason.contains("view changed")),
+        matches!(p, Stage::Failed { reason } if reason.contains("view changed")),
         "{steps:?}"
     );
     assert_eq!(view(&e), before);
@@ -548,25 +551,16 @@ fn r7_10_a_view_changed_under_a_waiting_compaction_abandons_it() {
 /// The first message of the view after a manual compaction answered
 /// offline, files answered as missing.
 fn compacted_summary(mut e: Engine) -> String {
-    let (_, mut p) = e.compact(CompactOptions::default());
-    loop {
-        p = match p {
-            Progress::NeedsSummary { request } => e.answer_offline(request.id).unwrap().1,
-            Progress::NeedsFiles { request } => {
-                let answers: Vec<FileAnswer> = request
-                    .paths
-                    .iter()
-                    .map(|path| FileAnswer {
-                        path: path.clone(),
-                        content: Err("absent".into()),
-                    })
-                    .collect();
-                e.answer_files(request.id, &answers).unwrap().1
-            }
-            Progress::Compacted { .. } => break,
-            other => panic!("{other:?}"),
-        };
-    }
+    e.compact(CompactOptions::default());
+    // Every request through the driver: offline summaries, no file read.
+    let out = compaction_core::engine::drive(&mut e, &mut crate::common::Offline).unwrap();
+    assert!(
+        matches!(
+            out.compaction,
+            Some(compaction_core::compact::Progress::Compacted { .. })
+        ),
+        "{out:?}"
+    );
     match &e.view().messages().next().unwrap().content {
         Content::Text(text) => text.clone(),
         other => panic!("{other:?}"),

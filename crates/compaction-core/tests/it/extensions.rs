@@ -3,7 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use compaction_core::compact::{CompactOptions, Progress};
+use crate::common::{files, split, Allow, Stage};
+use compaction_core::compact::CompactOptions;
+use compaction_core::engine::Answer;
 use compaction_core::engine::Engine;
 use compaction_core::engine::Preset;
 use compaction_core::groups::pairing_is_legal;
@@ -43,14 +45,14 @@ fn sent(e: &Engine) -> Vec<Message> {
     e.view().sent_messages().cloned().collect()
 }
 
-fn compact_offline(e: &mut Engine) -> Progress {
-    let (_, p) = e.compact(CompactOptions::default());
-    let Progress::NeedsSummary { request } = p else {
+fn compact_offline(e: &mut Engine) -> Stage {
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
+    let Stage::NeedsSummary { request } = p else {
         panic!("{p:?}")
     };
-    let (_, mut p) = e.answer_offline(request.id).unwrap();
-    if let Progress::NeedsFiles { request } = &p {
-        p = e.answer_files(request.id, &[]).unwrap().1;
+    let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+    if let Stage::NeedsFiles { request } = &p {
+        p = e.answer(request.id, files(&[])).map(split).unwrap().1;
     }
     p
 }
@@ -143,7 +145,7 @@ fn pinned_messages_follow_the_summary_verbatim_with_their_group() {
     e.append(Message::user("q", "second")).unwrap();
     e.append(Message::assistant("a", "done")).unwrap();
     e.pin(&"result-1".into()).unwrap();
-    let Progress::Compacted { .. } = compact_offline(&mut e) else {
+    let Stage::Compacted { .. } = compact_offline(&mut e) else {
         panic!()
     };
     let uuids: Vec<String> = sent(&e).iter().map(|m| m.uuid.0.clone()).collect();
@@ -162,7 +164,7 @@ fn expand_restores_the_view_a_compaction_replaced() {
     }
     e.append(Message::assistant("a", "done")).unwrap();
     let before = sent(&e);
-    let Progress::Compacted { result } = compact_offline(&mut e) else {
+    let Stage::Compacted { result } = compact_offline(&mut e) else {
         panic!()
     };
     e.append(Message::user("later", "and then?")).unwrap();

@@ -6,7 +6,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use compaction_core::compact::{Progress, SummaryAnswer};
+use crate::common::{split, Allow, Stage};
+use compaction_core::engine::Answer;
 use compaction_core::engine::Preset;
 use compaction_core::engine::{Engine, Sidecar, SidecarCheck};
 use compaction_core::groups::pairing_is_legal;
@@ -83,8 +84,8 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
         Content::Blocks(vec![Block::Image { extra }]),
     ))
     .unwrap();
-    let (_, progress) = e.prompt_too_long();
-    let Progress::NeedsSummary { request } = progress else {
+    let (_, progress) = split(e.prompt_too_long().allowed(&mut e));
+    let Stage::NeedsSummary { request } = progress else {
         panic!("expected a summary request, got {progress:?}");
     };
     let decision = e.before_call(Some(&Timestamp::from_unix_ms(0)));
@@ -92,13 +93,14 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
     assert!(pairing_is_legal(&sent).is_ok());
     // The run is still the one waiting, and its answer is taken.
     assert!(
-        matches!(decision.compaction, Some(Progress::NeedsSummary { request: ref r }) if r.id == request.id)
+        matches!(crate::common::stage(&decision.requests, decision.compaction), Stage::NeedsSummary { request: ref r } if r.id == request.id)
     );
     let (_, done) = e
-        .answer_summary(request.id, SummaryAnswer::Text("<summary>done</summary>".into()))
+        .answer(request.id, Answer::text("<summary>done</summary>"))
+        .map(split)
         .unwrap();
     assert!(
-        matches!(done, Progress::Compacted { .. } | Progress::NeedsFiles { .. }),
+        matches!(done, Stage::Compacted { .. } | Stage::NeedsFiles { .. }),
         "{done:?}"
     );
     assert_eq!(e.store().len(), 3);
@@ -151,27 +153,33 @@ fn pending_request_after_a_collapse_moved_the_view_is_not_a_panic() {
             .unwrap();
     }
     let decision = e.before_call(None);
-    assert!(!decision.collapse.is_empty(), "Tier 3 asks for segment summaries");
+    assert!(
+        !crate::common::segments(&decision.requests).is_empty(),
+        "Tier 3 asks for segment summaries"
+    );
     // R8.1: the first 413 asks for the pending segments again (collapse
     // overflow recovery); left unanswered, the second compacts.
-    let (_, progress) = e.prompt_too_long();
-    assert!(matches!(progress, Progress::NeedsCollapse { .. }), "{progress:?}");
-    let (_, progress) = e.prompt_too_long();
-    let Progress::NeedsSummary { request } = progress else {
+    let (_, progress) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(progress, Stage::NeedsCollapse { .. }), "{progress:?}");
+    let (_, progress) = split(e.prompt_too_long().allowed(&mut e));
+    let Stage::NeedsSummary { request } = progress else {
         panic!("expected a summary request, got {progress:?}");
     };
-    assert!(decision.collapse.len() >= 2);
-    for segment in &decision.collapse {
-        e.answer_collapse_offline(segment.id).unwrap();
+    assert!(crate::common::segments(&decision.requests).len() >= 2);
+    for segment in &crate::common::segments(&decision.requests) {
+        e.answer(segment.id, Answer::Offline).map(|o| o.steps).unwrap();
     }
-    let _ = e.pending_request();
+    let _ = e.requests();
     let _ = e.plan(None);
     let _ = e.before_call(None);
     let sent: Vec<Message> = e.view().sent_messages().cloned().collect();
     assert!(pairing_is_legal(&sent).is_ok());
     // The old run's answer is refused or reports the run abandoned; the store is untouched.
-    if let Ok((_, p)) = e.answer_summary(request.id, SummaryAnswer::Text("<summary>x</summary>".into())) {
-        assert!(matches!(p, Progress::Failed { .. }), "{p:?}");
+    if let Ok((_, p)) = e
+        .answer(request.id, Answer::text("<summary>x</summary>"))
+        .map(split)
+    {
+        assert!(matches!(p, Stage::Failed { .. }), "{p:?}");
     }
     assert_eq!(e.store().len(), 8);
 }
@@ -198,13 +206,9 @@ fn a_waiting_tool_use_is_never_cut_from_its_future_result() {
     ))
     .unwrap();
     e.append(Message::user("text", "x".repeat(12_343))).unwrap();
-    let (_, p) = e.prompt_too_long();
-    if let compaction_core::compact::Progress::NeedsSummary { request } = p {
-        e.answer_summary(
-            request.id,
-            compaction_core::compact::SummaryAnswer::Text("done".into()),
-        )
-        .unwrap();
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    if let Stage::NeedsSummary { request } = p {
+        e.answer(request.id, Answer::text("done")).map(split).unwrap();
     }
     e.append(Message::new(
         "result",

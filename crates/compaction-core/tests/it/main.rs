@@ -12,6 +12,7 @@ mod cascade;
 mod collapse;
 mod compact;
 mod damaged_sessions;
+mod driver;
 mod extensions;
 mod fuzz_regressions;
 mod overflow;

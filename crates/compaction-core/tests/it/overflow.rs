@@ -3,7 +3,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use compaction_core::compact::Progress;
 use compaction_core::engine::Engine;
 use compaction_core::engine::Preset;
 use compaction_core::message::Message;
@@ -38,12 +37,14 @@ fn r8_1_the_size_the_error_states_becomes_the_count() {
         message: Some("prompt is too long: 236175 tokens > 200000 maximum"),
     };
     let stated = classify(&error).expect("a prompt-too-long");
-    let (steps, progress) = e.prompt_too_long_at(stated.tokens.unwrap());
+    let out = e.prompt_too_long_at(stated.tokens.unwrap());
+    let steps = out.steps;
+    let progress = out.requests.first().cloned();
     assert_eq!((steps[0].tier, steps[0].rule), (Tier::Reactive, "R8.1"));
     assert!(steps[0].reason.contains("236175"), "{}", steps[0].reason);
     assert!(
-        matches!(progress, Progress::NeedsSummary { .. }),
-        "the emergency compaction: {progress:?}"
+        matches!(progress, Some(compaction_core::engine::Request::PreCompact(_))),
+        "the emergency compaction, its PreCompact hook first: {progress:?}"
     );
 
     // Until the compaction lands, the count is the API's, plus what follows.

@@ -2,7 +2,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use compaction_core::compact::{CompactOptions, HookOutcome, Progress, Purpose, SummaryAnswer};
+use crate::common::{split, Allow, Stage};
+use compaction_core::compact::{CompactOptions, HookOutcome, Purpose};
+use compaction_core::engine::Answer;
 use compaction_core::engine::{Engine, SidecarCheck};
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::message::Message;
@@ -29,7 +31,7 @@ fn precomputed() -> (Engine, usize) {
     let mut e = Engine::new(settings()).unwrap();
     turns(&mut e, 0, 15, 10_000); // 150,000
     let d = e.before_call(None);
-    let request = d.precompute.expect("R9.1: asked at the precompute line");
+    let request = crate::common::precompute_of(&d.requests).expect("R9.1: asked at the precompute line");
     assert_eq!(request.purpose, Purpose::Precompute);
     assert!(d
         .steps
@@ -37,11 +39,9 @@ fn precomputed() -> (Engine, usize) {
         .any(|s| s.rule == "R9" && s.reason.contains("background")));
     let summarised = request.messages.len();
     let before: Vec<Message> = e.view().sent_messages().cloned().collect();
-    e.answer_precompute(
-        request.id,
-        SummaryAnswer::Text("<summary>steps 0 to 12</summary>".into()),
-    )
-    .unwrap();
+    e.answer(request.id, Answer::text("<summary>steps 0 to 12</summary>"))
+        .map(|o| o.steps)
+        .unwrap();
     assert_eq!(
         e.view().sent_messages().cloned().collect::<Vec<_>>(),
         before,
@@ -56,11 +56,13 @@ fn r9_2_hit_reuses_the_summary_and_messages_since_join_the_tail() {
     assert_eq!(summarised, 26, "all but the two most recent turns");
     turns(&mut e, 15, 17, 10_000); // over the compact line: auto compaction
     let d = e.before_call(None);
-    let hit = d.steps.iter().find(|s| s.rule == "R9").unwrap();
+    // The hit is taken once the PreCompact hooks allow the compaction.
+    let (steps, stage) = crate::common::begun(&mut e, &d);
+    let hit = steps.iter().find(|s| s.rule == "R9").unwrap();
     assert!(hit.reason.contains("precompute hit"), "{}", hit.reason);
     assert_eq!(hit.model_calls, 0);
-    let Some(Progress::Compacted { result }) = d.compaction else {
-        panic!("no summary call on a hit: {:?}", d.compaction)
+    let Stage::Compacted { result } = stage else {
+        panic!("no summary call on a hit: {stage:?}")
     };
     // R9.4: exactly the summarised messages are swapped; the 4 + 4 since stay.
     assert_eq!(
@@ -73,24 +75,26 @@ fn r9_2_hit_reuses_the_summary_and_messages_since_join_the_tail() {
 #[test]
 fn r9_2_new_instructions_or_hook_requirements_miss() {
     let (mut e, _) = precomputed();
-    let (steps, p) = e.compact(CompactOptions {
-        instructions: Some("focus on the API".into()),
-        ..Default::default()
-    });
+    let (steps, p) = split(
+        e.compact(CompactOptions {
+            instructions: Some("focus on the API".into()),
+        })
+        .allowed(&mut e),
+    );
     assert!(steps
         .iter()
         .any(|s| s.reason == "precompute miss: the user gave new instructions"));
-    assert!(matches!(p, Progress::NeedsSummary { .. }));
+    assert!(matches!(p, Stage::NeedsSummary { .. }));
 
     let (mut e, _) = precomputed();
     let hook = HookOutcome {
         block: None,
         added_instructions: vec!["list tickets".into()],
     };
-    let (steps, _) = e.compact(CompactOptions {
-        instructions: None,
-        hook,
-    });
+    let (steps, _) = split(
+        e.compact(CompactOptions { instructions: None })
+            .hooked(&mut e, hook),
+    );
     assert!(steps
         .iter()
         .any(|s| s.reason == "precompute miss: a hook added requirements"));
@@ -102,23 +106,21 @@ fn r9_2_the_point_gone_is_a_miss() {
     s.snip = true;
     let mut e = Engine::new(s).unwrap();
     turns(&mut e, 0, 15, 10_000);
-    let request = e.before_call(None).precompute.unwrap();
-    e.answer_precompute(
-        request.id,
-        SummaryAnswer::Text("<summary>early work</summary>".into()),
-    )
-    .unwrap();
+    let request = crate::common::precompute_of(&e.before_call(None).requests).unwrap();
+    e.answer(request.id, Answer::text("<summary>early work</summary>"))
+        .map(|o| o.steps)
+        .unwrap();
     // Over the compact line: Tier 2 snips the oldest turns, and with them
     // the start of what was precomputed.
     turns(&mut e, 15, 17, 10_000);
     let d = e.before_call(None);
     assert!(d.steps.iter().any(|s| s.rule == "R5.1"));
-    let (steps, p) = e.compact(CompactOptions::default());
+    let (steps, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
     assert!(steps.iter().any(|s| s
         .reason
         .contains("precompute miss: its messages no longer open the view")));
     assert!(
-        matches!(p, Progress::NeedsSummary { .. }),
+        matches!(p, Stage::NeedsSummary { .. }),
         "a miss asks for a new summary"
     );
 }
@@ -182,10 +184,10 @@ fn r9_4_a_summary_made_elsewhere_replaces_exactly_what_it_was_given() {
     // compaction; 4 more arrived meanwhile.
     let sent: Vec<_> = uuids(&e)[..8].to_vec();
     let since: Vec<_> = uuids(&e)[8..].to_vec();
-    let (steps, p) = e.swap_in_summary(&sent, "<summary>turns 0 to 3</summary>");
+    let (steps, p) = split(e.swap_in_summary(&sent, "<summary>turns 0 to 3</summary>"));
     assert_eq!(steps[0].rule, "R9.4");
     assert_eq!(steps[0].messages, sent);
-    assert!(matches!(p, Progress::Compacted { .. }), "{p:?}");
+    assert!(matches!(p, Stage::Compacted { .. }), "{p:?}");
     let after = uuids(&e);
     assert!(matches!(&e.view().entries()[0].source, Source::Summary { replaces } if replaces == &sent));
     assert_eq!(after[1..1 + since.len()], since[..], "the rest stays, in order");
@@ -209,20 +211,20 @@ fn r9_4_a_summary_that_no_longer_fits_the_view_changes_nothing() {
     ];
     for (summarised, why) in cases {
         let before: Vec<Message> = e.view().sent_messages().cloned().collect();
-        let (steps, p) = e.swap_in_summary(&summarised, "<summary>x</summary>");
+        let (steps, p) = split(e.swap_in_summary(&summarised, "<summary>x</summary>"));
         assert!(
-            matches!(&p, Progress::Failed { reason } if reason.contains(why)),
+            matches!(&p, Stage::Failed { reason } if reason.contains(why)),
             "{p:?}"
         );
         assert_eq!(steps[0].rule, "R9.4");
         assert_eq!(e.view().sent_messages().cloned().collect::<Vec<_>>(), before);
     }
     // A compaction waiting for its answer refuses the swap.
-    let (_, p) = e.compact(CompactOptions::default());
-    assert!(matches!(p, Progress::NeedsSummary { .. }));
-    let (_, p) = e.swap_in_summary(&all[..2], "<summary>x</summary>");
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    assert!(matches!(p, Stage::NeedsSummary { .. }));
+    let (_, p) = split(e.swap_in_summary(&all[..2], "<summary>x</summary>"));
     assert!(
-        matches!(&p, Progress::Failed { reason } if reason.contains("already waiting")),
+        matches!(&p, Stage::Failed { reason } if reason.contains("already waiting")),
         "{p:?}"
     );
 }
@@ -255,11 +257,11 @@ fn r9_4_the_swap_never_cuts_a_tool_pair() {
     ))
     .unwrap();
     e.append(Message::assistant("done", "ok")).unwrap();
-    let (_, p) = e.swap_in_summary(&uuids(&e)[..2], "<summary>x</summary>");
+    let (_, p) = split(e.swap_in_summary(&uuids(&e)[..2], "<summary>x</summary>"));
     assert!(
-        matches!(&p, Progress::Failed { reason } if reason.contains("tool_use/tool_result")),
+        matches!(&p, Stage::Failed { reason } if reason.contains("tool_use/tool_result")),
         "{p:?}"
     );
-    let (_, p) = e.swap_in_summary(&uuids(&e)[..3], "<summary>x</summary>");
-    assert!(matches!(p, Progress::Compacted { .. }), "{p:?}");
+    let (_, p) = split(e.swap_in_summary(&uuids(&e)[..3], "<summary>x</summary>"));
+    assert!(matches!(p, Stage::Compacted { .. }), "{p:?}");
 }

@@ -5,8 +5,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
+use crate::common::{files, split, Offline, Stage};
 use compaction_core::engine::Engine;
 use compaction_core::engine::Preset;
+use compaction_core::engine::{drive, Answer};
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Message, Role, ToolResultContent, Usage};
 use compaction_core::reduction::{reduce_content, ReductionSettings};
@@ -117,35 +119,15 @@ fn run(events: &[Event], window: u64) -> (Engine, Vec<compaction_core::engine::D
         if let Event::Call(minute) = e {
             let now = Timestamp::from_unix_ms(1_796_000_000_000 + (i as i64 + minute) * 60_000);
             let decision = engine.before_call(Some(&now));
-            // Answer Tiers 3 and 4 offline, so they run too.
-            for request in &decision.collapse {
-                engine.answer_collapse_offline(request.id).unwrap();
-            }
-            if let Some(compaction_core::compact::Progress::NeedsSummary { request }) = &decision.compaction {
-                let (_, progress) = engine.answer_offline(request.id).unwrap();
-                if let compaction_core::compact::Progress::NeedsFiles { request } = progress {
-                    engine.answer_files(request.id, &[]).unwrap();
-                }
-            }
+            // Every request answered offline through the driver, so Tiers
+            // 3 and 4 (and the precompute) run too.
+            drive(&mut engine, &mut Offline).unwrap();
             decisions.push(decision);
         }
         if let Event::Overflow = e {
             // Tier 5, every stage answered offline.
-            use compaction_core::compact::Progress;
-            let (_, mut progress) = engine.prompt_too_long();
-            loop {
-                progress = match progress {
-                    Progress::NeedsCollapse { requests } => {
-                        for r in requests {
-                            engine.answer_collapse_offline(r.id).unwrap();
-                        }
-                        break;
-                    }
-                    Progress::NeedsSummary { request } => engine.answer_offline(request.id).unwrap().1,
-                    Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
-                    Progress::Compacted { .. } | Progress::Failed { .. } => break,
-                };
-            }
+            engine.prompt_too_long();
+            drive(&mut engine, &mut Offline).unwrap();
         }
     }
     decisions.push(engine.before_call(None));
@@ -252,19 +234,19 @@ proptest! {
 
 /// A host's possible answers, for the compaction property.
 #[derive(Debug, Clone)]
-enum Answer {
+enum Reply {
     Offline,
     Unavailable,
     TooLong,
     Empty,
 }
 
-fn answer() -> impl Strategy<Value = Answer> {
+fn answer() -> impl Strategy<Value = Reply> {
     prop_oneof![
-        Just(Answer::Offline),
-        Just(Answer::Unavailable),
-        Just(Answer::TooLong),
-        Just(Answer::Empty)
+        Just(Reply::Offline),
+        Just(Reply::Unavailable),
+        Just(Reply::TooLong),
+        Just(Reply::Empty)
     ]
 }
 
@@ -281,29 +263,34 @@ proptest! {
         answers in prop::collection::vec(answer(), 1..6),
         block in any::<bool>(),
     ) {
-        use compaction_core::compact::{CompactOptions, HookOutcome, Progress, SummaryAnswer};
+        use compaction_core::compact::{CompactOptions, HookOutcome};
+        use compaction_core::engine::Request;
         let (mut engine, _) = run(&events, 400_000);
         let before: Vec<Message> = engine.view().sent_messages().cloned().collect();
         let stored = engine.store().len();
         let hook = HookOutcome { block: block.then(|| "no".to_owned()), added_instructions: vec![] };
-        let (_, mut progress) = engine.compact(CompactOptions { instructions: None, hook });
+        let out = engine.compact(CompactOptions { instructions: None });
+        let Some(Request::PreCompact(asked)) = out.requests.first() else {
+            return Err(TestCaseError::fail("every compaction asks the PreCompact hooks first"));
+        };
+        let (_, mut progress) = split(engine.answer(asked.id, Answer::Hook(hook)).unwrap());
         let mut answers = answers.into_iter();
         let mut summary = None;
         let done = loop {
             progress = match progress {
-                Progress::NeedsSummary { request } => match answers.next().unwrap_or(Answer::Offline) {
-                    Answer::Offline => engine.answer_offline(request.id).unwrap().1,
-                    Answer::Unavailable => engine.answer_summary(request.id, SummaryAnswer::ModelUnavailable).unwrap().1,
-                    Answer::TooLong => engine.answer_summary(request.id, SummaryAnswer::PromptTooLong).unwrap().1,
-                    Answer::Empty => engine.answer_summary(request.id, SummaryAnswer::Text(" ".into())).unwrap().1,
+                Stage::NeedsSummary { request } => match answers.next().unwrap_or(Reply::Offline) {
+                    Reply::Offline => engine.answer(request.id, Answer::Offline).map(split).unwrap().1,
+                    Reply::Unavailable => engine.answer(request.id, Answer::ModelUnavailable).map(split).unwrap().1,
+                    Reply::TooLong => engine.answer(request.id, Answer::PromptTooLong).map(split).unwrap().1,
+                    Reply::Empty => engine.answer(request.id, Answer::text(" ")).map(split).unwrap().1,
                 },
-                Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
-                Progress::Compacted { result } => {
+                Stage::NeedsFiles { request } => engine.answer(request.id, files(&[])).map(split).unwrap().1,
+                Stage::Compacted { result } => {
                     summary = Some(result.summary.uuid.clone());
                     break true;
                 }
-                Progress::Failed { .. } => break false,
-                Progress::NeedsCollapse { .. } => {
+                Stage::Failed { .. } => break false,
+                Stage::NeedsCollapse { .. } => {
                     return Err(TestCaseError::fail("a manual compaction asks for no segment"))
                 }
             };

@@ -92,39 +92,32 @@ impl Host {
         Ok(())
     }
 
-    fn finish(&mut self, mut progress: Progress) -> Result<(), TestCaseError> {
-        loop {
-            progress = match progress {
-                Progress::NeedsSummary { request } => {
-                    self.check("summary request", &request.messages, false)?;
-                    self.engine.answer_offline(request.id).unwrap().1
+    /// Answers every pending request offline (hooks allowed, no file
+    /// read), checking each summary request's messages.
+    fn settle(&mut self) -> Result<(), TestCaseError> {
+        use compaction_core::engine::{Answer, Request};
+        for _ in 0..64 {
+            let Some(request) = self.engine.requests().into_iter().next() else {
+                return Ok(());
+            };
+            let answer = match &request {
+                Request::PreCompact(_) => Answer::allow(),
+                Request::Files(_) => Answer::Files {
+                    files: Vec::new(),
+                    hooks: Vec::new(),
+                },
+                Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => {
+                    self.check(request.kind(), &r.messages, false)?;
+                    Answer::Offline
                 }
-                Progress::NeedsFiles { request } => self.engine.answer_files(request.id, &[]).unwrap().1,
-                Progress::NeedsCollapse { requests } => {
-                    for r in requests {
-                        self.check("collapse request", &r.messages, false)?;
-                        self.engine.answer_collapse_offline(r.id).unwrap();
-                    }
-                    return Ok(());
-                }
-                _ => return Ok(()),
-            }
-        }
-    }
-
-    fn answer(&mut self, d: &Decision) -> Result<(), TestCaseError> {
-        if let Some(p) = d.compaction.clone() {
-            self.finish(p)?;
-        }
-        for r in &d.collapse {
-            self.check("collapse request", &r.messages, false)?;
-            self.engine.answer_collapse_offline(r.id).unwrap();
-        }
-        if let Some(r) = &d.precompute {
-            self.check("precompute request", &r.messages, false)?;
-            self.engine.answer_precompute_offline(r.id).unwrap();
+            };
+            self.engine.answer(request.id(), answer).unwrap();
         }
         Ok(())
+    }
+
+    fn answer(&mut self, _d: &Decision) -> Result<(), TestCaseError> {
+        self.settle()
     }
 
     /// One model call at `minute`: the cascade, its requests answered, the
@@ -133,8 +126,8 @@ impl Host {
         let d = self.engine.before_call(Some(&at(minute)));
         self.answer(&d)?;
         if overflow || matches!(d.status, compaction_core::engine::CallStatus::Blocked { .. }) {
-            let (_, progress) = self.engine.prompt_too_long();
-            self.finish(progress)?;
+            self.engine.prompt_too_long();
+            self.settle()?;
         }
         let d = if overflow {
             self.engine.before_call(Some(&at(minute)))
@@ -189,8 +182,8 @@ fn session(
         prompt.timestamp = Some(at(minute));
         host.engine.append(prompt).unwrap();
         if manual[n] {
-            let (_, p) = host.engine.compact(CompactOptions::default());
-            host.finish(p)?;
+            host.engine.compact(CompactOptions::default());
+            host.settle()?;
         }
         let request = host.call(minute, false)?;
         let call = Block::ToolUse {
@@ -294,15 +287,12 @@ fn r13_1_a_loaded_history_planned_and_compacted_keeps_no_stale_thinking() {
                 assert!(d.betas.iter().any(|b| b == BETA_THINKING_BINDING));
             }
         }
-        let (steps, progress) = engine.compact(CompactOptions::default());
-        let mut progress = progress;
-        loop {
-            progress = match progress {
-                Progress::NeedsSummary { request } => engine.answer_offline(request.id).unwrap().1,
-                Progress::NeedsFiles { request } => engine.answer_files(request.id, &[]).unwrap().1,
-                other => break assert!(matches!(other, Progress::Compacted { .. }), "{other:?} {steps:?}"),
-            }
-        }
+        engine.compact(CompactOptions::default());
+        let out = compaction_core::engine::drive(&mut engine, &mut crate::common::Offline).unwrap();
+        assert!(
+            matches!(out.compaction, Some(Progress::Compacted { .. })),
+            "{out:?}"
+        );
         let view: Vec<Message> = engine.view().sent_messages().cloned().collect();
         if mode == ThinkingMode::Strip {
             assert!(failing(&view).is_empty());

@@ -5,7 +5,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use crate::common::fixture;
-use compaction_core::compact::{CompactOptions, FileAnswer, Progress};
+use crate::common::{files, split, Allow, Stage};
+use compaction_core::compact::{CompactOptions, FileAnswer};
+use compaction_core::engine::Answer;
 use compaction_core::engine::Engine;
 use compaction_core::engine::Preset;
 use compaction_core::message::Message;
@@ -34,11 +36,11 @@ fn sent(engine: &Engine) -> Vec<Message> {
 fn round_trip(name: &str) {
     let file = fixture(name);
     let mut live = engine_from(import(&file).resume());
-    let (_, mut progress) = live.compact(CompactOptions::default());
+    let (_, mut progress) = split(live.compact(CompactOptions::default()).allowed(&mut live));
     let compacted = loop {
         progress = match progress {
-            Progress::NeedsSummary { request } => live.answer_offline(request.id).unwrap().1,
-            Progress::NeedsFiles { request } => {
+            Stage::NeedsSummary { request } => live.answer(request.id, Answer::Offline).map(split).unwrap().1,
+            Stage::NeedsFiles { request } => {
                 let answers: Vec<FileAnswer> = request
                     .paths
                     .iter()
@@ -52,11 +54,11 @@ fn round_trip(name: &str) {
                         },
                     })
                     .collect();
-                live.answer_files(request.id, &answers).unwrap().1
+                live.answer(request.id, files(&answers)).map(split).unwrap().1
             }
-            Progress::Compacted { result } => break result,
-            Progress::Failed { reason } => panic!("{name}: {reason}"),
-            Progress::NeedsCollapse { .. } => panic!("{name}: a manual compaction asks for no segment"),
+            Stage::Compacted { result } => break result,
+            Stage::Failed { reason } => panic!("{name}: {reason}"),
+            Stage::NeedsCollapse { .. } => panic!("{name}: a manual compaction asks for no segment"),
         };
     };
     let attachments: Vec<Message> = live
@@ -243,18 +245,18 @@ mod generated {
         fn resume_of_an_export_is_the_live_view(messages in session()) {
             let file = write(&messages);
             let mut live = engine_from(import(&file).resume());
-            let (_, mut progress) = live.compact(CompactOptions::default());
+            let (_, mut progress) = split(live.compact(CompactOptions::default()).allowed(&mut live));
             let compacted = loop {
                 progress = match progress {
-                    Progress::NeedsSummary { request } => live.answer_offline(request.id).unwrap().1,
-                    Progress::NeedsFiles { request } => {
+                    Stage::NeedsSummary { request } => live.answer(request.id, Answer::Offline).map(split).unwrap().1,
+                    Stage::NeedsFiles { request } => {
                         let answers: Vec<FileAnswer> = request.paths.iter()
                             .map(|p| FileAnswer { path: p.clone(), content: Ok(format!("// {p}")) }).collect();
-                        live.answer_files(request.id, &answers).unwrap().1
+                        live.answer(request.id, files(&answers)).map(split).unwrap().1
                     }
-                    Progress::Compacted { result } => break Some(result),
-                    Progress::Failed { .. } => break None,
-                    Progress::NeedsCollapse { .. } => panic!("a manual compaction asks for no segment"),
+                    Stage::Compacted { result } => break Some(result),
+                    Stage::Failed { .. } => break None,
+                    Stage::NeedsCollapse { .. } => panic!("a manual compaction asks for no segment"),
                 };
             };
             let Some(compacted) = compacted else { return Ok(()) };

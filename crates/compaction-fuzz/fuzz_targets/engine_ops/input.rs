@@ -157,6 +157,18 @@ pub(crate) enum Answer {
     Offline,
     Unavailable,
     TooLong,
+    Failed(String),
+}
+
+/// What the fuzzed host does with one request `drive` puts to it.
+#[derive(Arbitrary, Debug)]
+pub(crate) enum HostReply {
+    /// A summary answer (to a file or hook request: the engine refuses it).
+    Summary(Answer),
+    /// The hook blocks, or adds instructions.
+    Hook(Option<String>, Vec<String>),
+    /// The host's call fails.
+    Fails,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -179,6 +191,9 @@ pub(crate) enum Op {
         added: Vec<String>,
     },
     AnswerSummary(Id, Answer),
+    AnswerHook(Id, Option<String>, Vec<String>),
+    /// `drive` with a host answering from this list (then offline).
+    Drive(Vec<HostReply>),
     AnswerFiles(Id, Vec<FileReply>, Vec<(String, Text)>),
     SetContext(Vec<(u8, String, Text)>),
     SwapIn {

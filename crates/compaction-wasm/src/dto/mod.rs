@@ -255,30 +255,62 @@ pub struct EngineSettings {
 }
 
 #[cfg(feature = "engine")]
-/// An answer to a summary request: the model's text, or why there is none.
+/// The answer to a request (`engine.answer(id, answer)`); a plain string is
+/// a summary request's `{ kind: "text", text }`. Which kinds each request
+/// takes: `summary`, `collapseSegment`, `precompute` take `text`,
+/// `offline`, `modelUnavailable`, `promptTooLong`, `failed`; `files`
+/// takes `files`; `preCompact` takes `hook`.
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum SummaryAnswer {
+#[serde(rename_all = "camelCase", tag = "kind", rename_all_fields = "camelCase")]
+pub enum Answer {
     /// The model's reply.
     Text {
         /// The reply.
         text: String,
     },
-    /// The model could not be reached.
+    /// Written by the engine's offline summariser (no model).
+    Offline,
+    /// The model could not be reached: the next one in the chain is asked.
     ModelUnavailable,
     /// The API refused the summary request as too long (413).
     PromptTooLong,
+    /// You could not get a summary: the request fails at once, no fallback.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+    /// The files asked for, and your post-compact hooks' output.
+    Files {
+        /// One per path.
+        files: Vec<FileAnswer>,
+        /// What the post-compact hooks printed.
+        #[tsify(optional)]
+        hooks: Option<Vec<HookOutput>>,
+    },
+    /// Your PreCompact hooks' output: allow (nothing), block, or add
+    /// instructions to the summary prompt.
+    Hook {
+        /// Block the compaction, with this reason.
+        #[tsify(optional, type = "string | null")]
+        block: Option<String>,
+        /// Instructions to add to the summary prompt.
+        #[tsify(optional)]
+        added_instructions: Option<Vec<String>>,
+    },
 }
 
 #[cfg(feature = "engine")]
-impl From<SummaryAnswer> for core_compact::SummaryAnswer {
-    fn from(a: SummaryAnswer) -> Self {
-        match a {
-            SummaryAnswer::Text { text } => core_compact::SummaryAnswer::Text(text),
-            SummaryAnswer::ModelUnavailable => core_compact::SummaryAnswer::ModelUnavailable,
-            SummaryAnswer::PromptTooLong => core_compact::SummaryAnswer::PromptTooLong,
-        }
-    }
+/// What `host.preCompact` returns: block, or add instructions (nothing or
+/// `undefined`: allow).
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct HookOutcome {
+    /// Block the compaction, with this reason.
+    #[tsify(optional, type = "string | null")]
+    pub block: Option<String>,
+    /// Instructions to add to the summary prompt.
+    #[tsify(optional)]
+    pub added_instructions: Option<Vec<String>>,
 }
 
 #[cfg(feature = "engine")]

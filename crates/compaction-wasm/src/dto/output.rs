@@ -59,11 +59,11 @@ impl From<&core_engine::CallStatus> for CallStatus {
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind", rename_all_fields = "camelCase")]
 pub enum Purpose {
-    /// A Tier 4 compaction: answer with `answerSummary`.
+    /// A Tier 4 compaction.
     Compact,
-    /// A background summary at the precompute line: `answerPrecompute`.
+    /// A background summary at the precompute line.
     Precompute,
-    /// One segment of a Tier 3 collapse: `answerCollapse`.
+    /// One segment of a Tier 3 collapse.
     CollapseSegment {
         /// The segment's first turn (1-based).
         first_turn: f64,
@@ -79,7 +79,7 @@ pub enum Purpose {
 pub struct SummaryRequest {
     /// Answer with this id.
     pub id: f64,
-    /// What the summary is for (which `answer…` method takes it).
+    /// What the summary is for.
     pub purpose: Purpose,
     /// The model to ask.
     pub model: String,
@@ -134,7 +134,7 @@ pub fn param(m: compaction_core::message::Message) -> MessageParam {
 }
 
 /// The engine needs file contents to re-attach recently read files
-/// (SPEC R7.7): answer with `answerFiles`.
+/// (SPEC R7.7): answer with `{ kind: "files", files, hooks? }`.
 #[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequest {
@@ -142,34 +142,84 @@ pub struct FileRequest {
     pub id: f64,
     /// The files, most recent first.
     pub paths: Vec<String>,
-    /// Run your post-compact hooks too and pass their output to
-    /// `answerFiles` (SPEC R7.1; the `postCompactHooks` setting).
+    /// Run your post-compact hooks too and pass their output as the
+    /// answer's `hooks` (SPEC R7.1; the `postCompactHooks` setting).
     #[serde(rename = "postCompactHooks")]
     pub post_compact_hooks: bool,
+}
+
+impl FileRequest {
+    /// Converts an engine request.
+    pub fn from_core(r: core_compact::FileRequest) -> Self {
+        FileRequest {
+            id: r.id as f64,
+            paths: r.paths,
+            post_compact_hooks: r.post_compact_hooks,
+        }
+    }
+}
+
+/// Before every compaction, manual, automatic or reactive, the engine asks
+/// your PreCompact hooks (SPEC R7.2): answer with `{ kind: "hook", block?,
+/// addedInstructions? }`.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct PreCompactRequest {
+    /// Answer with this id.
+    pub id: f64,
+    /// `manual` (`compact()`) or `auto` (the cascade, or a 413).
+    #[tsify(type = "\"manual\" | \"auto\"")]
+    pub trigger: String,
+    /// The user's `/compact` instructions, or `null`.
+    #[tsify(type = "string | null")]
+    pub instructions: Option<String>,
+}
+
+/// Something the engine asks of you, by `kind`; answer it with
+/// `engine.answer(request.id, answer)`, or let `prepare(host)` do it.
+#[derive(Debug, Clone, Serialize, Tsify)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum Request {
+    /// Your PreCompact hooks' output, before every compaction.
+    PreCompact(PreCompactRequest),
+    /// A compaction's summary.
+    Summary(SummaryRequest),
+    /// One Tier 3 segment's summary.
+    CollapseSegment(SummaryRequest),
+    /// The background summary at the precompute line (answer when convenient).
+    Precompute(SummaryRequest),
+    /// Files to re-attach after a compaction (and post-compact hooks).
+    Files(FileRequest),
+}
+
+impl Request {
+    /// Converts an engine request.
+    pub fn from_core(r: compaction_core::engine::Request) -> Self {
+        use compaction_core::engine::Request as R;
+        match r {
+            R::PreCompact(h) => Request::PreCompact(PreCompactRequest {
+                id: h.id as f64,
+                trigger: match h.trigger {
+                    core_compact::Trigger::Manual => "manual",
+                    core_compact::Trigger::Auto => "auto",
+                }
+                .to_owned(),
+                instructions: h.instructions,
+            }),
+            R::Summary(s) => Request::Summary(SummaryRequest::from_core(s)),
+            R::CollapseSegment(s) => Request::CollapseSegment(SummaryRequest::from_core(s)),
+            R::Precompute(s) => Request::Precompute(SummaryRequest::from_core(s)),
+            R::Files(f) => Request::Files(FileRequest::from_core(f)),
+        }
+    }
 }
 
 /// Where a compaction stands.
 #[derive(Debug, Clone, Serialize, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Progress {
-    /// Waiting for a summary: answer `request`.
-    NeedsSummary {
-        /// The request.
-        request: SummaryRequest,
-    },
-    /// After a 413 (SPEC R8.1, collapse overflow recovery): answer each
-    /// segment request with `answerCollapse`, then retry the call; another
-    /// 413 in the same turn compacts.
-    NeedsCollapse {
-        /// One request per segment.
-        requests: Vec<SummaryRequest>,
-    },
-    /// Waiting for file contents: answer `request` with `answerFiles`.
-    NeedsFiles {
-        /// The request.
-        #[tsify(type = "FileRequest")]
-        request: core_compact::FileRequest,
-    },
+    /// Waiting for you: answer the `requests` beside it.
+    Waiting,
     /// Done: the view is the new one.
     Compacted {
         /// What was written.
@@ -180,7 +230,7 @@ pub enum Progress {
         /// also queued for `takeRecords()`.
         records: Vec<String>,
     },
-    /// Failed: the old view is still in force.
+    /// Failed or blocked: the old view is still in force, no boundary.
     Failed {
         /// Why, in one line.
         reason: String,
@@ -221,21 +271,22 @@ pub struct Decision {
     /// Why automatic compaction is off (`"failures"`, `"rapidRefill"`), or `null`.
     #[tsify(type = "\"failures\" | \"rapidRefill\" | null")]
     pub breaker: Option<compaction_core::breakers::Open>,
-    /// Tier 3 segment summaries to answer with `answerCollapse`.
-    pub collapse: Vec<SummaryRequest>,
-    /// A background summary to answer with `answerPrecompute`, or `null`.
-    #[tsify(type = "SummaryRequest | null")]
-    pub precompute: Option<SummaryRequest>,
+    /// Every request pending, in one place: answer each with `answer(id, …)`.
+    pub requests: Vec<Request>,
 }
 
-/// The result of `promptTooLong()`, `compact()`, `answerSummary()` and
-/// `answerFiles()`: the steps taken and where the compaction stands.
+/// The result of `answer()`, `compact()`, `promptTooLong()` and
+/// `swapInSummary()`: the steps taken, every request pending now, and where
+/// the compaction stands (`null` for a segment or precompute answer).
 #[derive(Debug, Clone, Serialize, Tsify)]
 #[serde(rename_all = "camelCase")]
-pub struct CompactionOutcome {
+pub struct Outcome {
     /// What the engine did.
     #[tsify(type = "Step[]")]
     pub steps: Vec<compaction_core::step::Step>,
-    /// Where the compaction stands.
-    pub progress: Progress,
+    /// Every request pending now.
+    pub requests: Vec<Request>,
+    /// Where the compaction stands, or `null`.
+    #[tsify(type = "Progress | null")]
+    pub compaction: Option<Progress>,
 }

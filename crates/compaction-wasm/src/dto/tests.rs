@@ -7,28 +7,61 @@
 
 use super::*;
 use compaction_core::compact::Progress as CoreProgress;
-use compaction_core::engine::Engine;
+use compaction_core::engine::{drive, Answer, Engine, Host, Request as CoreRequest};
 use compaction_scenarios::{self as scenarios, Event};
 use serde::de::DeserializeOwned;
+
+/// A DTO serializes (the generated type is what it writes).
+fn mirror_out<T: Serialize + Clone>(value: &T) -> T {
+    serde_json::to_value(value).unwrap();
+    value.clone()
+}
 
 fn mirror<T: DeserializeOwned>(what: &str, value: &impl Serialize) -> T {
     let json = serde_json::to_value(value).unwrap();
     serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("{what}: {e}\n{json:#}"))
 }
 
-fn check_progress(scenario: &str, engine: &Engine, p: &CoreProgress, seen: &mut [bool; 4]) {
-    match p {
-        CoreProgress::NeedsFiles { request } => {
-            let _: FileRequest = mirror(scenario, request);
-        }
-        CoreProgress::Compacted { result } => {
-            let _: Compacted = mirror(scenario, result);
-            seen[1] = true;
-        }
-        _ => {}
+fn check_progress(scenario: &str, engine: &Engine, p: Option<&CoreProgress>, seen: &mut [bool; 4]) {
+    if let Some(CoreProgress::Compacted { result }) = p {
+        let _: Compacted = mirror(scenario, result);
+        seen[1] = true;
     }
     for m in engine.view().sent_messages() {
         let _: Message = mirror(scenario, m);
+    }
+}
+
+/// Every summary offline, every file read (as generated contents); the
+/// requests it is asked are mirrored.
+struct Mirroring<'a> {
+    scenario: &'a str,
+    files: bool,
+}
+
+impl Host for Mirroring<'_> {
+    type Error = std::convert::Infallible;
+
+    fn summarize(
+        &mut self,
+        request: &compaction_core::compact::SummaryRequest,
+    ) -> Result<Answer, Self::Error> {
+        let _: SummaryRequest = mirror(self.scenario, &SummaryRequest::from_core(request.clone()));
+        Ok(Answer::Offline)
+    }
+
+    fn read_files(
+        &mut self,
+        paths: &[String],
+    ) -> Result<Vec<compaction_core::compact::FileAnswer>, Self::Error> {
+        self.files = true;
+        Ok(paths
+            .iter()
+            .map(|p| compaction_core::compact::FileAnswer {
+                path: p.clone(),
+                content: Ok(format!("contents of {p}")),
+            })
+            .collect())
     }
 }
 
@@ -40,7 +73,7 @@ fn mirrors_match_the_engine() {
         let name = scenario.name;
         let mut engine = Engine::new(scenario.settings.clone()).unwrap();
         for event in &scenario.events {
-            let mut progress = match event {
+            match event {
                 Event::Append(m) => {
                     engine.append(m.clone()).unwrap();
                     continue;
@@ -57,53 +90,24 @@ fn mirrors_match_the_engine() {
                         let _: ContextManagement = mirror(name, cm);
                         seen[2] = true;
                     }
-                    for r in &d.collapse {
-                        engine.answer_collapse_offline(r.id).unwrap();
-                    }
-                    if let Some(r) = &d.precompute {
-                        engine.answer_precompute_offline(r.id).unwrap();
-                    }
-                    match d.compaction {
-                        Some(p) => p,
-                        None => continue,
-                    }
                 }
                 Event::Compact(instructions) => {
-                    engine
-                        .compact(compaction_core::compact::CompactOptions {
-                            instructions: instructions.clone(),
-                            ..Default::default()
-                        })
-                        .1
+                    engine.compact(compaction_core::compact::CompactOptions {
+                        instructions: instructions.clone(),
+                    });
                 }
-                Event::PromptTooLong => engine.prompt_too_long().1,
-            };
-            // Drive the compaction to its end offline.
-            for _ in 0..16 {
-                check_progress(name, &engine, &progress, &mut seen);
-                progress = match progress {
-                    CoreProgress::NeedsSummary { request } => engine.answer_offline(request.id).unwrap().1,
-                    CoreProgress::NeedsFiles { request } => {
-                        seen[3] = true;
-                        let answers: Vec<_> = request
-                            .paths
-                            .iter()
-                            .map(|p| compaction_core::compact::FileAnswer {
-                                path: p.clone(),
-                                content: Ok(format!("contents of {p}")),
-                            })
-                            .collect();
-                        engine.answer_files(request.id, &answers).unwrap().1
-                    }
-                    CoreProgress::NeedsCollapse { requests } => {
-                        for r in requests {
-                            engine.answer_collapse_offline(r.id).unwrap();
-                        }
-                        break;
-                    }
-                    _ => break,
-                };
+                Event::PromptTooLong => {
+                    engine.prompt_too_long();
+                }
             }
+            // Every request answered through the engine's driver.
+            let mut host = Mirroring {
+                scenario: name,
+                files: false,
+            };
+            let out = drive(&mut engine, &mut host).unwrap();
+            seen[3] |= host.files;
+            check_progress(name, &engine, out.compaction.as_ref(), &mut seen);
         }
     }
     assert_eq!(seen, [true; 4], "every mirrored shape was exercised");
@@ -162,22 +166,29 @@ fn every_attachment_kind_mirrors() {
         content: "use it".into(),
     }])
     .unwrap();
-    let (_, p) = e.compact(Default::default());
-    let CoreProgress::NeedsSummary { request } = p else {
-        panic!("{p:?}")
+    let out = e.compact(Default::default());
+    let out = e.answer(out.requests[0].id(), Answer::allow()).unwrap();
+    let out = e.answer(out.requests[0].id(), Answer::Offline).unwrap();
+    let Some(CoreRequest::Files(request)) = out.requests.first() else {
+        panic!("{out:?}")
     };
-    let (_, p) = e.answer_offline(request.id).unwrap();
-    let CoreProgress::NeedsFiles { request } = p else {
-        panic!("{p:?}")
-    };
-    let _: FileRequest = mirror("files", &request);
-    let hooks = [CoreHook {
+    let _: FileRequest = mirror("files", request);
+    let _: Request = mirror_out(&Request::from_core(out.requests[0].clone()));
+    let hooks = vec![CoreHook {
         hook: "h".into(),
         output: "out".into(),
     }];
-    let (_, p) = e.answer_files_and_hooks(request.id, &[], &hooks).unwrap();
-    let CoreProgress::Compacted { result } = p else {
-        panic!("{p:?}")
+    let out = e
+        .answer(
+            request.id,
+            Answer::Files {
+                files: Vec::new(),
+                hooks,
+            },
+        )
+        .unwrap();
+    let Some(CoreProgress::Compacted { result }) = out.compaction else {
+        panic!("{out:?}")
     };
     let mirrored: Compacted = mirror("kinds", &result);
     let json = serde_json::to_value(&mirrored).unwrap();

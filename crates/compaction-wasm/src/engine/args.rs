@@ -1,36 +1,99 @@
-//! Arguments read from JS: summary answers and request ids.
+//! Arguments read from JS: answers and request ids.
 
 use super::*;
+use compaction_core::engine::Answer as CoreAnswer;
 
-/// An answer from JS: a string (the model's text) or a `SummaryAnswer`.
-pub(super) fn read_answer(value: &JsValue) -> Result<core_compact::SummaryAnswer, JsValue> {
+/// An answer from JS: a string (the model's text) or an `Answer` object.
+pub(super) fn read_answer(value: &JsValue) -> Result<CoreAnswer, JsValue> {
     answer_from_js(value).map_err(|e| {
         js_error(
             INVALID_ARGUMENT,
             "answer",
             &format!(
-                "answer must be the model's text or {{ kind: \"text\", text }} | {{ kind: \"modelUnavailable\" }} | {{ kind: \"promptTooLong\" }}: {e}"
+                "answer must be the model's text or {{ kind: \"text\", text }} | {{ kind: \"offline\" }} | {{ kind: \"modelUnavailable\" }} | {{ kind: \"promptTooLong\" }} | {{ kind: \"failed\", reason }} | {{ kind: \"files\", files, hooks? }} | {{ kind: \"hook\", block?, addedInstructions? }}: {e}"
             ),
         )
     })
 }
 
-/// A summary answer from JS: a string (the model's text) or a
-/// `SummaryAnswer` object, its two fields read straight from the object.
-pub(crate) fn answer_from_js(value: &JsValue) -> Result<core_compact::SummaryAnswer, String> {
+/// An answer from JS, its fields read straight from the object.
+pub(crate) fn answer_from_js(value: &JsValue) -> Result<CoreAnswer, String> {
     if let Some(text) = value.as_string() {
-        return Ok(core_compact::SummaryAnswer::Text(text));
+        return Ok(CoreAnswer::Text { text });
     }
-    let [kind, text] =
-        crate::js::object_strings(value, ["kind", "text"]).map_err(|e| format!("the answer{e}"))?;
+    let [kind, text, reason] =
+        crate::js::object_strings(value, ["kind", "text", "reason"]).map_err(|e| format!("the answer{e}"))?;
     match (kind.as_deref(), text) {
-        (Some("text"), Some(text)) => Ok(core_compact::SummaryAnswer::Text(text)),
+        (Some("text"), Some(text)) => Ok(CoreAnswer::Text { text }),
         (Some("text"), None) => Err("missing field `text`".to_owned()),
-        (Some("modelUnavailable"), _) => Ok(core_compact::SummaryAnswer::ModelUnavailable),
-        (Some("promptTooLong"), _) => Ok(core_compact::SummaryAnswer::PromptTooLong),
+        (Some("offline"), _) => Ok(CoreAnswer::Offline),
+        (Some("modelUnavailable"), _) => Ok(CoreAnswer::ModelUnavailable),
+        (Some("promptTooLong"), _) => Ok(CoreAnswer::PromptTooLong),
+        (Some("failed"), _) => Ok(CoreAnswer::Failed {
+            reason: reason.unwrap_or_else(|| "the host could not get a summary".to_owned()),
+        }),
+        (Some("files"), _) => {
+            let get = |key: &str| js_sys::Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
+            Ok(CoreAnswer::Files {
+                files: read_files(&get("files"))?,
+                hooks: read_hooks(&get("hooks"))?,
+            })
+        }
+        (Some("hook"), _) => read_hook(value).map(CoreAnswer::Hook),
         (Some(other), _) => Err(format!("unknown kind \"{other}\"")),
         (None, _) => Err("missing field `kind`".to_owned()),
     }
+}
+
+/// `[{ path, content } | { path, error }]`.
+pub(crate) fn read_files(files: &JsValue) -> Result<Vec<core_compact::FileAnswer>, String> {
+    let rows = string_fields(files, ["path", "content", "error"]).map_err(|e| {
+        format!("files must be an array of {{ path, content }} or {{ path, error }}: files{e}")
+    })?;
+    let mut out = Vec::with_capacity(rows.len());
+    for (i, [path, content, error]) in rows.into_iter().enumerate() {
+        let path = path.ok_or_else(|| format!("files[{i}].path is missing"))?;
+        out.push(core_compact::FileAnswer {
+            path,
+            content: content.ok_or_else(|| error.unwrap_or_else(|| "not read".to_owned())),
+        });
+    }
+    Ok(out)
+}
+
+/// `[{ hook, output }]`, or nothing.
+pub(crate) fn read_hooks(hooks: &JsValue) -> Result<Vec<core_compact::HookOutput>, String> {
+    if hooks.is_undefined() || hooks.is_null() {
+        return Ok(Vec::new());
+    }
+    let rows = string_fields(hooks, ["hook", "output"])
+        .map_err(|e| format!("hooks must be an array of {{ hook, output }}: hooks{e}"))?;
+    rows.into_iter()
+        .enumerate()
+        .map(|(i, row)| match row {
+            [Some(hook), Some(output)] => Ok(core_compact::HookOutput { hook, output }),
+            _ => Err(format!("hooks[{i}] must have a `hook` and an `output`")),
+        })
+        .collect()
+}
+
+/// A PreCompact hook's output `{ block?, addedInstructions? }`; `undefined`
+/// or `null` allow.
+pub(crate) fn read_hook(value: &JsValue) -> Result<core_compact::HookOutcome, String> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(core_compact::HookOutcome::default());
+    }
+    let [block] = crate::js::object_strings(value, ["block"]).map_err(|e| format!("the hook's output{e}"))?;
+    let added = js_sys::Reflect::get(value, &"addedInstructions".into()).unwrap_or(JsValue::UNDEFINED);
+    let added_instructions = if added.is_undefined() || added.is_null() {
+        Vec::new()
+    } else {
+        crate::js::strings(&added).map_err(|e| format!("addedInstructions: {e}"))?
+    };
+    Ok(core_compact::HookOutcome {
+        block,
+        added_instructions,
+    })
 }
 
 pub(super) fn read_id(id: f64) -> Result<u64, JsValue> {

@@ -3,7 +3,7 @@
 //! ```ts
 //! const engine = new Engine({ preset: "seed", window: 200_000 });
 //! engine.append({ role: "user", content: "Refactor utils.py" });
-//! const decision = await engine.prepare(async (request) => callModel(request));
+//! const decision = await engine.prepare({ summarize: async (request) => callModel(request) });
 //! await client.beta.messages.create({ messages: engine.messages(), context_management: decision.contextManagement ?? undefined, … });
 //! ```
 
@@ -19,9 +19,8 @@ use compaction_core::transcript::export::{compaction_records, RecordContext};
 use compaction_core::view::Source;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::dto::{self, Decision, Progress, SummaryRequest};
+use crate::dto::{self, Decision, Progress};
 use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, INVALID_ARGUMENT};
 use crate::input::{self, UuidMaker};
 pub(crate) use crate::settings::read_settings;
@@ -49,25 +48,6 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An answer whose result is steps (collapse segments, precompute).
-    fn answer_steps(
-        &self,
-        id: f64,
-        answer: &JsValue,
-        f: fn(
-            &mut CoreEngine,
-            u64,
-            core_compact::SummaryAnswer,
-        ) -> Result<Vec<compaction_core::step::Step>, compaction_core::Error>,
-    ) -> Result<JsValue, JsValue> {
-        let id = read_id(id)?;
-        let answer = read_answer(answer)?;
-        self.with(|s| {
-            let steps = f(&mut s.engine, id, answer).map_err(|e| from_engine_at(&e, "id"))?;
-            to_js(&steps)
-        })
-    }
-
     fn with<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
         let mut state = self.state.try_borrow_mut().map_err(|_| busy())?;
         f(&mut state)
@@ -84,18 +64,29 @@ fn busy() -> JsValue {
 
 #[wasm_bindgen(typescript_custom_section)]
 const PREPARE_TYPES: &str = r#"
-/** The model call `prepare()` makes for each summary the engine asks for:
- * send `request.messages`, then `request.prompt` as a user message, to
- * `request.model`, and return the reply's text (or a `SummaryAnswer`).
- * A rejected promise counts as `{ kind: "modelUnavailable" }`. */
-export type Summarize = (request: SummaryRequest) => Promise<string | SummaryAnswer> | string | SummaryAnswer;
-/** Options of `prepare()`. */
-export interface PrepareOptions {
+/** What `prepare(host)` asks of you: the I/O the engine never does itself. */
+export interface Host {
+    /** A summary (a compaction's, a Tier 3 segment's, the precompute's:
+     * `request.purpose`): send `request.messages`, then `request.prompt` as
+     * a user message, to `request.model`, and return the reply's text (or
+     * an `Answer` such as `{ kind: "offline" }`). A throw or rejection moves
+     * to the next model of the chain, each model at most once; when none is
+     * left `prepare()` rejects with `code` `SUMMARIZER_FAILED` and your
+     * error as `cause`. */
+    summarize: (request: SummaryRequest) => Promise<string | Answer> | string | Answer;
+    /** Reads the files the engine wants to re-attach after a compaction:
+     * one `{ path, content }` or `{ path, error }` per path. Without it no
+     * file is re-attached. A throw rejects `prepare()` (`READ_FILES_FAILED`). */
+    readFiles?: (paths: string[]) => Promise<FileAnswer[]> | FileAnswer[];
+    /** Your PreCompact hooks, before every compaction (manual, automatic
+     * and reactive alike): return `{ block }` to block it, `{ addedInstructions }`
+     * to add to the summary prompt, nothing to allow. A throw rejects
+     * `prepare()` (`PRE_COMPACT_FAILED`). */
+    preCompact?: (request: PreCompactRequest) => Promise<HookOutcome | undefined | void> | HookOutcome | undefined | void;
+    /** What your post-compact hooks printed, when the settings ask for it. */
+    postCompactHooks?: () => Promise<HookOutput[]> | HookOutput[];
     /** The host's clock (RFC 3339); lets the time-based microcompact see idle gaps. */
     now?: string;
-    /** Reads a file the engine wants to re-attach after a compaction; a
-     * rejection or a throw means "could not read it". Without it, no file is re-attached. */
-    readFile?: (path: string) => Promise<string> | string;
     /** Answer the background precompute summary too (default true). */
     precompute?: boolean;
 }
@@ -197,122 +188,24 @@ impl Engine {
         })
     }
 
-    /// Answers a compaction's summary request (`decision.compaction` or a
-    /// previous outcome's `progress.request`): the model's text, or a
-    /// `SummaryAnswer` (`modelUnavailable`, `promptTooLong`).
-    #[wasm_bindgen(js_name = answerSummary, unchecked_return_type = "CompactionOutcome")]
-    pub fn answer_summary(
+    /// Answers the pending request `id` (any kind: see `Request`): the
+    /// model's text as a string, or an `Answer`. A wrong id is an `Error`
+    /// with `code` `UNKNOWN_REQUEST`, an answer of the wrong kind
+    /// `WRONG_ANSWER`; either way nothing changes.
+    #[wasm_bindgen(unchecked_return_type = "Outcome")]
+    pub fn answer(
         &self,
         id: f64,
-        #[wasm_bindgen(unchecked_param_type = "string | SummaryAnswer")] answer: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | Answer")] answer: JsValue,
     ) -> Result<JsValue, JsValue> {
         let id = read_id(id)?;
         let answer = read_answer(&answer)?;
         self.with(|s| {
-            let r = s
+            let out = s
                 .engine
-                .answer_summary(id, answer)
+                .answer(id, answer)
                 .map_err(|e| from_engine_at(&e, "id"))?;
-            s.outcome(r)
-        })
-    }
-
-    /// Answers a compaction's summary request with the engine's offline
-    /// summariser (no model: a structured digest of the messages).
-    #[wasm_bindgen(js_name = answerOffline, unchecked_return_type = "CompactionOutcome")]
-    pub fn answer_offline(&self, id: f64) -> Result<JsValue, JsValue> {
-        let id = read_id(id)?;
-        self.with(|s| {
-            let r = s
-                .engine
-                .answer_offline(id)
-                .map_err(|e| from_engine_at(&e, "id"))?;
-            s.outcome(r)
-        })
-    }
-
-    /// Answers a Tier 3 segment request (`decision.collapse`).
-    #[wasm_bindgen(js_name = answerCollapse, unchecked_return_type = "Step[]")]
-    pub fn answer_collapse(
-        &self,
-        id: f64,
-        #[wasm_bindgen(unchecked_param_type = "string | SummaryAnswer")] answer: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        self.answer_steps(id, &answer, CoreEngine::answer_collapse)
-    }
-
-    /// Answers the background precompute request (`decision.precompute`).
-    #[wasm_bindgen(js_name = answerPrecompute, unchecked_return_type = "Step[]")]
-    pub fn answer_precompute(
-        &self,
-        id: f64,
-        #[wasm_bindgen(unchecked_param_type = "string | SummaryAnswer")] answer: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        self.answer_steps(id, &answer, CoreEngine::answer_precompute)
-    }
-
-    /// Answers a file request (`progress.kind === "needsFiles"`): each
-    /// path's `content`, or an `error` saying why it could not be read.
-    #[wasm_bindgen(js_name = answerFiles, unchecked_return_type = "CompactionOutcome")]
-    pub fn answer_files(
-        &self,
-        id: f64,
-        #[wasm_bindgen(unchecked_param_type = "FileAnswer[]")] files: JsValue,
-        #[wasm_bindgen(unchecked_optional_param_type = "HookOutput[]")] hooks: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let id = read_id(id)?;
-        let files = string_fields(&files, ["path", "content", "error"]).map_err(|e| {
-            js_error(
-                INVALID_ARGUMENT,
-                "files",
-                &format!("files must be an array of {{ path, content }} or {{ path, error }}: files{e}"),
-            )
-        })?;
-        let mut answers = Vec::with_capacity(files.len());
-        for (i, [path, content, error]) in files.into_iter().enumerate() {
-            let path = path.ok_or_else(|| {
-                js_error(
-                    INVALID_ARGUMENT,
-                    &format!("files[{i}].path"),
-                    &format!("files[{i}].path is missing"),
-                )
-            })?;
-            answers.push(core_compact::FileAnswer {
-                path,
-                content: content.ok_or_else(|| error.unwrap_or_else(|| "not read".to_owned())),
-            });
-        }
-        let hooks = if hooks.is_undefined() || hooks.is_null() {
-            Vec::new()
-        } else {
-            string_fields(&hooks, ["hook", "output"]).map_err(|e| {
-                js_error(
-                    INVALID_ARGUMENT,
-                    "hooks",
-                    &format!("hooks must be an array of {{ hook, output }}: hooks{e}"),
-                )
-            })?
-        };
-        let mut hook_outputs = Vec::with_capacity(hooks.len());
-        for (i, [hook, output]) in hooks.into_iter().enumerate() {
-            match (hook, output) {
-                (Some(hook), Some(output)) => hook_outputs.push(core_compact::HookOutput { hook, output }),
-                _ => {
-                    return Err(js_error(
-                        INVALID_ARGUMENT,
-                        &format!("hooks[{i}]"),
-                        &format!("hooks[{i}] must have a `hook` and an `output`"),
-                    ))
-                }
-            }
-        }
-        let hooks = hook_outputs;
-        self.with(|s| {
-            let r = s
-                .engine
-                .answer_files_and_hooks(id, &answers, &hooks)
-                .map_err(|e| from_engine_at(&e, "id"))?;
-            s.outcome(r)
+            to_js(&s.outcome(out))
         })
     }
 
@@ -375,7 +268,7 @@ impl Engine {
     /// (`{ type: "compaction", content, encrypted_content, signature?,
     /// tool_changes? }`, R13.2): the block is kept byte for byte and nothing
     /// is inserted between it and the messages after the summarised ones.
-    #[wasm_bindgen(js_name = swapInSummary, unchecked_return_type = "CompactionOutcome")]
+    #[wasm_bindgen(js_name = swapInSummary, unchecked_return_type = "Outcome")]
     pub fn swap_in_summary(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string[]")] uuids: JsValue,
@@ -391,8 +284,8 @@ impl Engine {
         let uuids: Vec<Uuid> = uuids.into_iter().map(Uuid).collect();
         if let Some(text) = summary.as_string() {
             return self.with(|s| {
-                let r = s.engine.swap_in_summary(&uuids, &text);
-                s.outcome(r)
+                let out = s.engine.swap_in_summary(&uuids, &text);
+                to_js(&s.outcome(out))
             });
         }
         let block: compaction_core::message::Block = from_js(&summary).map_err(|e| {
@@ -413,8 +306,8 @@ impl Engine {
             ));
         }
         self.with(|s| {
-            let r = s.engine.swap_in_compaction(&uuids, block);
-            s.outcome(r)
+            let out = s.engine.swap_in_compaction(&uuids, block);
+            to_js(&s.outcome(out))
         })
     }
 
@@ -423,7 +316,7 @@ impl Engine {
     /// the next refusal in the same turn an emergency compaction, after that
     /// `failed`. `tokens`: the prompt's real size when the error states it
     /// (`promptTooLongTokens(error)`); the count is recalibrated to it.
-    #[wasm_bindgen(js_name = promptTooLong, unchecked_return_type = "CompactionOutcome")]
+    #[wasm_bindgen(js_name = promptTooLong, unchecked_return_type = "Outcome")]
     pub fn prompt_too_long(&self, tokens: Option<js_sys::Number>) -> Result<JsValue, JsValue> {
         // A `Number` only by its type: whatever the caller passed is checked here.
         let tokens = match tokens
@@ -438,19 +331,18 @@ impl Engine {
                 Some(t) => s.engine.prompt_too_long_at(t),
                 None => s.engine.prompt_too_long(),
             };
-            s.outcome(r)
+            to_js(&s.outcome(r))
         })
     }
 
-    /// A manual compaction (`/compact [instructions]`).
-    #[wasm_bindgen(unchecked_return_type = "CompactionOutcome")]
+    /// A manual compaction (`/compact [instructions]`). Its first request
+    /// is your PreCompact hooks' (`preCompact`); answer the outcome's
+    /// `requests` (or `prepare(host)` does).
+    #[wasm_bindgen(unchecked_return_type = "Outcome")]
     pub fn compact(&self, instructions: Option<String>) -> Result<JsValue, JsValue> {
         self.with(|s| {
-            let r = s.engine.compact(CompactOptions {
-                instructions,
-                ..CompactOptions::default()
-            });
-            s.outcome(r)
+            let out = s.engine.compact(CompactOptions { instructions });
+            to_js(&s.outcome(out))
         })
     }
 
@@ -563,52 +455,23 @@ impl Engine {
         self.with(|s| s.load_session(session))
     }
 
-    /// Runs the cascade before a model call and answers every summary it
-    /// asks for with `summarize` (a compaction, collapse segments, the
-    /// precompute), until nothing is pending; returns the last decision
-    /// with every step taken. Then send `messages()`.
+    /// Runs the cascade before a model call and answers every request it
+    /// makes through `host` (a compaction with its PreCompact hooks,
+    /// summary, fallbacks and files; Tier 3 segments; the precompute) until
+    /// nothing is pending: the async twin of the engine's `drive`, and the
+    /// binding's only request loop. Returns the last decision with every
+    /// step taken. Then send `messages()`.
     #[wasm_bindgen(unchecked_return_type = "Promise<Decision>")]
     pub fn prepare(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "Summarize")] summarize: js_sys::Function,
-        #[wasm_bindgen(unchecked_optional_param_type = "PrepareOptions")] options: Option<JsValue>,
+        #[wasm_bindgen(unchecked_param_type = "Host")] host: JsValue,
     ) -> Result<js_sys::Promise, JsValue> {
-        let options = options.unwrap_or(JsValue::UNDEFINED);
-        let get = |key: &str| {
-            if options.is_object() {
-                js_sys::Reflect::get(&options, &key.into()).unwrap_or(JsValue::UNDEFINED)
-            } else {
-                JsValue::UNDEFINED
-            }
-        };
-        if !(options.is_undefined() || options.is_null() || options.is_object()) {
-            return Err(js_error(INVALID_ARGUMENT, "options", "options must be an object"));
-        }
-        let now = get("now");
-        let now = if now.is_undefined() {
-            None
-        } else {
-            Some(
-                now.as_string()
-                    .ok_or_else(|| js_error(INVALID_ARGUMENT, "now", "now must be an RFC 3339 string"))?,
-            )
-        };
-        let read_file = get("readFile");
-        let read_file = if read_file.is_undefined() {
-            None
-        } else {
-            Some(
-                read_file
-                    .dyn_into::<js_sys::Function>()
-                    .map_err(|_| js_error(INVALID_ARGUMENT, "readFile", "readFile must be a function"))?,
-            )
-        };
-        let precompute = get("precompute").as_bool().unwrap_or(true);
+        let host = crate::driver::JsHost::read(&host)?;
         // Validate `now` before anything runs.
-        read_now(now.clone())?;
+        read_now(host.now.clone())?;
         let state = Rc::clone(&self.state);
         Ok(wasm_bindgen_futures::future_to_promise(async move {
-            crate::driver::prepare(state, summarize, now, read_file, precompute).await
+            crate::driver::prepare(state, host).await
         }))
     }
 }
@@ -631,7 +494,7 @@ fn load_each(s: &mut State, list: &js_sys::Array) -> Result<usize, JsValue> {
     s.append_all(parsed)
 }
 
-pub(crate) use args::answer_from_js;
+pub(crate) use args::{answer_from_js, read_files, read_hook, read_hooks};
 use args::{read_answer, read_id};
 pub(crate) use state::{borrow, State};
 use state::{convert_decision, dry_progress, read_now, ParamRef};

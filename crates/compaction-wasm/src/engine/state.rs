@@ -128,7 +128,7 @@ impl State {
 
     /// Converts a compaction's progress; a finished one is logged as
     /// transcript records.
-    pub(super) fn progress(&mut self, p: core_compact::Progress) -> Progress {
+    pub(crate) fn progress(&mut self, p: core_compact::Progress) -> Progress {
         match p {
             core_compact::Progress::Compacted { result } => {
                 let attachments: Vec<Message> = self
@@ -162,12 +162,13 @@ impl State {
         }
     }
 
-    pub(super) fn outcome(
-        &mut self,
-        (steps, progress): (Vec<compaction_core::step::Step>, core_compact::Progress),
-    ) -> Result<JsValue, JsValue> {
-        let progress = self.progress(progress);
-        to_js(&dto::CompactionOutcome { steps, progress })
+    /// An engine outcome in JS terms; a finished compaction is logged.
+    pub(crate) fn outcome(&mut self, out: compaction_core::engine::Outcome) -> dto::Outcome {
+        dto::Outcome {
+            steps: out.steps,
+            requests: out.requests.into_iter().map(dto::Request::from_core).collect(),
+            compaction: out.compaction.map(|p| self.progress(p)),
+        }
     }
 
     /// One transcript record for a message the host appended.
@@ -291,8 +292,7 @@ pub(super) fn convert_decision(
         cleared_by_client: d.cleared_by_client,
         compaction: d.compaction.map(progress),
         breaker: d.breaker,
-        collapse: d.collapse.into_iter().map(SummaryRequest::from_core).collect(),
-        precompute: d.precompute.map(SummaryRequest::from_core),
+        requests: d.requests.into_iter().map(dto::Request::from_core).collect(),
     }
 }
 
@@ -300,13 +300,7 @@ pub(super) fn convert_decision(
 /// every progress but a finished compaction in a real one).
 pub(super) fn dry_progress(p: core_compact::Progress) -> Progress {
     match p {
-        core_compact::Progress::NeedsSummary { request } => Progress::NeedsSummary {
-            request: SummaryRequest::from_core(request),
-        },
-        core_compact::Progress::NeedsFiles { request } => Progress::NeedsFiles { request },
-        core_compact::Progress::NeedsCollapse { requests } => Progress::NeedsCollapse {
-            requests: requests.into_iter().map(SummaryRequest::from_core).collect(),
-        },
+        core_compact::Progress::Waiting => Progress::Waiting,
         core_compact::Progress::Failed { reason } => Progress::Failed { reason },
         core_compact::Progress::Compacted { result } => Progress::Compacted {
             result,
@@ -323,10 +317,6 @@ impl State {
     ) -> Result<compaction_core::engine::Decision, JsValue> {
         let now = self.now(now)?;
         Ok(self.engine.before_call(now.as_ref()))
-    }
-
-    pub(crate) fn progress_pub(&mut self, p: core_compact::Progress) -> Progress {
-        self.progress(p)
     }
 }
 

@@ -1,0 +1,103 @@
+//! [`Engine::answer`]: the one way a host answers any request, and
+//! [`Engine::requests`]: every request pending, in one place.
+
+use super::request::{Answer, Outcome, Request};
+use super::tier4::Reply;
+use super::Engine;
+use crate::error::Error;
+
+/// Which pending request an id names.
+enum Target {
+    Hook,
+    Summary,
+    Files,
+    Segment(usize),
+    Precompute,
+}
+
+impl Target {
+    fn kind(&self) -> &'static str {
+        match self {
+            Target::Hook => "preCompact",
+            Target::Summary => "summary",
+            Target::Files => "files",
+            Target::Segment(_) => "collapseSegment",
+            Target::Precompute => "precompute",
+        }
+    }
+}
+
+impl Engine {
+    /// Every request pending now, in the order to answer them: the
+    /// compaction's (its PreCompact hooks, then its summary, then its
+    /// files), Tier 3's segments, the background precompute.
+    pub fn requests(&self) -> Vec<Request> {
+        let mut out: Vec<Request> = self.tier4_request().into_iter().collect();
+        out.extend(self.collapse_requests().into_iter().map(Request::CollapseSegment));
+        out.extend(self.precompute_request().map(Request::Precompute));
+        out
+    }
+
+    /// Answers the pending request `id` (see [`Request`] for which
+    /// [`Answer`] each kind takes). An id the engine is not waiting for is
+    /// [`Error::UnknownRequest`], an answer of the wrong kind
+    /// [`Error::WrongAnswer`]; either way nothing changes.
+    pub fn answer(&mut self, id: u64, answer: Answer) -> Result<Outcome, Error> {
+        let target = self.target(id).ok_or(Error::UnknownRequest { id })?;
+        let request = target.kind();
+        let wrong = |answer: &Answer| Error::WrongAnswer {
+            id,
+            request,
+            answer: answer.kind(),
+        };
+        match (target, answer) {
+            (Target::Hook, Answer::Hook(hook)) => {
+                let Some(wait) = self.hook.take() else {
+                    return Err(Error::UnknownRequest { id });
+                };
+                let (steps, progress) = self.hook_answered(wait, hook);
+                Ok(self.outcome(steps, Some(progress)))
+            }
+            (Target::Files, Answer::Files { files, hooks }) => {
+                let (steps, progress) = self.tier4_files(id, &files, &hooks)?;
+                Ok(self.outcome(steps, Some(progress)))
+            }
+            (target @ (Target::Summary | Target::Segment(_) | Target::Precompute), answer) => {
+                let reply = Reply::of(answer).map_err(|a| wrong(&a))?;
+                match target {
+                    Target::Summary => {
+                        let (steps, progress) = self.tier4_summary(id, reply)?;
+                        Ok(self.outcome(steps, Some(progress)))
+                    }
+                    Target::Segment(index) => {
+                        let steps = self.segment_answered(index, reply);
+                        Ok(self.outcome(steps, None))
+                    }
+                    _ => {
+                        let steps = self.precompute_answered(reply);
+                        Ok(self.outcome(steps, None))
+                    }
+                }
+            }
+            (_, answer) => Err(wrong(&answer)),
+        }
+    }
+
+    /// The pending request `id` names, if any.
+    fn target(&self, id: u64) -> Option<Target> {
+        if self.hook.as_ref().is_some_and(|w| w.id == id) {
+            return Some(Target::Hook);
+        }
+        if let Some(run) = &self.run {
+            match run.pending {
+                super::tier4::Pending::Summary(p) if p == id => return Some(Target::Summary),
+                super::tier4::Pending::Files(p) if p == id => return Some(Target::Files),
+                _ => {}
+            }
+        }
+        if let Some(index) = self.segment_index(id) {
+            return Some(Target::Segment(index));
+        }
+        self.is_precompute(id).then_some(Target::Precompute)
+    }
+}

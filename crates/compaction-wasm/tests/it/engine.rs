@@ -1,0 +1,102 @@
+//! The `Engine`'s protocol across the boundary: every request in
+//! `requests`, one `answer(id, answer)`, the PreCompact hook first, and
+//! `prepare(host)` rejecting with the summariser's error as `cause`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+
+use compaction_wasm::engine::Engine;
+use js_sys::{Array, Function, Object, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &key.into()).unwrap()
+}
+
+fn object(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (key, value) in pairs {
+        Reflect::set(&o, &(*key).into(), value).unwrap();
+    }
+    o.into()
+}
+
+/// An engine over its compact line: 17 turns of 4,000 characters.
+fn engine() -> Engine {
+    let engine = Engine::new(Some(object(&[("window", 40_000.into())]))).unwrap();
+    let list = Array::new();
+    for i in 0..17 {
+        list.push(&object(&[
+            ("role", "user".into()),
+            ("content", format!("question {i}").into()),
+        ]));
+        list.push(&object(&[
+            ("role", "assistant".into()),
+            ("content", "a".repeat(4_000).into()),
+        ]));
+    }
+    engine.load(list.into()).unwrap();
+    engine
+}
+
+fn kinds(x: &JsValue) -> Vec<String> {
+    Array::from(&get(x, "requests"))
+        .iter()
+        .map(|r| get(&r, "kind").as_string().unwrap())
+        .collect()
+}
+
+#[wasm_bindgen_test]
+fn answer_takes_every_request_and_refuses_wrong_ids_and_kinds() {
+    let engine = engine();
+    let d = engine.before_call(None).unwrap();
+    assert_eq!(kinds(&d)[0], "preCompact", "every compaction asks its hook first");
+    let hook = Array::from(&get(&d, "requests")).get(0);
+    let id = get(&hook, "id").as_f64().unwrap();
+    let wrong = engine.answer(id, "text".into()).unwrap_err();
+    assert_eq!(get(&wrong, "code"), "WRONG_ANSWER");
+    let unknown = engine.answer(id + 100.0, "text".into()).unwrap_err();
+    assert_eq!(get(&unknown, "code"), "UNKNOWN_REQUEST");
+    let out = engine.answer(id, object(&[("kind", "hook".into())])).unwrap();
+    assert_eq!(kinds(&out)[0], "summary");
+    let summary = Array::from(&get(&out, "requests")).get(0);
+    let done = engine
+        .answer(
+            get(&summary, "id").as_f64().unwrap(),
+            "<summary>s</summary>".into(),
+        )
+        .unwrap();
+    assert_eq!(get(&get(&done, "compaction"), "kind"), "compacted");
+}
+
+#[wasm_bindgen_test]
+async fn prepare_rejects_with_summarizer_failed_and_the_hosts_error_as_cause() {
+    let engine = engine();
+    let summarize = Function::new_with_args("request", "throw new Error('model down')");
+    let host = object(&[("summarize", summarize.into())]);
+    let rejected = JsFuture::from(engine.prepare(host).unwrap()).await.unwrap_err();
+    assert!(rejected.is_instance_of::<js_sys::Error>());
+    assert_eq!(get(&rejected, "code"), "SUMMARIZER_FAILED");
+    let cause = get(&rejected, "cause");
+    assert_eq!(get(&cause, "message"), "model down");
+}
+
+#[wasm_bindgen_test]
+async fn prepare_asks_the_precompact_hook_and_a_block_keeps_the_view() {
+    let engine = engine();
+    let before = engine.messages().unwrap();
+    let summarize = Function::new_with_args("request", "throw new Error('not asked')");
+    let pre_compact = Function::new_with_args("request", "return { block: 'frozen' }");
+    let host = object(&[
+        ("summarize", summarize.into()),
+        ("preCompact", pre_compact.into()),
+        ("precompute", false.into()),
+    ]);
+    let d = JsFuture::from(engine.prepare(host).unwrap()).await.unwrap();
+    assert_eq!(get(&get(&d, "compaction"), "kind"), "failed");
+    assert_eq!(
+        js_sys::JSON::stringify(&engine.messages().unwrap()).unwrap(),
+        js_sys::JSON::stringify(&before).unwrap()
+    );
+}

@@ -1,0 +1,6 @@
+//! The JS boundary, one wasm-bindgen-test binary, in Node and in headless
+//! Chromium (scripts/test.sh runs both): `thresholds`, and the `Engine`'s
+//! one protocol (`answer`, `prepare(host)`).
+
+mod engine;
+mod thresholds;
