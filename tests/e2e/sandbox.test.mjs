@@ -5,7 +5,8 @@
 // Screenshots go to target/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -225,15 +226,25 @@ test("importing a shared session file shows its real boundaries", async () => {
   await shot(page, "import-session");
   // What-if: another shared file, replayed under a smaller window, gets a
   // compaction it did not get at 200,000.
-  await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)")
-    .setInputFiles(join(fixtures, "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl"));
+  // The page must show what the engine predicts: the CLI's replay of the
+  // same file under the same lines (a 20,000-token reply reserve, the
+  // sandbox's default), from the binary the host tests built.
+  const ivh = join(fixtures, "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl");
+  const cli = join(root, "target/debug/compaction");
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo test (scripts/test.sh does) before this test`);
+  const cliPredicted = (window) => JSON.parse(execFileSync(cli,
+    ["replay", ivh, "--window", String(window), "--max-output", "20000"], { maxBuffer: 1 << 28 })).predicted.length;
+  await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)").setInputFiles(ivh);
   await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("ivh__"));
   const predicted = () => page.locator('table.boundaries tr[data-boundary="predicted"]').count();
   assert.equal(await predicted(), 0);
+  assert.equal(cliPredicted(200000), 0);
   await page.getByLabel("Context window (tokens)").fill("80000");
   await page.waitForFunction(() => /compact 47k/.test(document.querySelector(".chart .l-compact")?.textContent));
-  assert.equal(await predicted(), 1);
-  assert.equal(await page.locator(".chart .m-predicted").count(), 1);
+  const expected = cliPredicted(80000);
+  assert.ok(expected >= 1, "at 80,000 the replay predicts a compaction the real session did not have");
+  assert.equal(await predicted(), expected);
+  assert.equal(await page.locator(".chart .m-predicted").count(), expected);
   assert.deepEqual(errors, []);
   await context.close();
 });
