@@ -104,7 +104,7 @@ test("300 calls through the real SDK: never crashes, every tier fires, the 400 g
     engine.append({ role: "user", content: `Task ${turn}: keep the service green.${paste}`, timestamp: now() });
     for (;;) {
       clock += 20_000;
-      const decision = await engine.prepare(summarize, { now: now() });
+      const decision = await engine.prepare({ summarize, now: now() });
       decision.steps.forEach((s) => tiers.add(s.tier));
       assert.notEqual(decision.status.kind, "blocked", decision.steps.at(-1)?.reason);
       let reply;
@@ -121,7 +121,7 @@ test("300 calls through the real SDK: never crashes, every tier fires, the 400 g
         if (!isPromptTooLong(e)) throw e;
         const outcome = engine.promptTooLong(promptTooLongTokens(e));
         outcome.steps.forEach((s) => tiers.add(s.tier));
-        assert.notEqual(outcome.progress.kind, "failed", outcome.progress.reason);
+        assert.notEqual(outcome.compaction?.kind, "failed", outcome.compaction?.reason);
         reactiveAfter400 += 1;
         continue;
       }

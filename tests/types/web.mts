@@ -16,7 +16,7 @@ async function start(): Promise<Decision> {
   initSync(bytes);
   const engine = new Engine("seed");
   try {
-    return await engine.prepare(async () => "<summary>s</summary>");
+    return await engine.prepare({ summarize: async () => "<summary>s</summary>" });
   } catch (e) {
     if (isPromptTooLong(e)) engine.promptTooLong();
     throw e;
