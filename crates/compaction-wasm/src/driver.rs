@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use compaction_core::compact::Progress;
 use compaction_core::engine::{Answer, Driver, Request};
 use compaction_core::step::Step;
 use wasm_bindgen::prelude::*;
@@ -199,7 +200,8 @@ pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<J
             }
             return to_js(&out);
         }
-        steps.extend(decision.steps);
+        let mut decision = decision;
+        steps.append(&mut decision.steps);
         let mut driver = driver;
         loop {
             let next = driver.next(&borrow(&state)?.engine);
@@ -232,8 +234,20 @@ pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<J
         let mut s = borrow(&state)?;
         let out = driver.finish(&s.engine);
         steps.extend(out.steps);
+        // A compaction that ended without compacting (a blocking hook, the
+        // whole chain failed) leaves the view as it was: running the
+        // cascade again would only start it again (and ask the hook again),
+        // so the call goes ahead on this round's decision.
+        let settled = matches!(out.compaction, Some(Progress::Failed { .. }));
         if let Some(p) = out.compaction {
             compaction = Some(s.progress(p));
+        }
+        if settled {
+            decision.requests = out.requests;
+            let mut o = s.decision(decision);
+            o.steps = steps;
+            o.compaction = compaction;
+            return to_js(&o);
         }
     }
 }
