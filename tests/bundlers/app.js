@@ -10,9 +10,11 @@ export async function run() {
     engine.append({ role: "assistant", content: `answer ${i}: ${"a".repeat(4_000)}` });
   }
   const asked = [];
-  const decision = await engine.prepare(async (request) => {
-    asked.push(request.purpose.kind);
-    return "<summary>the story so far</summary>";
+  const decision = await engine.prepare({
+    summarize: async (request) => {
+      asked.push(request.purpose.kind);
+      return "<summary>the story so far</summary>";
+    },
   });
   results.asked = asked;
   results.status = decision.status.kind;

@@ -9,7 +9,7 @@ export default {
   async fetch() {
     const engine = new Engine({ preset: "seed", window: 200_000 });
     engine.append({ role: "user", content: "hello from workerd" });
-    const decision = await engine.prepare(async () => "<summary>none</summary>");
+    const decision = await engine.prepare({ summarize: async () => "<summary>none</summary>" });
     const body = {
       compact: thresholds({ window: 200_000, maxOutputTokens: 20_000 }).compact,
       status: decision.status.kind,
