@@ -15,6 +15,7 @@ mod damaged_sessions;
 mod driver;
 mod extensions;
 mod fuzz_regressions;
+mod order;
 mod overflow;
 mod precompute;
 mod properties;
