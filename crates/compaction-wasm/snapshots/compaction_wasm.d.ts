@@ -1218,13 +1218,13 @@ export class Engine {
      * returns the decision: steps, count, status, `contextManagement` to
      * send, and any summary requests to answer. Then send `messages()`.
      */
-    beforeCall(now?: string | null): Decision;
+    beforeCall(now?: string): Decision;
     /**
      * A manual compaction (`/compact [instructions]`). Its first request
      * is your PreCompact hooks' (`preCompact`); answer the outcome's
      * `requests` (or `prepare(host)` does).
      */
-    compact(instructions?: string | null): Outcome;
+    compact(instructions?: string): Outcome;
     /**
      * The count now (SPEC R1.6).
      */
@@ -1244,7 +1244,7 @@ export class Engine {
      * set too). Parsed inside wasm, in one pass: the fast path for bulk
      * loads. Returns how many messages were appended.
      */
-    loadJson(json: string): number;
+    loadJson(json: string | Uint8Array): number;
     /**
      * Loads a session (from `readSession` or a `SessionImporter`, in the
      * `context-compaction/session` module) into this new engine: its
@@ -1283,7 +1283,7 @@ export class Engine {
     /**
      * What `beforeCall` would decide now, changing nothing (a dry run).
      */
-    plan(now?: string | null): Decision;
+    plan(now?: string): Decision;
     /**
      * Runs the cascade before a model call and answers every request it
      * makes through `host` (a compaction with its PreCompact hooks,

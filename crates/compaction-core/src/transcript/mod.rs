@@ -77,6 +77,7 @@ mod surrogates;
 use serde::Serialize;
 
 pub use import::Importer;
+pub use surrogates::replace_lone_surrogates;
 pub use model::{
     Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, Microcompaction,
     PreservedMessages, PreservedSegment, Transcript,
