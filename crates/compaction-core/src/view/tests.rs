@@ -1,0 +1,187 @@
+//! Unit tests of the active view (R1.6, R1.6a).
+
+use super::*;
+use crate::message::Usage;
+
+fn msg(uuid: &str, chars: usize) -> Arc<Message> {
+    Arc::new(Message::user(uuid, "x".repeat(chars)))
+}
+
+fn with_usage(uuid: &str, chars: usize, prompt: u64) -> Arc<Message> {
+    let mut m = Message::assistant(uuid, "y".repeat(chars));
+    m.usage = Some(Usage {
+        input_tokens: prompt,
+        ..Usage::default()
+    });
+    Arc::new(m)
+}
+
+#[test]
+fn r1_6_without_usage_the_whole_view_is_estimated() {
+    let mut v = View::new(Estimator::default());
+    v.push(msg("a", 400), Source::Stored, vec![]);
+    assert_eq!(
+        v.count(50),
+        TokenFigure {
+            tokens: 150,
+            basis: Basis::Estimated
+        }
+    );
+}
+
+#[test]
+fn r1_6_last_usage_plus_estimate_of_what_followed() {
+    let mut v = View::new(Estimator::default());
+    v.push(msg("a", 4_000), Source::Stored, vec![]);
+    v.push(with_usage("b", 40, 5_000), Source::Stored, vec![]);
+    v.push(msg("c", 80), Source::Stored, vec![]);
+    // 5,000 reported + the reply (10) + the new message (20).
+    assert_eq!(
+        v.count(999),
+        TokenFigure {
+            tokens: 5_030,
+            basis: Basis::ReportedPlusEstimate
+        }
+    );
+}
+
+#[test]
+fn r1_6_the_replys_reported_output_counts_when_bigger_than_its_estimate() {
+    let mut v = View::new(Estimator::default());
+    let mut reply = Message::assistant("b", "y".repeat(40)); // 10 estimated
+    reply.usage = Some(Usage {
+        input_tokens: 5_000,
+        output_tokens: 900,
+        ..Usage::default()
+    });
+    v.push(Arc::new(reply), Source::Stored, vec![]);
+    assert_eq!(v.count(0).tokens, 5_000 + 900);
+}
+
+#[test]
+fn r1_6_a_snapshot_output_counts_the_replys_calls_and_signed_thinking() {
+    use crate::message::{Block, Content, Extra, Json};
+    let mut v = View::new(Estimator::default());
+    let mut signature = Extra::new();
+    signature.insert(
+        "signature".to_owned(),
+        Json::from_value(&serde_json::Value::String("s".repeat(256 + 5_000))),
+    );
+    let mut reply = Message::assistant("b", "");
+    reply.content = Content::Blocks(vec![
+        // 40 characters of shown thinking: 10, but the signature says 1,000.
+        Block::Thinking {
+            thinking: "t".repeat(40),
+            extra: signature,
+        },
+        Block::ToolUse {
+            id: "toolu_1".to_owned(),
+            name: "Read".to_owned(),
+            input: Json::from_value(&serde_json::json!({})),
+            extra: Extra::new(),
+        },
+    ]);
+    // A streaming snapshot: 3 output tokens recorded.
+    reply.usage = Some(Usage {
+        input_tokens: 5_000,
+        output_tokens: 3,
+        ..Usage::default()
+    });
+    v.push(Arc::new(reply), Source::Stored, vec![]);
+    // Read (1) + {} (1) + the call's framing (87) + the thinking (1,000).
+    assert_eq!(v.count(0).tokens, 5_000 + 1 + 1 + 87 + 1_000);
+}
+
+#[test]
+fn r1_6_freeing_before_the_request_lowers_the_reported_part() {
+    let mut v = View::new(Estimator::default());
+    v.push(msg("a", 4_000), Source::Stored, vec![]);
+    v.push(with_usage("b", 40, 5_000), Source::Stored, vec![]);
+    v.patch(0, msg("a", 40), &[0]);
+    assert_eq!(v.count(0).tokens, 5_000 - 990 + 10);
+    v.remove(0..1);
+    assert_eq!(v.count(0).tokens, 5_000 - 1_000 + 10);
+}
+
+#[test]
+fn r1_6_a_streaming_snapshot_smaller_than_the_reply_counts_the_estimate() {
+    let mut v = View::new(Estimator::default());
+    let mut reply = Message::assistant("b", "y".repeat(4_000)); // 1,000 estimated
+    reply.usage = Some(Usage {
+        input_tokens: 5_000,
+        output_tokens: 3, // a streaming snapshot
+        ..Usage::default()
+    });
+    v.push(Arc::new(reply), Source::Stored, vec![]);
+    assert_eq!(v.count(0).tokens, 5_000 + 1_000);
+}
+
+#[test]
+fn r1_6a_reported_usage_calibrates_the_estimate_since() {
+    let mut v = View::new(Estimator::default());
+    v.push(with_usage("a", 40, 10_000), Source::Stored, vec![]);
+    // 2,990 estimated after the report (10 + 2,980); the next report
+    // says they were 4,485 tokens: a factor of 1.5.
+    v.push(msg("b", 11_920), Source::Stored, vec![]);
+    v.push(with_usage("c", 40, 14_485), Source::Stored, vec![]);
+    assert_eq!(
+        v.calibration(),
+        Calibration {
+            real: 4_485,
+            estimated: 2_990
+        }
+    );
+    v.push(msg("d", 4_000), Source::Stored, vec![]);
+    // 14,485 + (10 + 1,000) × 1.5, rounded up.
+    assert_eq!(v.count(0).tokens, 14_485 + 1_515);
+    // Off: the raw estimate.
+    let mut off = View::new(Estimator {
+        calibrate: false,
+        ..Estimator::default()
+    });
+    for m in [
+        with_usage("a", 40, 10_000),
+        msg("b", 11_920),
+        with_usage("c", 40, 14_485),
+        msg("d", 4_000),
+    ] {
+        off.push(m, Source::Stored, vec![]);
+    }
+    assert_eq!(off.count(0).tokens, 14_485 + 1_010);
+}
+
+#[test]
+fn r1_6a_calibration_waits_for_enough_tokens_and_is_clamped() {
+    let estimator = Estimator::default();
+    // Under 2,000 estimated tokens compared: no correction.
+    let few = Calibration {
+        real: 9_000,
+        estimated: 1_999,
+    };
+    assert_eq!(few.apply(1_000, &estimator), 1_000);
+    // Real four times the estimate: at most double.
+    let high = Calibration {
+        real: 8_000,
+        estimated: 2_000,
+    };
+    assert_eq!(high.apply(1_000, &estimator), 2_000);
+    let low = Calibration {
+        real: 100,
+        estimated: 2_000,
+    };
+    assert_eq!(low.apply(1_000, &estimator), 500);
+}
+
+#[test]
+fn r1_6a_a_shrunk_prompt_or_an_edit_between_reports_is_no_sample() {
+    let mut v = View::new(Estimator::default());
+    v.push(with_usage("a", 40, 10_000), Source::Stored, vec![]);
+    v.push(msg("b", 11_920), Source::Stored, vec![]);
+    // The server cleared: the prompt shrank.
+    v.push(with_usage("c", 40, 9_000), Source::Stored, vec![]);
+    assert_eq!(v.calibration(), Calibration::default());
+    v.push(msg("d", 4_000), Source::Stored, vec![]);
+    v.patch(0, msg("a", 4), &[0]); // before the report: a rewrite
+    v.push(with_usage("e", 40, 12_000), Source::Stored, vec![]);
+    assert_eq!(v.calibration(), Calibration::default());
+}
