@@ -1218,13 +1218,13 @@ export class Engine {
      * returns the decision: steps, count, status, `contextManagement` to
      * send, and any summary requests to answer. Then send `messages()`.
      */
-    beforeCall(now?: string): Decision;
+    beforeCall(now?: string | null): Decision;
     /**
      * A manual compaction (`/compact [instructions]`). Its first request
      * is your PreCompact hooks' (`preCompact`); answer the outcome's
      * `requests` (or `prepare(host)` does).
      */
-    compact(instructions?: string): Outcome;
+    compact(instructions?: string | null): Outcome;
     /**
      * The count now (SPEC R1.6).
      */
@@ -1283,7 +1283,7 @@ export class Engine {
     /**
      * What `beforeCall` would decide now, changing nothing (a dry run).
      */
-    plan(now?: string): Decision;
+    plan(now?: string | null): Decision;
     /**
      * Runs the cascade before a model call and answers every request it
      * makes through `host` (a compaction with its PreCompact hooks,

@@ -5,7 +5,6 @@
 //! and repeats until nothing is pending. The engine's state is never
 //! borrowed across an `await`: the host may read it while its call runs.
 
-
 use compaction_core::compact::Progress;
 use compaction_core::engine::{Answer, Driver, Request};
 use compaction_core::step::Step;

@@ -101,7 +101,11 @@ pub fn applied_edits(
     value: &JsValue,
     field: &str,
 ) -> Result<Vec<compaction_core::api::applied::AppliedEdit>, JsValue> {
-    let cm = crate::js::get(value, "context_management", &format!("{field}.context_management"))?;
+    let cm = crate::js::get(
+        value,
+        "context_management",
+        &format!("{field}.context_management"),
+    )?;
     if cm.is_undefined() || cm.is_null() {
         return Ok(Vec::new());
     }
@@ -206,14 +210,29 @@ fn usage(u: &InUsage, field: &str) -> Result<Usage, JsValue> {
     let (at, counters) = match last {
         Some(i) => (
             ".iterations[…]",
-            [i.input_tokens, i.output_tokens, i.cache_creation_input_tokens, i.cache_read_input_tokens],
+            [
+                i.input_tokens,
+                i.output_tokens,
+                i.cache_creation_input_tokens,
+                i.cache_read_input_tokens,
+            ],
         ),
         None => (
             "",
-            [u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens],
+            [
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_creation_input_tokens,
+                u.cache_read_input_tokens,
+            ],
         ),
     };
-    const NAMES: [&str; 4] = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"];
+    const NAMES: [&str; 4] = [
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ];
     let mut out = [0u64; 4];
     for ((slot, value), name) in out.iter_mut().zip(counters).zip(NAMES) {
         let v = value.unwrap_or(0.0);

@@ -40,7 +40,11 @@ pub fn plain_keys(value: &JsValue, field: &str) -> Result<Option<Vec<String>>, J
         return Ok(None);
     }
     let proto = prototype_catching(value).map_err(|e| threw(field, &e))?;
-    if !proto.is_null() && !prototype_catching(&proto).map_err(|e| threw(field, &e))?.is_null() {
+    if !proto.is_null()
+        && !prototype_catching(&proto)
+            .map_err(|e| threw(field, &e))?
+            .is_null()
+    {
         return Ok(None);
     }
     let keys = keys_catching(value).map_err(|e| threw(field, &e))?;
@@ -64,8 +68,17 @@ pub fn threw(field: &str, cause: &JsValue) -> JsValue {
         .dyn_ref::<js_sys::Error>()
         .map(|e| cut(&String::from(e.message()), 200))
         .unwrap_or_else(|| "a value that is not an Error".to_owned());
-    let at = if field.is_empty() { String::new() } else { format!("{field}: ") };
-    js_error_caused(INVALID_ARGUMENT, field, &format!("{at}reading it threw: {what}"), cause)
+    let at = if field.is_empty() {
+        String::new()
+    } else {
+        format!("{field}: ")
+    };
+    js_error_caused(
+        INVALID_ARGUMENT,
+        field,
+        &format!("{at}reading it threw: {what}"),
+        cause,
+    )
 }
 
 /// `text` cut to at most `max` characters (an ellipsis says so): inputs
@@ -101,9 +114,7 @@ pub fn array(value: &JsValue, field: &str, max: u32) -> Result<Option<js_sys::Ar
             ),
         ));
     }
-    array_from_catching(value)
-        .map(Some)
-        .map_err(|e| threw(field, &e))
+    array_from_catching(value).map(Some).map_err(|e| threw(field, &e))
 }
 
 /// `object[key]` (`undefined` when `object` is not an object), a throw (a
@@ -136,7 +147,11 @@ pub fn text(value: &JsValue, field: &str, bytes: bool) -> Result<String, JsValue
             });
         }
     }
-    let wanted = if bytes { "a string or a Uint8Array" } else { "a string" };
+    let wanted = if bytes {
+        "a string or a Uint8Array"
+    } else {
+        "a string"
+    };
     Err(js_error(
         INVALID_ARGUMENT,
         field,

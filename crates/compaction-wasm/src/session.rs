@@ -69,7 +69,10 @@ impl SessionImporter {
             return Err(js_error(
                 INVALID_ARGUMENT,
                 "chunk",
-                &format!("chunk must be a string or a Uint8Array, got {}", crate::js::kind(&chunk)),
+                &format!(
+                    "chunk must be a string or a Uint8Array, got {}",
+                    crate::js::kind(&chunk)
+                ),
             ));
         };
         let mut importer = self.importer.try_borrow_mut().map_err(|_| finished())?;

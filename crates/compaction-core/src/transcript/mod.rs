@@ -77,12 +77,12 @@ mod surrogates;
 use serde::Serialize;
 
 pub use import::Importer;
-pub use surrogates::replace_lone_surrogates;
 pub use model::{
     Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, Microcompaction,
     PreservedMessages, PreservedSegment, Transcript,
 };
 pub use resume::Resume;
+pub use surrogates::replace_lone_surrogates;
 
 /// Imports a whole file held in memory (the same as one [`Importer::feed`]
 /// and [`Importer::finish`]).

@@ -22,8 +22,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::dto::{self, Decision, Progress};
 use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_POISONED, INVALID_ARGUMENT};
-use crate::js::{opt_text, text};
 use crate::input::{self, UuidMaker};
+use crate::js::{opt_text, text};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
 
@@ -413,10 +413,7 @@ impl Engine {
 
     /// Pins a message: never snipped or cleared; kept verbatim after a
     /// compaction.
-    pub fn pin(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
-    ) -> Result<(), JsValue> {
+    pub fn pin(&self, #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue) -> Result<(), JsValue> {
         self.with(|s| {
             s.engine
                 .pin(&Uuid(text(&uuid, "uuid", false)?))

@@ -94,7 +94,9 @@ impl State {
         let store = self.engine.store();
         let mut messages = Vec::with_capacity(read.len());
         for (i, r) in read.into_iter().enumerate() {
-            let (m, _) = r.into_message(&format!("messages[{i}]"), || maker.make(|u| store.get(u).is_some()))?;
+            let (m, _) = r.into_message(&format!("messages[{i}]"), || {
+                maker.make(|u| store.get(u).is_some())
+            })?;
             messages.push(m);
         }
         self.uuids = maker;
