@@ -12,7 +12,8 @@ pub struct BreakerSettings {
     /// default 3).
     pub max_failures: u32,
     /// A refill counts when the line is reached again within fewer than this
-    /// many turns after an auto compaction (R10.2; default 3).
+    /// many turns after a compaction, whatever started it (R10.2, seed 002:
+    /// "after a compact"; default 3).
     pub refill_turns: usize,
     /// Refills in a row that open the breaker (R10.2; default 3).
     pub max_refills: u32,
@@ -44,7 +45,7 @@ pub struct Breakers {
     settings: BreakerSettings,
     failures: u32,
     refills: u32,
-    last_auto_turn: Option<usize>,
+    last_compact_turn: Option<usize>,
     open: Option<Open>,
 }
 
@@ -62,7 +63,8 @@ impl Breakers {
         self.open
     }
 
-    /// An automatic compaction failed (R10.1).
+    /// An automatic compaction failed (R10.1; a manual or reactive one is
+    /// not reported here).
     pub fn failed(&mut self) {
         self.failures += 1;
         if self.failures >= self.settings.max_failures {
@@ -70,17 +72,17 @@ impl Breakers {
         }
     }
 
-    /// A compaction succeeded at `turn`: the failure run resets (R10.1).
-    pub fn succeeded(&mut self, automatic: bool, turn: usize) {
+    /// A compaction (automatic, reactive or manual) succeeded at `turn`:
+    /// the failure run resets (R10.1), and a refill is counted from here
+    /// (R10.2).
+    pub fn succeeded(&mut self, turn: usize) {
         self.failures = 0;
-        if automatic {
-            self.last_auto_turn = Some(turn);
-        }
+        self.last_compact_turn = Some(turn);
     }
 
     /// The count reached the compact line at `turn` (R10.2).
     pub fn reached_line(&mut self, turn: usize) {
-        match self.last_auto_turn {
+        match self.last_compact_turn {
             Some(last) if turn.saturating_sub(last) < self.settings.refill_turns => {
                 self.refills += 1;
                 if self.refills >= self.settings.max_refills {
@@ -101,7 +103,7 @@ mod tests {
         let mut b = Breakers::new(BreakerSettings::default());
         b.failed();
         b.failed();
-        b.succeeded(true, 1);
+        b.succeeded(1);
         b.failed();
         b.failed();
         assert_eq!(b.open(), None);
@@ -112,15 +114,15 @@ mod tests {
     #[test]
     fn r10_2_three_rapid_refills_in_a_row_open() {
         let mut b = Breakers::new(BreakerSettings::default());
-        b.succeeded(true, 10);
+        b.succeeded(10);
         b.reached_line(12); // 2 turns later: refill 1
-        b.succeeded(true, 12);
+        b.succeeded(12);
         b.reached_line(20); // 8 turns later: the run resets
-        b.succeeded(true, 20);
+        b.succeeded(20);
         for turn in [21, 22, 23] {
             assert_eq!(b.open(), None);
             b.reached_line(turn);
-            b.succeeded(true, turn);
+            b.succeeded(turn);
         }
         assert_eq!(b.open(), Some(Open::RapidRefill));
     }

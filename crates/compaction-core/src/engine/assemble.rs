@@ -9,7 +9,7 @@ use super::tier4::{Run, EVIDENCE_ATTACH, EVIDENCE_FINALIZE};
 use super::Engine;
 use crate::compact::{
     attachments, boundary, context, BoundaryRecord, Compacted, FileAnswer, HookOutput, Progress,
-    SummaryRecord, Trigger,
+    SummaryRecord,
 };
 use crate::message::{Message, Role, Uuid};
 use crate::step::{CacheEffect, Owner, Step, Tier};
@@ -209,8 +209,7 @@ impl Engine {
         };
         steps.push(step);
         steps.extend(thinking);
-        self.breakers
-            .succeeded(run.trigger == Trigger::Auto, self.turns_seen());
+        self.breakers.succeeded(self.turns_seen());
         (
             steps,
             Progress::Compacted {

@@ -481,7 +481,9 @@ impl Engine {
 
     pub(super) fn fail(&mut self, run: &Run, reason: &str) -> Progress {
         self.run = None;
-        if run.trigger == Trigger::Auto {
+        // R10.1 counts automatic compactions; a reactive one (Tier 5) has
+        // its own once-per-turn limit (R8.1).
+        if run.trigger == Trigger::Auto && !run.reactive {
             self.breakers.failed();
         }
         Progress::Failed {

@@ -8,6 +8,7 @@ mod common;
 
 mod api_r13;
 mod attachments;
+mod breakers;
 mod cascade;
 mod collapse;
 mod compact;
