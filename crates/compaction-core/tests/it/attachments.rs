@@ -285,3 +285,95 @@ fn r7_7_only_plan_tasks_skills_and_mcp_can_be_registered() {
     compact(&mut e, &[]);
     assert!(attachment_texts(&e).iter().any(|t| t.ends_with("\n\nkeep")));
 }
+
+/// `n` answered files of `chars` characters each, most recent first.
+fn answered_files(n: usize, chars: usize) -> (Vec<String>, Vec<FileAnswer>) {
+    let paths: Vec<String> = (0..n).map(|i| format!("src/file_{i:02}.rs")).collect();
+    let answers = paths
+        .iter()
+        .map(|p| FileAnswer {
+            path: p.clone(),
+            content: Ok("x".repeat(chars)),
+        })
+        .collect();
+    (paths, answers)
+}
+
+#[test]
+fn r7_7_a_file_over_5000_tokens_is_cut_to_the_limit_with_a_marker() {
+    use compaction_core::compact::attachments::{restore, AttachmentSettings};
+    use compaction_core::tokens::Estimator;
+    let estimator = Estimator::default();
+    // 30,000 characters: 7,500 tokens; and one under the limit.
+    let (paths, mut answers) = answered_files(2, 30_000);
+    answers[1].content = Ok("y".repeat(8_000));
+    let (outcomes, messages) = restore(&paths, &answers, &AttachmentSettings::default(), &estimator, "s");
+    let Status::Restored { tokens, cut: true } = outcomes[0].status else {
+        panic!("{:?}", outcomes[0])
+    };
+    let Message {
+        content: Content::Text(body),
+        ..
+    } = &messages[0]
+    else {
+        panic!("{:?}", messages[0])
+    };
+    assert!(
+        body.contains("[cut to 5000 tokens: 10000 more chars not restored]"),
+        "{body}"
+    );
+    assert_eq!(
+        body.matches('x').count(),
+        20_000,
+        "exactly 5,000 tokens of content"
+    );
+    assert!(
+        (5_000..5_100).contains(&tokens),
+        "the limit plus the marker: {tokens}"
+    );
+    assert_eq!(
+        outcomes[1].status,
+        Status::Restored {
+            tokens: 2_000,
+            cut: false
+        }
+    );
+}
+
+#[test]
+fn r7_7_files_stop_at_the_50000_token_total_with_settings_that_reach_it() {
+    use compaction_core::compact::attachments::{restore, AttachmentSettings};
+    use compaction_core::tokens::Estimator;
+    // At the defaults 5 files × 5,000 = 25,000 never reach the total: allow
+    // 12 files, each cut to 5,000 tokens.
+    let settings = AttachmentSettings {
+        max_files: 12,
+        ..AttachmentSettings::default()
+    };
+    assert_eq!((settings.per_file_tokens, settings.total_tokens), (5_000, 50_000));
+    let (paths, answers) = answered_files(13, 24_000);
+    let (outcomes, messages) = restore(&paths, &answers, &settings, &Estimator::default(), "s");
+    let restored: Vec<u64> = outcomes
+        .iter()
+        .filter_map(|c| match c.status {
+            Status::Restored { tokens, cut: true } => Some(tokens),
+            _ => None,
+        })
+        .collect();
+    let total: u64 = restored.iter().sum();
+    assert!(total <= 50_000, "{total}");
+    assert!(total + restored[0] > 50_000, "one more would pass the total");
+    assert_eq!(restored.len(), 9, "{restored:?}");
+    assert_eq!(messages.len(), 9);
+    for c in &outcomes[9..12] {
+        assert!(
+            matches!(c.status, Status::OverBudget { tokens } if tokens == restored[0]),
+            "{c:?}"
+        );
+    }
+    assert_eq!(
+        outcomes[12].status,
+        Status::NotChosen,
+        "the 13th is not among the 12 most recent"
+    );
+}

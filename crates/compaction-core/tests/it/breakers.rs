@@ -69,7 +69,11 @@ fn r10_2_a_refill_counts_after_a_manual_compaction_too() {
             assert!(d.compaction.is_some(), "refill {refill}: auto compaction starts");
             assert!(matches!(ended(&mut e, false), Progress::Compacted { .. }));
         } else {
-            assert_eq!(d.breaker, Some(Open::RapidRefill), "the third refill in a row opens it");
+            assert_eq!(
+                d.breaker,
+                Some(Open::RapidRefill),
+                "the third refill in a row opens it"
+            );
             assert!(d.compaction.is_none());
         }
     }
