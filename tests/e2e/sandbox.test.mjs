@@ -104,7 +104,14 @@ test("each scenario shows what its tier does", async () => {
   assert.match(await tiersOf("overflow"), /T5 reactive/);
   assert.match(await page.locator(".events").textContent(), /413 prompt too long/);
   await tiersOf("breakers");
-  assert.ok((await page.locator('.flow[data-flow="failures"] li.lit').count()) >= 0);
+  // The call before the last /compact: the breaker is open, and the
+  // failure diagram lights that branch only.
+  const events = page.locator(".events li button");
+  await events.nth((await events.count()) - 2).click();
+  const lit = page.locator('.flow[data-flow="failures"] li.lit');
+  await lit.first().waitFor({ timeout: 5_000 });
+  assert.equal(await lit.count(), 1);
+  assert.match(await lit.textContent(), /Auto keeps failing/);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -367,7 +367,11 @@ fn timeline(
         Some(s) => vec![s.clone()],
         None => m.frame.steps.clone(),
     };
-    let compaction = m.outcome.is_some() || m.frame.kind != "call";
+    // A call where a breaker is open shows the failure branches too: that
+    // is where "auto keeps failing" lights.
+    let compaction = m.outcome.is_some()
+        || m.frame.kind != "call"
+        || m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
     let position = match cursor.1 {
         Some(s) => format!(
             "event {} of {}, step {} of {}",

@@ -16,5 +16,5 @@ pub use boundary::{BoundaryRecord, SummaryRecord, Trigger};
 pub use context::{ContextItem, HookOutput};
 pub use protocol::{
     CompactOptions, CompactSettings, Compacted, Direction, FileRequest, HookOutcome, PartialCompact,
-    PreCompactRequest, Progress, Purpose, SummaryRequest,
+    PreCompactRequest, Progress, Purpose, SummaryRequest, ToolChoice,
 };

@@ -153,6 +153,21 @@ pub struct SummaryRequest {
     pub estimated_tokens: u64,
     /// 1 for the first attempt.
     pub attempt: u32,
+    /// "Tools denied" as data (R7.3a): send it as the call's `tool_choice`
+    /// so the model cannot call a tool. The API wants the session's tool
+    /// definitions sent too when `messages` hold `tool_use` or
+    /// `tool_result` blocks ("Requests which include tool_use or
+    /// tool_result blocks must define tools"); with this choice none of
+    /// them can be called.
+    pub tool_choice: ToolChoice,
+}
+
+/// How a summary call may use tools (R7.3a): not at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ToolChoice {
+    /// `{"type": "none"}`: the model answers with text and calls no tool.
+    None,
 }
 
 /// The engine needs file contents for attachments (R7.7): answer with

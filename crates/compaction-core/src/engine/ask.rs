@@ -45,6 +45,7 @@ impl Engine {
             prompt: summary_prompt(&run.options),
             estimated_tokens: self.request_tokens(run),
             attempt: run.attempt,
+            tool_choice: crate::compact::ToolChoice::None,
         }
     }
 }

@@ -510,6 +510,7 @@ impl Engine {
             prompt,
             estimated_tokens,
             attempt: 1,
+            tool_choice: crate::compact::ToolChoice::None,
         })
     }
 

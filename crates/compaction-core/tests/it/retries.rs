@@ -329,3 +329,27 @@ fn r7_10_no_failure_step_reports_zero_on_a_non_empty_view() {
         );
     }
 }
+
+#[test]
+fn r7_3a_every_summary_request_denies_tools_as_data() {
+    let mut s = Preset::Seed.settings(200_000);
+    s.snip = false;
+    let mut e = Engine::new(s).unwrap();
+    long_session(&mut e, 30, 22_400); // 168,000: over the line, Tier 3 asks
+    let d = e.before_call(None);
+    let segments = crate::common::segments(&d.requests);
+    assert!(!segments.is_empty());
+    let (_, stage) = split(e.compact(CompactOptions::default()).allowed(&mut e));
+    let Stage::NeedsSummary { request } = stage else {
+        panic!("{stage:?}")
+    };
+    for r in segments.iter().chain([&request]) {
+        let v = serde_json::to_value(r).unwrap();
+        assert_eq!(
+            v["toolChoice"],
+            serde_json::json!({"type": "none"}),
+            "{:?}",
+            r.purpose
+        );
+    }
+}

@@ -95,9 +95,13 @@ fn r7_2_a_blocking_hook_leaves_no_boundary_and_the_view_unchanged() {
     });
     let m = e.moments.last().unwrap();
     assert!(
-        matches!(m.outcome, Some(Outcome::Failed { .. })) || m.outcome.is_none(),
-        "{:?}",
+        matches!(&m.outcome, Some(Outcome::Failed { reason }) if reason.contains("blocked by a PreCompact hook: policy says no")),
+        "the blocked compaction is recorded as failed: {:?}",
         m.outcome
+    );
+    assert!(
+        m.frame.steps.iter().any(|s| s.rule == "R7.2"),
+        "the step says the hook blocked it"
     );
     assert_eq!(m.before, m.after);
     assert!(m.tiers.is_empty());

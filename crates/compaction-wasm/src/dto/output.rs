@@ -95,6 +95,18 @@ pub struct SummaryRequest {
     pub estimated_tokens: f64,
     /// 1 for the first attempt.
     pub attempt: f64,
+    /// "Tools denied" as data (R7.3a): send it as the call's `tool_choice`
+    /// (with your tool definitions when `messages` hold tool blocks: the
+    /// API wants them defined; with `none` none can be called).
+    pub tool_choice: ToolChoice,
+}
+
+/// How a summary call may use tools: `{ type: "none" }`, not at all.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, Tsify)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum ToolChoice {
+    /// The model answers with text and calls no tool.
+    None,
 }
 
 impl SummaryRequest {
@@ -121,6 +133,9 @@ impl SummaryRequest {
             prompt: r.prompt,
             estimated_tokens: r.estimated_tokens as f64,
             attempt: f64::from(r.attempt),
+            tool_choice: match r.tool_choice {
+                core_compact::ToolChoice::None => ToolChoice::None,
+            },
         }
     }
 }
