@@ -471,6 +471,11 @@ export interface ContextItem {
 }
 
 /**
+ * How a summary call may use tools: `{ type: "none" }`, not at all.
+ */
+export type ToolChoice = { type: "none" };
+
+/**
  * How one re-attachment candidate ended: a file (`path`) or another kind
  * (`path` is then its name).
  */
@@ -796,6 +801,12 @@ export interface SummaryRequest {
      * 1 for the first attempt.
      */
     attempt: number;
+    /**
+     * "Tools denied" as data (R7.3a): send it as the call's `tool_choice`
+     * (with your tool definitions when `messages` hold tool blocks: the
+     * API wants them defined; with `none` none can be called).
+     */
+    toolChoice: ToolChoice;
 }
 
 /**
