@@ -24,7 +24,7 @@ struct In {
     #[serde(default)]
     timestamp: Option<String>,
     #[serde(default)]
-    usage: Option<InUsage>,
+    usage: Option<Usage>,
     /// A `role: "system"` message's `clear_at` (R13.3), kept verbatim.
     #[serde(default)]
     clear_at: Option<Json>,
@@ -56,38 +56,6 @@ impl<'de> Deserialize<'de> for InRole {
     }
 }
 
-/// The API's usage; the SDK types the cache counters `number | null`.
-#[derive(Deserialize)]
-struct InUsage {
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
-    /// Per-iteration usage (server compaction, server tool loops): the last
-    /// `message` iteration is the context the reply was sampled from.
-    #[serde(default)]
-    iterations: Option<Vec<InIteration>>,
-}
-
-/// One entry of `usage.iterations`.
-#[derive(Deserialize)]
-struct InIteration {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    input_tokens: Option<u64>,
-    #[serde(default)]
-    output_tokens: Option<u64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
-}
-
 /// A response's `context_management` (R13.4).
 #[derive(Deserialize)]
 struct InContextManagement {
@@ -113,35 +81,6 @@ pub fn applied_edits(
         )
     })?;
     Ok(cm.applied_edits)
-}
-
-/// Makes uuids for messages that come without one: `m1`, `m2`, … skipping
-/// any the caller used.
-#[derive(Debug, Default, Clone)]
-pub struct UuidMaker {
-    next: u64,
-}
-
-impl UuidMaker {
-    /// Makes the next uuids come after `uuid` when it is one of ours
-    /// (`m<n>`): a resumed session's file holds the earlier ones, even those
-    /// no longer in the view.
-    pub fn follow(&mut self, uuid: &str) {
-        if let Some(n) = uuid.strip_prefix('m').and_then(|n| n.parse::<u64>().ok()) {
-            self.next = self.next.max(n);
-        }
-    }
-
-    /// The next free uuid (`taken` says whether the store holds one already).
-    pub fn make(&mut self, taken: impl Fn(&Uuid) -> bool) -> Uuid {
-        loop {
-            self.next += 1;
-            let uuid = Uuid(format!("m{}", self.next));
-            if !taken(&uuid) {
-                return uuid;
-            }
-        }
-    }
 }
 
 fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message, JsValue> {
@@ -187,26 +126,7 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
         role,
         content: raw.content,
         timestamp,
-        usage: raw.usage.map(|u| {
-            let last = u
-                .iterations
-                .as_deref()
-                .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
-            match last {
-                Some(i) => Usage {
-                    input_tokens: i.input_tokens.unwrap_or(0),
-                    output_tokens: i.output_tokens.unwrap_or(0),
-                    cache_creation_input_tokens: i.cache_creation_input_tokens.unwrap_or(0),
-                    cache_read_input_tokens: i.cache_read_input_tokens.unwrap_or(0),
-                },
-                None => Usage {
-                    input_tokens: u.input_tokens.unwrap_or(0),
-                    output_tokens: u.output_tokens.unwrap_or(0),
-                    cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
-                    cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
-                },
-            }
-        }),
+        usage: raw.usage,
         extra,
     })
 }

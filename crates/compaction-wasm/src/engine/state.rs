@@ -17,24 +17,11 @@ pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue
     }
 }
 
-/// What the transcript log holds, in order.
-pub(super) enum Logged {
-    /// A message appended by the host (rendered from the store on demand).
-    Message { uuid: Uuid, parent: Option<Uuid> },
-    /// Records written whole (a compaction's boundary, summary, attachments).
-    Lines(Vec<String>),
-}
-
 /// The state behind one JS `Engine`.
 pub(crate) struct State {
     pub(crate) engine: CoreEngine,
-    pub(super) uuids: UuidMaker,
-    pub(super) log: Vec<Logged>,
-    /// Log items already handed out by `takeRecords()`.
-    pub(super) taken: usize,
-    /// The last record written (the next one's `parentUuid`).
-    pub(super) parent: Option<Uuid>,
-    pub(super) session_id: String,
+    /// The records to persist, and the uuids of messages without one.
+    pub(super) log: SessionLog,
     /// The host's latest clock reading (records get it as their time).
     pub(super) last_now: Option<Timestamp>,
 }
@@ -43,11 +30,7 @@ impl State {
     pub(crate) fn new(settings: CoreSettings, session_id: String) -> Result<Self, JsValue> {
         Ok(State {
             engine: CoreEngine::new(settings).map_err(|e| from_engine(&e))?,
-            uuids: UuidMaker::default(),
-            log: Vec::new(),
-            taken: 0,
-            parent: None,
-            session_id,
+            log: SessionLog::new(session_id),
             last_now: None,
         })
     }
@@ -67,20 +50,17 @@ impl State {
         self.engine
             .append(message)
             .map_err(|e| from_engine_at(&e, &field()))?;
-        self.log.push(Logged::Message {
-            uuid: uuid.clone(),
-            parent: self.parent.replace(uuid.clone()),
-        });
+        self.log.appended(uuid.clone());
         Ok(uuid)
     }
 
     /// Appends a JSON string of messages; all or nothing (checked before any
     /// enters the engine, except a duplicate uuid, found on append).
     pub(crate) fn load_json(&mut self, json: &str) -> Result<usize, JsValue> {
-        let mut maker = self.uuids.clone();
+        let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
-        self.uuids = maker;
+        self.log.uuids = maker;
         if let Some(system) = system {
             self.engine.set_system(&system);
         }
@@ -100,11 +80,11 @@ impl State {
 
     /// Appends one message object.
     pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
-        let mut maker = self.uuids.clone();
+        let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let m = input::from_js(message, field, || maker.make(|u| store.get(u).is_some()))?;
         let applied = input::applied_edits(message, field)?;
-        self.uuids = maker;
+        self.log.uuids = maker;
         let uuid = self.append(m, field)?;
         // A response's applied edits replace the view's prediction; the
         // next decision reports a difference (R13.4).
@@ -139,22 +119,11 @@ impl State {
                     .filter(|e| e.source == Source::Attachment)
                     .map(|e| (*e.message).clone())
                     .collect();
-                let ctx = RecordContext {
-                    session_id: self.session_id.clone(),
-                    version: "context-compaction".to_owned(),
-                    timestamp: self
-                        .last_now
-                        .clone()
-                        .unwrap_or_else(|| Timestamp::from_unix_ms(0)),
-                };
-                let records = compaction_records(&result, &attachments, &ctx);
-                self.parent = Some(
-                    attachments
-                        .last()
-                        .map(|m| m.uuid.clone())
-                        .unwrap_or_else(|| result.summary.uuid.clone()),
-                );
-                self.log.push(Logged::Lines(records.clone()));
+                let timestamp = self
+                    .last_now
+                    .clone()
+                    .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+                let records = self.log.compacted(&result, &attachments, timestamp);
                 Progress::Compacted { result, records }
             }
             // Everything else converts as in a dry run.
@@ -171,37 +140,14 @@ impl State {
         }
     }
 
-    /// One transcript record for a message the host appended.
-    pub(super) fn render(&self, uuid: &Uuid, parent: &Option<Uuid>) -> String {
-        let Some(m) = self.engine.store().get(uuid) else {
-            return String::new();
-        };
-        let record = Record {
-            is_sidechain: false,
-            message: Payload {
-                content: &m.content,
-                role: m.role,
-                usage: m.usage.as_ref(),
-            },
-            parent_uuid: parent.as_ref(),
-            session_id: &self.session_id,
-            timestamp: m.timestamp.as_ref().map(Timestamp::as_str),
-            kind: m.role,
-            user_type: "external",
-            uuid: &m.uuid,
-        };
-        serde_json::to_string(&record).unwrap_or_default()
+    /// Every record so far.
+    pub(super) fn records(&self) -> Vec<String> {
+        self.log.records(self.engine.store())
     }
 
-    pub(super) fn records(&self, from: usize) -> Vec<String> {
-        let mut out = Vec::new();
-        for item in &self.log[from.min(self.log.len())..] {
-            match item {
-                Logged::Message { uuid, parent } => out.push(self.render(uuid, parent)),
-                Logged::Lines(lines) => out.extend(lines.iter().cloned()),
-            }
-        }
-        out
+    /// The records written since the last `take_records`.
+    pub(super) fn take_records(&mut self) -> Vec<String> {
+        self.log.take(self.engine.store())
     }
 
     /// Loads a resumed session's view (SPEC R11.2).
@@ -216,7 +162,7 @@ impl State {
         let n = session.messages.len();
         self.engine.reserve(n);
         for (i, (m, is_compact_summary)) in session.messages.into_iter().enumerate() {
-            self.uuids.follow(m.uuid.as_str());
+            self.log.uuids.follow(m.uuid.as_str());
             let result = if is_compact_summary {
                 self.engine.append_summary(m)
             } else {
@@ -225,45 +171,13 @@ impl State {
             result.map_err(|e| from_engine_at(&e, &format!("session.messages[{i}]")))?;
         }
         // New records continue the file's chain, with uuids it does not hold.
-        if let Some(leaf) = &session.leaf {
-            self.uuids.follow(leaf);
-        }
-        self.parent = session.leaf.map(Uuid);
-        if let Some(id) = session.session_id {
-            self.session_id = id;
-        }
+        self.log.resumed([], session.leaf, session.session_id);
         to_js(&dto::SessionLoad {
             report: session.report,
             boundary: session.boundary,
             appended: n as f64,
         })
     }
-}
-
-/// A transcript record for a message the host appended, in Claude Code's
-/// session format (keys in the order the earlier `json!` rendering gave).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Record<'a> {
-    is_sidechain: bool,
-    message: Payload<'a>,
-    parent_uuid: Option<&'a Uuid>,
-    session_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<&'a str>,
-    #[serde(rename = "type")]
-    kind: Role,
-    user_type: &'static str,
-    uuid: &'a Uuid,
-}
-
-/// A record's `message`: the API payload.
-#[derive(Serialize)]
-struct Payload<'a> {
-    content: &'a Content,
-    role: Role,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<&'a compaction_core::message::Usage>,
 }
 
 /// A message reduced to what the API takes, borrowed (no copy before JS).
