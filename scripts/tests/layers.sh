@@ -16,7 +16,7 @@ layers=(
     "view: store view breakdown"
     "tiers: microcompact snip collapse compact breakers api"
     "engine: engine"
-    "import/export: transcript"
+    "import/export: transcript format"
 )
 
 declare -A level

@@ -46,6 +46,7 @@ pub mod collapse;
 pub mod compact;
 pub mod engine;
 pub mod error;
+pub mod format;
 pub mod groups;
 pub mod hash;
 pub mod message;

@@ -276,7 +276,7 @@ impl Engine {
             // A reply appended with no call since a result was reduced was
             // written against the original result (R13.1).
             if let Some(at) = self.unsent_reduction.take() {
-                self.view.note_rewrite(at);
+                self.reply_over_reduction(at, &stored);
             }
         }
         if stored.holds_compaction() {
@@ -333,10 +333,14 @@ impl Engine {
         // This call sends what was reduced: replies from now on read it.
         self.unsent_reduction = None;
         let protected = self.protected_tool_ids();
+        // An open tool loop under `strip`: no client rewrite before it
+        // (R13.1), so no client-side clearing and no snip this call; the
+        // server's clearing is exempt and still runs.
+        let open_loop = self.open_loop();
         let tier1 = self.microcompact.run(
             &mut self.view,
             &self.settings.microcompact,
-            now,
+            now.filter(|_| open_loop.is_none()),
             self.system_tokens,
             &protected,
         );
@@ -344,7 +348,11 @@ impl Engine {
         steps.extend(self.settle_thinking(Tier::Microcompact));
         // Not under a pending compaction: its prefix is view positions, and
         // it is about to replace those messages anyway.
-        if self.settings.snip && !self.compacting() && self.count().tokens > self.lines.compact {
+        if self.settings.snip
+            && open_loop.is_none()
+            && !self.compacting()
+            && self.count().tokens > self.lines.compact
+        {
             if let Some(step) = snip(
                 &mut self.view,
                 self.lines.compact,

@@ -3,10 +3,67 @@
 use super::Engine;
 use crate::api::thinking::{is_signed_thinking, without_thinking};
 use crate::api::ThinkingMode;
-use crate::message::Message;
+use crate::message::{Message, Role};
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
 
 impl Engine {
+    /// The view position of an open tool loop's assistant message under
+    /// `strip` (R13.1): the view ends with the results of that message's
+    /// `tool_use` blocks, and it holds a signed thinking block. The API
+    /// wants that block passed back whole, over the prefix it was signed
+    /// over: it refuses the request when the block is missing ("a final
+    /// assistant message must start with a thinking block") as when its
+    /// prefix changed. So while a loop is open no client rewrite may touch
+    /// what precedes it: the cheap tiers wait for the loop to close, and a
+    /// compaction summarises the loop too (nothing is preserved after the
+    /// summary). `None` under `drop_block` (the server drops the block) and
+    /// `keep` (the host's call).
+    pub(crate) fn open_loop(&self) -> Option<usize> {
+        if self.settings.api.thinking != ThinkingMode::Strip {
+            return None;
+        }
+        let entries = self.view.entries();
+        let [.., a, last] = entries else {
+            return None;
+        };
+        let (a, last) = (&a.message, &last.message);
+        let open = last.role == Role::User
+            && last.tool_result_ids().next().is_some()
+            && a.role == Role::Assistant
+            && a.tool_use_ids().next().is_some()
+            && a.content.blocks().iter().any(is_signed_thinking);
+        open.then(|| entries.len() - 2)
+    }
+
+    /// A reply appended with no call since results from view position `at`
+    /// on were reduced was written against the original results (R13.1).
+    /// Under `strip`, when the reply holds signed thinking, the reductions
+    /// are undone: the model read those results whole, budget reduction is
+    /// for results it has not read yet, and undoing keeps the reply's
+    /// block valid (an open tool loop's block must stay). Otherwise the
+    /// reduction is a rewrite like any other.
+    pub(crate) fn reply_over_reduction(&mut self, at: usize, reply: &Message) {
+        let signed = reply.content.blocks().iter().any(is_signed_thinking);
+        if self.settings.api.thinking != ThinkingMode::Strip || !signed {
+            self.view.note_rewrite(at);
+            return;
+        }
+        let mut undone = Vec::new();
+        self.pending.retain(|s| {
+            let reduced = s.rule == "R2.2";
+            if reduced {
+                undone.extend(s.messages.iter().cloned());
+            }
+            !reduced
+        });
+        for uuid in &undone {
+            if let (Some(i), Some(original)) = (self.view.position(uuid), self.store.get(uuid)) {
+                let original = std::sync::Arc::clone(original);
+                self.view.patch(i, original, &[]);
+            }
+        }
+    }
+
     /// A summary request's copies of the view entries from `start` on,
     /// with every signed thinking block dropped from the first message whose
     /// prefix is not what the client sent before (R13.1): the request does

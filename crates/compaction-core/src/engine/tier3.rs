@@ -45,7 +45,8 @@ impl Engine {
         if count.tokens <= start {
             return false;
         }
-        if self.collapse_pending.is_empty() {
+        // No segment is asked for while a tool loop is open (R13.1).
+        if self.collapse_pending.is_empty() && self.open_loop().is_none() {
             let found = self.queue_segments();
             if !found.is_empty() {
                 let reason = format!(
@@ -101,7 +102,7 @@ impl Engine {
     /// (with those already pending). `None` when Tier 3 is off or has
     /// nothing to collapse: the emergency compaction follows at once.
     pub(super) fn collapse_recovery(&mut self) -> Option<Vec<Step>> {
-        if !self.settings.collapse.enabled {
+        if !self.settings.collapse.enabled || self.open_loop().is_some() {
             return None;
         }
         let count = self.count();
@@ -231,6 +232,10 @@ impl Engine {
             model_calls: 0,
             reason: String::new(),
         };
+        if let Some(at) = self.open_loop() {
+            step.reason = format!("the summary of turns {first}–{last} was not applied: a tool loop is open at {} and its signed thinking must keep its prefix (R13.1)", self.view.entries()[at].message.uuid);
+            return step;
+        }
         let (Some(range), Some(text)) = (range, text) else {
             step.reason = format!("the summary of turns {first}–{last} was dropped: no usable reply, or the view changed meanwhile");
             return step;

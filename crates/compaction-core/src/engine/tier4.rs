@@ -231,13 +231,23 @@ impl Engine {
         }
         // R9.2: a precomputed summary whose messages still open the view is
         // reused, unless new instructions ask for a different one.
-        let (hit, precompute_step) = self.precompute_hit(instructions.as_deref(), &hook, pre);
-        steps.extend(precompute_step);
-        if let Some((len, reply)) = hit {
-            return self.with_reply(Run::reusing(trigger, reactive, len, pre), steps, &reply);
+        // An open tool loop (R13.1): its signed thinking cannot follow a
+        // summary, so the summary covers the whole view, the loop included.
+        let open_loop = self.open_loop();
+        if open_loop.is_none() {
+            let (hit, precompute_step) = self.precompute_hit(instructions.as_deref(), &hook, pre);
+            steps.extend(precompute_step);
+            if let Some((len, reply)) = hit {
+                return self.with_reply(Run::reusing(trigger, reactive, len, pre), steps, &reply);
+            }
         }
         let manual_regime = trigger == Trigger::Manual || reactive;
-        let prefix = if manual_regime {
+        let prefix = if let Some(at) = open_loop {
+            let uuid = &self.view.entries()[at].message.uuid;
+            steps.push(self.step(Tier::Compact, "R13.1", Owner::Client, EVIDENCE_GROUPS, pre, vec![uuid.clone()], 0,
+                format!("a tool loop is open at {uuid}: its signed thinking must be passed back over an unchanged prefix, so nothing is preserved after the summary; it summarises the whole view, the loop included")));
+            Some(0..self.view.len())
+        } else if manual_regime {
             cut::preserve_groups(&self.view, self.settings.compact.preserve_groups)
         } else {
             cut::preserve_turns(&self.view, self.settings.compact.auto_keep_turns)
@@ -462,7 +472,9 @@ impl Engine {
     /// Moves the cut for a retry (R7.5): manual/reactive preserve more tail
     /// groups; auto truncates the prefix.
     fn retry_cut(&self, run: &mut Run, gap: u64) -> Option<Step> {
-        let manual = run.trigger == Trigger::Manual || run.reactive;
+        // Preserving more tail would keep an open loop's thinking after the
+        // summary (R13.1): such a run drops the oldest groups instead.
+        let manual = (run.trigger == Trigger::Manual || run.reactive) && run.prefix.end < self.view.len();
         let next = if manual {
             cut::shorten(&self.view, &run.prefix, gap)
         } else {

@@ -41,6 +41,11 @@ impl Json {
         Json::parse(&value.to_string()).unwrap_or_else(|_| Json::null())
     }
 
+    /// A value already checked by serde_json, kept as given.
+    pub fn from_raw(raw: Box<RawValue>) -> Json {
+        Json(raw)
+    }
+
     /// The JSON text.
     pub fn text(&self) -> &str {
         self.0.get()

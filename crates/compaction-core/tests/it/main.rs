@@ -14,6 +14,7 @@ mod compact;
 mod damaged_sessions;
 mod driver;
 mod extensions;
+mod formats;
 mod fuzz_regressions;
 mod overflow;
 mod precompute;
