@@ -94,7 +94,7 @@ impl State {
         Ok(uuid)
     }
 
-    pub(super) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
+    pub(crate) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
         let now = read_now(now)?;
         if now.is_some() {
             self.last_now.clone_from(&now);
@@ -111,24 +111,43 @@ impl State {
     pub(crate) fn progress(&mut self, p: core_compact::Progress) -> Progress {
         match p {
             core_compact::Progress::Compacted { result } => {
-                let attachments: Vec<Message> = self
-                    .engine
-                    .view()
-                    .entries()
-                    .iter()
-                    .filter(|e| e.source == Source::Attachment)
-                    .map(|e| (*e.message).clone())
-                    .collect();
-                let timestamp = self
-                    .last_now
-                    .clone()
-                    .unwrap_or_else(|| Timestamp::from_unix_ms(0));
-                let records = self.log.compacted(&result, &attachments, timestamp);
+                let records = self.log_compaction(&result);
                 Progress::Compacted { result, records }
             }
             // Everything else converts as in a dry run.
             other => dry_progress(other),
         }
+    }
+
+    /// Logs a finished compaction's records (with the restored attachments
+    /// now in the view) and returns them.
+    pub(crate) fn log_compaction(&mut self, result: &core_compact::Compacted) -> Vec<String> {
+        let attachments: Vec<Message> = self
+            .engine
+            .view()
+            .entries()
+            .iter()
+            .filter(|e| e.source == Source::Attachment)
+            .map(|e| (*e.message).clone())
+            .collect();
+        let timestamp = self
+            .last_now
+            .clone()
+            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        self.log.compacted(result, &attachments, timestamp)
+    }
+
+    /// A preparation's result in JS terms: every compaction it finished is
+    /// logged, in order; the decision's is the last of them.
+    pub(crate) fn prepared(&mut self, prepared: compaction_core::engine::Prepared) -> Decision {
+        let mut records = Vec::new();
+        for result in &prepared.compacted {
+            records = self.log_compaction(result);
+        }
+        convert_decision(prepared.decision, |p| match p {
+            core_compact::Progress::Compacted { result } => Progress::Compacted { result, records },
+            other => dry_progress(other),
+        })
     }
 
     /// An engine outcome in JS terms; a finished compaction is logged.
