@@ -1,12 +1,9 @@
-//! `engine.prepare(host)`: the async twin of the engine's `drive`, and the
-//! binding's only request loop. It runs the cascade, then puts each
-//! request to the host through the core's [`Driver`] (which decides what a
-//! host failure does: the next model of the chain, or a failed request),
-//! and repeats until nothing is pending. The engine's state is never
+//! `engine.prepare(host)`: the async twin of the engine's `prepare`, and
+//! the binding's only request loop: it steps the core's [`Preparation`]
+//! (which runs the cascade, decides what a host failure does — the next
+//! model of the chain, or a failed request — and when to run the cascade
+//! again), putting each request to the host. The engine's state is never
 //! borrowed across an `await`: the host may read it while its call runs.
-
-use std::cell::RefCell;
-use std::rc::Rc;
 
 use compaction_core::engine::{Answer, Preparation, Request};
 use wasm_bindgen::prelude::*;
@@ -14,7 +11,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::dto::{self, SummaryRequest};
-use crate::engine::{borrow, to_js, State};
+use crate::engine::{borrow, to_js, Shared};
 use crate::error::{
     from_engine_at, js_error, js_error_caused, INVALID_ARGUMENT, POST_COMPACT_HOOKS_FAILED,
     PRE_COMPACT_FAILED, READ_FILES_FAILED, SUMMARIZER_FAILED,
@@ -40,9 +37,9 @@ impl JsHost {
                 "host must be an object { summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute? }",
             ));
         }
-        let get = |key: &str| js_sys::Reflect::get(host, &key.into()).unwrap_or(JsValue::UNDEFINED);
+        let get = |key: &str| crate::js::get(host, key, &format!("host.{key}"));
         let function = |key: &str| -> Result<Option<js_sys::Function>, JsValue> {
-            let value = get(key);
+            let value = get(key)?;
             if value.is_undefined() || value.is_null() {
                 return Ok(None);
             }
@@ -61,7 +58,7 @@ impl JsHost {
                 "host.summarize must be a function",
             )
         })?;
-        let now = get("now");
+        let now = get("now")?;
         let now = if now.is_undefined() || now.is_null() {
             None
         } else {
@@ -79,7 +76,7 @@ impl JsHost {
             pre_compact: function("preCompact")?,
             post_compact_hooks: function("postCompactHooks")?,
             now,
-            precompute: get("precompute").as_bool().unwrap_or(true),
+            precompute: get("precompute")?.as_bool().unwrap_or(true),
         })
     }
 
@@ -164,33 +161,30 @@ fn invalid(field: &str, message: &str) -> JsValue {
     js_error(INVALID_ARGUMENT, field, message)
 }
 
-/// Calls a JS callback and awaits it if it returned a promise.
+/// Calls a JS callback and awaits what it returned (`Promise.resolve`
+/// never throws: a thenable whose `then` throws, or a Proxy, rejects).
 async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
     let out = f.call1(&JsValue::NULL, arg)?;
-    if out.is_instance_of::<js_sys::Promise>() {
-        JsFuture::from(js_sys::Promise::from(out)).await
-    } else {
-        Ok(out)
-    }
+    JsFuture::from(js_sys::Promise::resolve(&out)).await
 }
 
 /// `Engine.prepare`: the core [`Preparation`] stepped with `await`s (the
 /// rounds, and when a preparation ends, are the core's).
-pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue, JsValue> {
-    let now = borrow(&state)?.now(host.now.clone())?;
+pub(crate) async fn prepare(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
+    let now = borrow(state)?.now(host.now.clone())?;
     let mut prep = Preparation::new(now, host.precompute);
     loop {
-        let next = prep.next(&mut borrow(&state)?.engine);
+        let next = prep.next(&mut borrow(state)?.engine);
         let Some(request) = next else { break };
         match host.ask(&request).await {
             Ok(answer) => {
-                let mut s = borrow(&state)?;
+                let mut s = borrow(state)?;
                 prep.answered(&mut s.engine, request.id(), answer)
                     .map_err(|e| from_engine_at(&e, "answer"))?;
             }
             Err(("", _, error)) => return Err(error),
             Err((code, field, cause)) => {
-                let mut s = borrow(&state)?;
+                let mut s = borrow(state)?;
                 let go_on = prep
                     .host_failed(&mut s.engine, &request)
                     .map_err(|e| from_engine_at(&e, field))?;
@@ -206,7 +200,7 @@ pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<J
             }
         }
     }
-    let mut s = borrow(&state)?;
+    let mut s = borrow(state)?;
     let prepared = prep.finish(&mut s.engine);
     let out = s.prepared(prepared);
     to_js(&out)
