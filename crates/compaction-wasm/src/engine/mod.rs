@@ -103,9 +103,13 @@ impl Engine {
             JsValue,
         >,
     ) -> Result<Engine, JsValue> {
-        let (settings, session) = read_settings(&settings.unwrap_or(JsValue::UNDEFINED))?;
+        let settings_js = settings.unwrap_or(JsValue::UNDEFINED);
+        let (mut settings, session) = read_settings(&settings_js)?;
+        let formatted = crate::format::read_format(&settings_js, &mut settings)?;
+        let mut state = State::new(settings, session)?;
+        state.formatted = formatted;
         Ok(Engine {
-            state: Rc::new(RefCell::new(State::new(settings, session)?)),
+            state: Rc::new(RefCell::new(state)),
         })
     }
 
@@ -148,7 +152,7 @@ impl Engine {
             .ok()
             .and_then(|json| json.as_string())
         {
-            Some(json) => self.with(|s| s.load_json(&json)),
+            Some(json) => self.with(|s| s.load_text(&json, Some(js_sys::Array::from(&messages)))),
             // Not writable as JSON (a BigInt, a cycle): one by one, so the
             // error names the message at fault.
             None => self.with(|s| load_each(s, &js_sys::Array::from(&messages))),
@@ -382,22 +386,12 @@ impl Engine {
         })
     }
 
-    /// The messages to send now, as the API takes them (`role`, `content`).
+    /// The messages to send now, as the API takes them (`role`, `content`),
+    /// or in the engine's `format`: there, every item no tier touched is
+    /// the very object you gave.
     #[wasm_bindgen(unchecked_return_type = "MessageParam[]")]
     pub fn messages(&self) -> Result<JsValue, JsValue> {
-        self.with(|s| {
-            let list: Vec<ParamRef> = s
-                .engine
-                .view()
-                .sent_messages()
-                .map(|m| ParamRef {
-                    role: m.role,
-                    content: &m.content,
-                    extra: &m.extra,
-                })
-                .collect();
-            to_js(&list)
-        })
+        self.with(|s| s.messages_js())
     }
 
     /// The view with the engine's fields (`uuid`, `timestamp`, `usage`).
@@ -497,4 +491,4 @@ fn load_each(s: &mut State, list: &js_sys::Array) -> Result<usize, JsValue> {
 pub(crate) use args::{answer_from_js, read_files, read_hook, read_hooks};
 use args::{read_answer, read_id};
 pub(crate) use state::{borrow, State};
-use state::{convert_decision, dry_progress, read_now, ParamRef};
+use state::{convert_decision, dry_progress, read_now};
