@@ -24,7 +24,10 @@ pub(crate) struct Formatted {
 /// `settings.format`: absent or `"anthropic"` is `None` (no conversion).
 /// Off Anthropic, Tier 1 takes the client's path (R4.2: no server-side
 /// context editing).
-pub(crate) fn read_format(settings_js: &JsValue, settings: &mut CoreSettings) -> Result<Option<Formatted>, JsValue> {
+pub(crate) fn read_format(
+    settings_js: &JsValue,
+    settings: &mut CoreSettings,
+) -> Result<Option<Formatted>, JsValue> {
     if !settings_js.is_object() {
         return Ok(None);
     }
@@ -32,17 +35,20 @@ pub(crate) fn read_format(settings_js: &JsValue, settings: &mut CoreSettings) ->
     if v.is_undefined() {
         return Ok(None);
     }
-    let format = v.as_string().and_then(|name| Format::from_name(&name)).ok_or_else(|| {
-        js_error(
-            INVALID_SETTING,
-            "format",
-            &format!(
-                "invalid setting `format` = {}: must be one of {}",
-                crate::thresholds::describe(&v),
-                Format::NAMES.map(|n| format!("\"{n}\"")).join(", ")
-            ),
-        )
-    })?;
+    let format = v
+        .as_string()
+        .and_then(|name| Format::from_name(&name))
+        .ok_or_else(|| {
+            js_error(
+                INVALID_SETTING,
+                "format",
+                &format!(
+                    "invalid setting `format` = {}: must be one of {}",
+                    crate::thresholds::describe(&v),
+                    Format::NAMES.map(|n| format!("\"{n}\"")).join(", ")
+                ),
+            )
+        })?;
     if format == Format::Anthropic {
         return Ok(None);
     }
@@ -90,12 +96,22 @@ impl Formatted {
     /// Reads one item (`append`), named `field` in errors.
     pub(crate) fn read_one(&self, object: &JsValue, field: &str) -> Result<Incoming, JsValue> {
         if !object.is_object() {
-            return Err(js_error(INVALID_MESSAGE, field, &format!("{field} must be an object")));
+            return Err(js_error(
+                INVALID_MESSAGE,
+                field,
+                &format!("{field} must be an object"),
+            ));
         }
         let json = js_sys::JSON::stringify(object)
             .ok()
             .and_then(|s| s.as_string())
-            .ok_or_else(|| js_error(INVALID_MESSAGE, field, &format!("{field} is not writable as JSON")))?;
+            .ok_or_else(|| {
+                js_error(
+                    INVALID_MESSAGE,
+                    field,
+                    &format!("{field} is not writable as JSON"),
+                )
+            })?;
         let converted = self.ledger.read_one(&json, field).map_err(message_error)?;
         let objects = js_sys::Array::of1(object);
         Ok(Incoming {
@@ -123,7 +139,11 @@ impl Formatted {
             let id = if preamble { None } else { uuids.next() };
             let (mut m, origin) = c.into_message(id.clone().unwrap_or_else(|| Uuid(String::new())));
             if !preamble && id.is_none() {
-                return Err(js_error(INVALID_MESSAGE, "messages", "messages: no uuid left for a message"));
+                return Err(js_error(
+                    INVALID_MESSAGE,
+                    "messages",
+                    "messages: no uuid left for a message",
+                ));
             }
             m.timestamp = now.cloned();
             self.ledger.record(&m, origin, preamble);
