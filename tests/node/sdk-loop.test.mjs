@@ -101,7 +101,11 @@ test("300 calls through the real SDK: never crashes, every tier fires, the 400 g
     turn += 1;
     if (turn === 60) clock += 2 * 60 * 60 * 1000; // the user comes back two hours later
     const paste = turn === 80 ? `\n${"日本語の設計書です。".repeat(12_000)}` : "";
-    engine.append({ role: "user", content: `Task ${turn}: keep the service green.${paste}`, timestamp: now() });
+    const prompt = engine.append({ role: "user", content: `Task ${turn}: keep the service green.${paste}`, timestamp: now() });
+    // The user pins every task's prompt but ten: snip deletes those ten
+    // turns, and once it cannot get under the line Tier 3 collapses the
+    // pinned turns (the pins stay verbatim) before Tier 4 (R3.1).
+    if (turn <= 40 || turn > 50) engine.pin(prompt);
     for (;;) {
       clock += 20_000;
       const decision = await engine.prepare({ summarize, now: now() });

@@ -2,13 +2,15 @@
 //! each segment is replaced in the view by its own short summary, `Turns
 //! a–b: …`. A read-time projection: the originals stay in the collapse
 //! store (the engine's lineage) and a collapse can be expanded (R6.2).
-//! Non-blocking from 90% of the budget (the call proceeds; the view
-//! switches when the answers arrive), blocking from 95%.
+//! It runs only while the count is still over the compact line after snip
+//! (R3.1); non-blocking below 95% of the budget (the call proceeds; the
+//! view switches when the answers arrive), blocking from 95%.
 
 use std::ops::Range;
 
 use serde::Serialize;
 
+use crate::hash::HashSet;
 use crate::message::{Message, Uuid};
 use crate::summary::{parse_summary, user_prompt_text};
 use crate::view::{Source, View};
@@ -19,7 +21,9 @@ use crate::view::{Source, View};
 pub struct CollapseSettings {
     /// The tier runs at all (some configurations skip it).
     pub enabled: bool,
-    /// Non-blocking from this percent of the budget (default 90).
+    /// Tier 3's own start line, in percent of the budget (default 90, seed
+    /// 000's "about 90%"); the tier never starts below the compact line
+    /// (R6.1), so at 200k it starts at 167,000.
     pub start_pct: u64,
     /// Blocking from this percent of the budget (default 95).
     pub blocking_pct: u64,
@@ -53,11 +57,37 @@ pub struct Segment {
     pub turns: (usize, usize),
 }
 
+/// Which view positions belong to a legal group holding a pinned message
+/// (extension): a collapse keeps those verbatim after its summary.
+pub fn pinned_positions(view: &View, pinned: &HashSet<Uuid>) -> Vec<bool> {
+    let mut marked = vec![false; view.len()];
+    if pinned.is_empty() {
+        return marked;
+    }
+    for group in view.segmentation().groups() {
+        if view.entries()[group.clone()]
+            .iter()
+            .any(|e| pinned.contains(&e.message.uuid))
+        {
+            marked[group].iter_mut().for_each(|m| *m = true);
+        }
+    }
+    marked
+}
+
 /// The segments of `view` that can be collapsed now: whole turns of store
 /// messages (not summaries or earlier collapses), oldest first, outside the
-/// most recent `keep_recent_turns`, bounded by legal cuts. `turn_of` gives a
-/// message's turn number.
-pub fn segments(view: &View, settings: &CollapseSettings, turn_of: impl Fn(&Uuid) -> usize) -> Vec<Segment> {
+/// most recent `keep_recent_turns`, bounded by legal cuts. A turn holding
+/// pinned messages (extension) may be collapsed (its pins stay verbatim),
+/// one holding nothing else may not: it has nothing to give. `turn_of`
+/// gives a message's turn number.
+pub fn segments(
+    view: &View,
+    settings: &CollapseSettings,
+    pinned: &HashSet<Uuid>,
+    turn_of: impl Fn(&Uuid) -> usize,
+) -> Vec<Segment> {
+    let in_pinned = pinned_positions(view, pinned);
     let seg = view.segmentation();
     let turns: Vec<Range<usize>> = seg.turns().collect();
     let eligible_end = turns.len().saturating_sub(settings.keep_recent_turns.max(1));
@@ -83,7 +113,8 @@ pub fn segments(view: &View, settings: &CollapseSettings, turn_of: impl Fn(&Uuid
             .iter()
             .all(|e| e.source == Source::Stored);
         let legal = seg.is_legal_cut(turn.start) && seg.is_legal_cut(turn.end);
-        if stored && legal {
+        let gives = turn.clone().any(|i| !in_pinned[i]);
+        if stored && legal && gives {
             run.push(turn.clone());
         } else {
             flush(&mut run, &mut out);

@@ -20,7 +20,7 @@ use compaction_core::compact::{
 use compaction_core::engine::{drive, Answer, CallStatus, DriveError, Engine, Host};
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::error::Error;
-use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage};
+use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage, Uuid};
 use compaction_core::step::Step;
 use compaction_core::time::Timestamp;
 use compaction_core::tokens::TokenFigure;
@@ -30,6 +30,9 @@ use compaction_core::tokens::TokenFigure;
 pub enum Event {
     /// A message enters the session.
     Append(Message),
+    /// The user pins a message already appended (extension): snip never
+    /// deletes its turn, a collapse or compaction keeps it verbatim.
+    Pin(Uuid),
     /// The host is about to call the model at this time.
     Call(Option<Timestamp>),
     /// The user runs `/compact [instructions]`.
@@ -174,13 +177,20 @@ pub fn play_observed(
     let mut engine = Engine::new(settings)?;
     let mut frames = Vec::new();
     for (i, event) in scenario.events.iter().enumerate() {
-        if let Event::Append(m) = event {
-            engine.append(m.clone())?;
-            continue;
+        match event {
+            Event::Append(m) => {
+                engine.append(m.clone())?;
+                continue;
+            }
+            Event::Pin(uuid) => {
+                engine.pin(uuid)?;
+                continue;
+            }
+            _ => {}
         }
         let mut steps = observer.before(&mut engine, event);
         let (kind, status, started) = match event {
-            Event::Append(_) => continue,
+            Event::Append(_) | Event::Pin(_) => continue,
             Event::Call(now) => {
                 let d = engine.before_call(now.as_ref());
                 steps.extend(d.steps);
@@ -288,6 +298,15 @@ impl Builder {
     fn prompt(&mut self, text: &str) -> &mut Self {
         let id = self.id("user");
         self.events.push(Event::Append(Message::user(id, text)));
+        self
+    }
+
+    /// Pins the message appended last (extension).
+    fn pin_last(&mut self) -> &mut Self {
+        if let Some(Event::Append(m)) = self.events.iter().rev().find(|e| matches!(e, Event::Append(_))) {
+            let uuid = m.uuid.clone();
+            self.events.push(Event::Pin(uuid));
+        }
         self
     }
 
@@ -404,7 +423,9 @@ pub fn compact_analysis_with(extra_groups: usize) -> Scenario {
     }
 }
 
-/// Seed 000 §5: phases 1–5 over a long session in a 200k window.
+/// Seed 000 §5: phases 1–5 over a long session in a 200k window, at the
+/// seed's default settings (snip and collapse both on, Tier 3 at its
+/// default line), then a 413 (Tier 5).
 pub fn run_through() -> Scenario {
     let mut b = Builder::new();
     // Phase 1: normal work, nothing fires.
@@ -426,27 +447,34 @@ pub fn run_through() -> Scenario {
         }
         b.say("Done with this module.").call();
     }
-    // Phases 3–4: the conversation itself grows past the line: snip.
-    for turn in 0..14 {
+    // Phases 3–4: the conversation itself grows past the line: snip
+    // deletes the oldest turns, and the count drops under it (Tiers 3–4
+    // do not run). The user pins each design decision (extension): snip
+    // may not delete those turns.
+    for turn in 0..20 {
         b.prompt(&format!(
-            "Design discussion {turn}: FastAPI instead of Flask, PostgreSQL for the database."
-        ));
+            "Design decision {turn}: FastAPI instead of Flask, PostgreSQL for the database."
+        ))
+        .pin_last();
         b.say(&"Long design answer. ".repeat(1_500)).call();
     }
-    // Phase 5: one long turn outgrows the window: snip has only the turn
-    // in progress left, and Tier 4 compacts within it.
+    // Phase 5: few old turns are left that snip may delete, and one long
+    // turn outgrows what it can free: Tier 3 collapses the old design
+    // turns (their pinned decisions stay verbatim), and when that is not
+    // enough Tier 4 compacts.
     b.prompt("Now write the whole API module, with tests.");
     for part in 0..30 {
         b.say(&format!("API part {part}: ").repeat(2_000)).call();
     }
-    // Seed 000 orders Tier 3 after Tier 2: its line sits just above the
-    // compact line here, so snip acts first, as the run-through tells it.
-    let mut settings = Preset::Seed.settings(200_000);
-    settings.collapse.start_pct = 93;
+    // Tier 5: the API refuses a call as too long anyway (its count is not
+    // the estimate).
+    b.prompt("Run the whole test suite and paste the output.");
+    b.tool("Bash", "pytest -q", 3_000);
+    b.event(Event::PromptTooLong).call();
     Scenario {
         name: "run-through",
-        title: "Seed 000 §5: phases 1–5 of a long session (microcompact, snip, collapse, compact)",
-        settings,
+        title: "Seed 000 §5: phases 1–5 of a long session at default settings (microcompact, snip, collapse, compact), then a 413",
+        settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
     }
@@ -463,9 +491,15 @@ pub fn long_collapse() -> Scenario {
         b.tool("Read", &format!("book/chapter_{turn}.md"), 3_000);
         b.say(&"Drafted text. ".repeat(1_200)).call();
     }
+    // Then the recent turns alone outgrow the line: Tier 3 has nothing
+    // old left to collapse, and Tier 4 compacts.
+    for turn in 0..12 {
+        b.prompt(&format!("Review pass {turn}: the whole manuscript."));
+        b.say(&"Reviewed text. ".repeat(4_000)).call();
+    }
     Scenario {
         name: "long-collapse",
-        title: "Without snip: segments of old turns collapse into `Turns a–b` summaries as the answers arrive (Tier 3)",
+        title: "Without snip: segments of old turns collapse into `Turns a–b` summaries as the answers arrive (Tier 3); when the recent turns alone outgrow the line, Tier 4 compacts",
         settings,
         events: b.done(),
         policy: HostPolicy::default(),

@@ -61,8 +61,9 @@ fn plan_on_a_generated_history_over_the_line_reduces_clears_and_snips() {
     for tier in ["budgetReduction", "microcompact", "snip"] {
         assert!(tiers.contains(&tier), "{tier} missing from {tiers:?}");
     }
-    // Snip stops just under the compact line, above the precompute line and
-    // Tier 3's line: a background summary and segment summaries are asked for.
+    // Snip stops just under the compact line, above the precompute line: a
+    // background summary is asked for. A snip that gets under ends the
+    // cascade (R3.1): no segment summaries, no compaction.
     let purposes: Vec<&str> = v["requests"]
         .as_array()
         .unwrap()
@@ -70,7 +71,9 @@ fn plan_on_a_generated_history_over_the_line_reduces_clears_and_snips() {
         .map(|r| r["purpose"]["kind"].as_str().unwrap())
         .collect();
     assert!(purposes.contains(&"precompute"), "{purposes:?}");
-    assert!(purposes.contains(&"collapseSegment"), "{purposes:?}");
+    assert!(!purposes.contains(&"collapseSegment"), "{purposes:?}");
+    assert!(!purposes.contains(&"compact"), "{purposes:?}");
+    assert!(!tiers.contains(&"collapse"), "{tiers:?}");
     assert!(v["count"]["tokens"].as_u64().unwrap() <= 167_000);
     // The plan changed nothing on disk and is repeatable.
     assert_eq!(v, ok(&compaction(&args)));

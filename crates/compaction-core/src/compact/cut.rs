@@ -49,6 +49,20 @@ pub fn preserve_turns(view: &View, turns: usize) -> Option<Prefix> {
     preserve_groups(view, 1)
 }
 
+/// Auto regime as the engine cuts: [`preserve_turns`], unless the kept
+/// turns alone hold more than `max_tail` tokens (the compact line: a turn
+/// in progress that outgrew it, after older turns were pinned or
+/// collapsed). Keeping them would leave the view over the line, so the
+/// compaction would free nothing that matters: preserve the last legal
+/// group instead, as for one long turn.
+pub fn preserve_turns_within(view: &View, turns: usize, max_tail: u64) -> Option<Prefix> {
+    let prefix = preserve_turns(view, turns)?;
+    if tokens(view, prefix.end..view.len()) > max_tail {
+        return preserve_groups(view, 1);
+    }
+    Some(prefix)
+}
+
 /// Manual regime retry: preserve more tail groups until the prefix shrinks
 /// by at least `gap` tokens (one group at least). `None` when nothing is
 /// left to shorten.

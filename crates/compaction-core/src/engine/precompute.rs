@@ -82,9 +82,11 @@ impl Engine {
         if count.tokens < self.lines.precompute || self.precompute.is_some() || self.compacting() {
             return;
         }
-        let Some(prefix) =
-            crate::compact::cut::preserve_turns(&self.view, self.settings.compact.auto_keep_turns)
-        else {
+        let Some(prefix) = crate::compact::cut::preserve_turns_within(
+            &self.view,
+            self.settings.compact.auto_keep_turns,
+            self.lines().compact,
+        ) else {
             return;
         };
         let id = self.next_request();
@@ -217,6 +219,10 @@ impl Engine {
             return miss("its messages no longer open the view (the point is gone)");
         }
         let since = self.view.len() - p.uuids.len();
+        let tail = crate::compact::cut::tokens(&self.view, p.uuids.len()..self.view.len());
+        if tail > self.lines().compact {
+            return miss("the messages since it hold more than the compact line: reusing it would leave the view over the line");
+        }
         let reason = format!(
             "precompute hit: its summary of {} messages is reused, no new summary call; the {since} messages since join the preserved tail",
             p.uuids.len()

@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use super::tier4::Reply;
 use super::{Engine, Replaced};
-use crate::collapse::{offline_segment, parse_segment, segment_message, segment_prompt, segments};
+use crate::collapse::{
+    offline_segment, parse_segment, pinned_positions, segment_message, segment_prompt, segments,
+};
 use crate::compact::boundary::derived_uuid;
 use crate::compact::{Purpose, SummaryRequest};
 use crate::message::{Message, Uuid};
@@ -30,17 +32,18 @@ pub(crate) struct PendingSegment {
 }
 
 impl Engine {
-    /// Tier 3 before a call: over the start line (90% of the budget) with
-    /// nothing pending, asks for one summary per segment (R6.1). Returns
-    /// whether the call must wait (over the blocking line with summaries
-    /// pending).
+    /// Tier 3 before a call (R3.1, R6.1): only while the count is still
+    /// over the compact line after Tier 2 (a snip that got under ends the
+    /// cascade) and over the tier's own start line, with nothing pending,
+    /// asks for one summary per segment. Returns whether the call must wait
+    /// (over the blocking line with summaries pending).
     pub(super) fn run_collapse(&mut self, steps: &mut Vec<Step>) -> bool {
         let s = self.settings.collapse;
         if !s.enabled {
             return false;
         }
         let count = self.count();
-        let start = self.lines.budget * s.start_pct / 100;
+        let start = self.collapse_start();
         let blocking = self.lines.budget * s.blocking_pct / 100;
         if count.tokens <= start {
             return false;
@@ -50,9 +53,8 @@ impl Engine {
             let found = self.queue_segments();
             if !found.is_empty() {
                 let reason = format!(
-                    "{} tokens, over {}% of the budget ({start}): {} segment summaries asked for (turns {}); {}",
+                    "{} tokens, still over the {start} line after the tiers before: {} segment summaries asked for (turns {}); {}",
                     count.tokens,
-                    s.start_pct,
                     found.len(),
                     turn_list(&found),
                     if count.tokens > blocking { "over 95%: the call waits" } else { "the call proceeds meanwhile" }
@@ -73,10 +75,17 @@ impl Engine {
         !self.collapse_pending.is_empty() && count.tokens > blocking
     }
 
+    /// Where Tier 3 starts: its own line (`start_pct` of the budget) or the
+    /// compact line, whichever is higher (R6.1: never below the compact
+    /// line; Tiers 2–4 run only over it, R3.1).
+    pub(crate) fn collapse_start(&self) -> u64 {
+        (self.lines.budget * self.settings.collapse.start_pct / 100).max(self.lines.compact)
+    }
+
     /// Finds the segments Tier 3 can collapse now and queues a request for
     /// each; returns their turn ranges.
     fn queue_segments(&mut self) -> Vec<(usize, usize)> {
-        let found = segments(&self.view, &self.settings.collapse, |u| {
+        let found = segments(&self.view, &self.settings.collapse, &self.pinned, |u| {
             self.turn_of.get(u).copied().unwrap_or(0)
         });
         let mut turns = Vec::with_capacity(found.len());
@@ -243,6 +252,14 @@ impl Engine {
         let uuid = derived_uuid(&format!("collapse {} {first}-{last}", pending.uuids[0]));
         let message = Arc::new(segment_message(uuid.clone(), first, last, &text));
         let replaced: Vec<Entry> = self.view.entries()[range.clone()].to_vec();
+        // Pinned messages (extension) follow the segment's summary
+        // verbatim, with their legal groups, as after a compaction.
+        let in_pinned = pinned_positions(&self.view, &self.pinned);
+        let kept: Vec<Entry> = range
+            .clone()
+            .filter(|&i| in_pinned[i])
+            .map(|i| self.view.entries()[i].clone())
+            .collect();
         let collapsed = Entry {
             tokens: self.settings.estimator.message(&message),
             message,
@@ -254,7 +271,10 @@ impl Engine {
         };
         let mut entries = self.view.entries().to_vec();
         let start = range.start;
-        entries.splice(range, std::iter::once(collapsed));
+        let mut produced = vec![uuid.clone()];
+        produced.extend(kept.iter().map(|e| e.message.uuid.clone()));
+        let pinned_kept = kept.len();
+        entries.splice(range, std::iter::once(collapsed).chain(kept));
         self.view.replace_entries(entries);
         // Only what follows the segment has a new prefix (R13.1).
         self.view.take_rewrite();
@@ -264,15 +284,20 @@ impl Engine {
             uuid.clone(),
             Replaced {
                 before: replaced,
-                produced: vec![uuid.clone()],
+                produced,
             },
         );
         step.count_after = self.count();
         step.cache = CacheEffect::PrefixBroken {
             from: pending.uuids[0].clone(),
         };
+        let pins = if pinned_kept > 0 {
+            format!(", {pinned_kept} pinned message(s) with their groups kept after it")
+        } else {
+            String::new()
+        };
         step.reason = format!(
-            "turns {first}–{last} ({} messages) now read as one summary; the originals stay in the collapse store (expand restores them)",
+            "turns {first}–{last} ({} messages) now read as one summary{pins}; the originals stay in the collapse store (expand restores them)",
             pending.uuids.len()
         );
         step

@@ -250,7 +250,11 @@ impl Engine {
         } else if manual_regime {
             cut::preserve_groups(&self.view, self.settings.compact.preserve_groups)
         } else {
-            cut::preserve_turns(&self.view, self.settings.compact.auto_keep_turns)
+            cut::preserve_turns_within(
+                &self.view,
+                self.settings.compact.auto_keep_turns,
+                self.lines().compact,
+            )
         };
         let Some(prefix) = prefix else {
             return (

@@ -75,11 +75,25 @@ impl Engine {
                 return self.outcome(steps, None);
             }
         }
+        let why = if stage == Some(Reactive::Collapsed) {
+            "the call was refused again after collapse overflow recovery"
+        } else {
+            "the API answered prompt-too-long and there is nothing to collapse"
+        };
+        let note = Step::note(
+            Tier::Reactive,
+            "R8.1",
+            Owner::Client,
+            Evidence::ThirdParty,
+            self.count(),
+            format!("{why}: an emergency compaction through the manual/reactive compactor (R7.5), once this turn; retry the call when it is done"),
+        );
         self.reactive = Some((turn, Reactive::Compacted));
         self.run = None;
         self.hook = None;
         let started = self.begin(Trigger::Auto, true, None);
-        let (steps, progress) = super::tier4::relabel(started, Tier::Reactive);
+        let (mut steps, progress) = super::tier4::relabel(started, Tier::Reactive);
+        steps.insert(0, note);
         self.outcome(steps, Some(progress))
     }
 }

@@ -38,13 +38,13 @@ fn segments(turns: &[(usize, usize)]) -> Vec<Purpose> {
 }
 
 #[test]
-fn r6_1_non_blocking_from_90_percent_one_request_per_segment() {
+fn r6_1_non_blocking_over_the_compact_line_below_95_percent_one_request_per_segment() {
     let mut e = Engine::new(settings()).unwrap();
-    session(&mut e, 30, 5_500); // 165,000: over 162,000 (90%), under 171,000 (95%)
+    session(&mut e, 30, 5_600); // 168,000: over the compact line (167,000), under 171,000 (95%)
     let d = e.before_call(None);
     assert_eq!(
         d.status,
-        CallStatus::Warn { tokens_left: 2_000 },
+        CallStatus::CompactionDue { over_by: 1_000 },
         "non-blocking: the call proceeds"
     );
     let step = d.steps.iter().find(|s| s.tier == Tier::Collapse).unwrap();
@@ -102,7 +102,7 @@ fn r6_1_blocking_from_95_percent() {
 #[test]
 fn r6_2_a_collapse_is_a_projection_that_expand_rolls_back() {
     let mut e = Engine::new(settings()).unwrap();
-    session(&mut e, 30, 5_500);
+    session(&mut e, 30, 5_600);
     let before: Vec<Message> = e.view().sent_messages().cloned().collect();
     let d = e.before_call(None);
     e.answer(crate::common::segments(&d.requests)[0].id, Answer::Offline)
@@ -128,7 +128,7 @@ fn r6_1_the_tier_can_be_switched_off() {
 #[test]
 fn r6_1_unusable_answers_drop_the_request_and_change_nothing() {
     let mut e = Engine::new(settings()).unwrap();
-    session(&mut e, 30, 5_500);
+    session(&mut e, 30, 5_600);
     let d = e.before_call(None);
     let before: Vec<Message> = e.view().sent_messages().cloned().collect();
     let steps = e
@@ -217,7 +217,7 @@ fn r8_1_with_nothing_to_collapse_or_tier_3_off_the_413_compacts_at_once() {
 #[test]
 fn r8_1_a_413_while_segments_are_pending_asks_for_those_again() {
     let mut e = Engine::new(settings()).unwrap();
-    session(&mut e, 30, 5_500); // over 90%: two segments pending
+    session(&mut e, 30, 5_600); // over 90%: two segments pending
     let d = e.before_call(None);
     assert_eq!(crate::common::segments(&d.requests).len(), 2);
     let (_, p) = split(e.prompt_too_long().allowed(&mut e));

@@ -140,6 +140,8 @@ fn idle_gap_between_extreme_timestamps_is_not_a_panic() {
 fn pending_request_after_a_collapse_moved_the_view_is_not_a_panic() {
     let mut s = Preset::Seed.settings(100_000);
     s.snip = false;
+    s.thresholds.override_pct = Some(26.0); // Tier 3 starts over the compact line
+    s.thresholds.warn_margin = 0;
     s.collapse.start_pct = 1;
     s.collapse.blocking_pct = 1;
     s.collapse.segment_turns = 1;
@@ -147,9 +149,9 @@ fn pending_request_after_a_collapse_moved_the_view_is_not_a_panic() {
     s.collapse.keep_recent_turns = 0;
     let mut e = Engine::new(s).unwrap();
     for t in 0..4 {
-        e.append(Message::user(format!("p{t}"), "x".repeat(4_000)))
+        e.append(Message::user(format!("p{t}"), "x".repeat(12_000)))
             .unwrap();
-        e.append(Message::assistant(format!("a{t}"), "y".repeat(4_000)))
+        e.append(Message::assistant(format!("a{t}"), "y".repeat(12_000)))
             .unwrap();
     }
     let decision = e.before_call(None);

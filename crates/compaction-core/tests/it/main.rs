@@ -16,6 +16,7 @@ mod driver;
 mod extensions;
 mod formats;
 mod fuzz_regressions;
+mod order;
 mod overflow;
 mod precompute;
 mod properties;

@@ -279,7 +279,7 @@ impl Observer for Watch {
                     .get_or_insert(engine.view().segmentation().group_starts().len());
                 steps.extend(load_precompute(engine, self.precompute, self.now.as_ref()));
             }
-            Event::Append(_) | Event::PromptTooLong => {}
+            Event::Append(_) | Event::Pin(_) | Event::PromptTooLong => {}
         }
         steps
     }

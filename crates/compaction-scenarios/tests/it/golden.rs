@@ -8,6 +8,7 @@
 use compaction_core::compact::HookOutcome;
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::Message;
+use compaction_core::step::{Step, Tier};
 use compaction_scenarios::{self as scenarios, play, Frame, HostPolicy};
 use serde_json::{json, Value};
 
@@ -61,24 +62,82 @@ fn every_scenario() {
 
 #[test]
 fn run_through_reaches_every_tier_of_seed_000() {
-    let (frames, _) = play(&scenarios::run_through(), &HostPolicy::default()).unwrap();
-    let rules: Vec<&str> = frames
-        .iter()
-        .flat_map(|f| f.steps.iter().map(|s| s.rule))
-        .collect();
-    for rule in ["R2.2", "R4.3", "R5.1", "R1.7", "R7.9"] {
-        assert!(rules.contains(&rule), "{rule} missing from {rules:?}");
+    let scenario = scenarios::run_through();
+    assert_eq!(
+        scenario.settings,
+        compaction_core::engine::Preset::Seed.settings(200_000),
+        "at default settings"
+    );
+    let (frames, _) = play(&scenario, &HostPolicy::default()).unwrap();
+    let steps: Vec<&Step> = frames.iter().flat_map(|f| &f.steps).collect();
+    let first = |tier: Tier, rule: &str| {
+        steps
+            .iter()
+            .position(|s| s.tier == tier && s.rule == rule)
+            .unwrap_or_else(|| panic!("{tier:?} {rule} missing"))
+    };
+    let reduction = first(Tier::BudgetReduction, "R2.2");
+    let microcompact = first(Tier::Microcompact, "R4.3");
+    let snip = first(Tier::Snip, "R5.1");
+    let collapse = first(Tier::Collapse, "R6.1");
+    let compact = first(Tier::Compact, "R7.9");
+    let reactive = first(Tier::Reactive, "R8.1");
+    assert!(
+        reduction < microcompact
+            && microcompact < snip
+            && snip < collapse
+            && collapse < compact
+            && compact < reactive,
+        "seed 000's order: {reduction} {microcompact} {snip} {collapse} {compact} {reactive}"
+    );
+    // A snip that gets under the line ends the cascade: the calls where it
+    // did show no Tier 3 or Tier 4 step.
+    for f in &frames {
+        let snipped_under = f
+            .steps
+            .iter()
+            .any(|s| s.tier == Tier::Snip && s.count_after.tokens <= 167_000);
+        if snipped_under {
+            assert!(
+                !f.steps
+                    .iter()
+                    .any(|s| matches!(s.tier, Tier::Collapse | Tier::Compact) && s.rule != "R9"),
+                "event {}: {:?}",
+                f.event,
+                f.steps
+            );
+        }
     }
+    // Tier 3 fired in a call where snip could not get under.
+    let collapse_frame = frames
+        .iter()
+        .find(|f| {
+            f.steps
+                .iter()
+                .any(|s| s.tier == Tier::Collapse && s.model_calls > 0)
+        })
+        .unwrap();
+    assert!(collapse_frame
+        .steps
+        .iter()
+        .any(|s| s.tier == Tier::Snip && s.count_after.tokens > 167_000));
+    // Tier 5: the 413's collapse overflow recovery or emergency compaction.
+    assert!(frames.iter().any(|f| f.kind == "413"));
 }
 
 #[test]
 fn long_collapse_collapses_then_compacts() {
     let (frames, _) = play(&scenarios::long_collapse(), &HostPolicy::default()).unwrap();
-    let rules: Vec<&str> = frames
+    let steps: Vec<&Step> = frames.iter().flat_map(|f| &f.steps).collect();
+    let collapsed = steps
         .iter()
-        .flat_map(|f| f.steps.iter().map(|s| s.rule))
-        .collect();
-    assert!(rules.contains(&"R6.1"), "{rules:?}");
+        .position(|s| s.tier == Tier::Collapse && s.count_after.tokens < s.count_before.tokens)
+        .expect("a segment collapsed");
+    let compacted = steps
+        .iter()
+        .position(|s| s.tier == Tier::Compact && s.rule == "R7.9")
+        .expect("then a compaction");
+    assert!(collapsed < compacted, "{collapsed} < {compacted}");
 }
 
 #[test]

@@ -78,6 +78,10 @@ fn mirrors_match_the_engine() {
                     engine.append(m.clone()).unwrap();
                     continue;
                 }
+                Event::Pin(uuid) => {
+                    engine.pin(uuid).unwrap();
+                    continue;
+                }
                 Event::Call(now) => {
                     let d = engine.before_call(now.as_ref());
                     for step in &d.steps {
