@@ -109,7 +109,8 @@ check "npm pack pkg/ and install it" install_pkg
 check "pkg/ under Node (node:test, .d.ts snapshot)" node --test tests/node/
 check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node tests/examples/agent-loop.mjs
 check "example AI SDK agent: generateText + prepareStep + MockLanguageModelV3 (tests/examples/ai-sdk-agent.mjs)" node tests/examples/ai-sdk-agent.mjs
-check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk, ai, openai, @langchain/core)" tsc -p tests/types
+check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk)" tsc -p tests/types
+check "tsc --noEmit on sample users of each provider format (against ai, openai, @langchain/core)" tsc -p tests/types/tsconfig.formats.json
 
 # --- 5. browsers --------------------------------------------------------------
 build_sandbox() (

@@ -17,7 +17,7 @@ const reply = (text) => ({
 test("prepareStep returns a smaller messages for a history over the line and keeps one engine across steps", async () => {
   const model = new MockLanguageModelV3({ doGenerate: async () => reply("<summary>The files were read.</summary>") });
   const records = [];
-  const step = prepareStep({ settings: { window: 200_000 }, onRecord: (r) => records.push(r), host: { precompute: false } });
+  const step = prepareStep({ settings: { window: 200_000, snip: false, collapse: false }, onRecord: (r) => records.push(r), host: { precompute: false } });
   const history = aiSdk(160, 3000);
   const first = await step({ messages: history, stepNumber: 0, steps: [], model });
   assert.ok(first.messages.length < history.length / 2, `${first.messages.length} of ${history.length}`);
@@ -46,7 +46,7 @@ test("prepareStep returns a smaller messages for a history over the line and kee
   assert.equal(second.messages.at(-1), response[1]);
 
   // A later request on the persisted (uncompacted) history starts from the record.
-  const later = prepareStep({ settings: { window: 200_000 }, record: records[0], host: { precompute: false } });
+  const later = prepareStep({ settings: { window: 200_000, snip: false, collapse: false }, record: records[0], host: { precompute: false } });
   const persisted = [...history, ...response];
   const third = await later({ messages: persisted, stepNumber: 0, steps: [], model });
   assert.equal(model.doGenerateCalls.length, calls, "the record is not summarised again");

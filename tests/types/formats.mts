@@ -2,7 +2,7 @@
 // no casts) against the real SDKs' own types: `ai`'s ModelMessage and
 // PrepareStepFunction, `openai`'s Chat Completions and Responses params,
 // `@langchain/core`'s StoredMessage.
-import { generateText, stepCountIs, ToolLoopAgent, type ModelMessage } from "ai";
+import { generateText, jsonSchema, stepCountIs, tool, ToolLoopAgent, type ModelMessage } from "ai";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
@@ -31,8 +31,15 @@ ai.append({ role: "assistant", content: "Done." });
 const toSend: ModelMessage[] = ai.messages();
 const dry: Decision = plan("seed", history);
 
+const tools = {
+    Read: tool({
+        description: "Read a file",
+        inputSchema: jsonSchema<{ file_path: string }>({ type: "object", properties: { file_path: { type: "string" } }, required: ["file_path"] }),
+        execute: async ({ file_path }) => `contents of ${file_path}`,
+    }),
+};
 let saved: CompactionRecord | undefined;
-const step = prepareStep({
+const step = prepareStep<typeof tools>({
     settings: { window: 200_000, maxOutputTokens: 32_000 },
     onRecord: (record) => {
         saved = record;
@@ -40,8 +47,8 @@ const step = prepareStep({
     record: saved,
 });
 export async function agent(): Promise<string> {
-    const result = await generateText({ model: "anthropic/claude-sonnet-4.5", messages: toSend, prepareStep: step, stopWhen: stepCountIs(20) });
-    const loop = new ToolLoopAgent({ model: "openai/gpt-5", prepareStep: prepareStep() });
+    const result = await generateText({ model: "anthropic/claude-sonnet-4.5", tools, messages: toSend, prepareStep: step, stopWhen: stepCountIs(20) });
+    const loop = new ToolLoopAgent({ model: "openai/gpt-5", tools, prepareStep: prepareStep<typeof tools>() });
     const again = await loop.generate({ messages: history });
     return result.text + again.text + String(step.engine?.count().tokens) + String(dry.count.tokens);
 }

@@ -101,14 +101,17 @@ export function prepareStep(options = {}) {
         });
         onDecision?.(decision);
         const out = engine.messages();
-        // A summary after the leading system messages (items that are none
-        // of the caller's): the durable record of this compaction.
-        const fresh = out.findIndex((m) => !index.has(m));
-        const kept = fresh === -1 ? -1 : out.findIndex((m, i) => i > fresh && index.has(m));
-        if (kept !== -1 && (record === undefined || out[fresh] !== record.messages[0])) {
+        // A compaction (its boundary, R7.9, was written): what replaced the
+        // caller's messages, after their leading system messages, is the
+        // durable record; the first of the caller's messages after it is
+        // where their history resumes (none: everything so far).
+        if (decision.steps.some((s) => s.rule === "R7.9")) {
+            let lead = 0;
+            while (lead < out.length && out[lead].role === "system" && index.has(out[lead])) lead++;
+            const kept = out.findIndex((m, i) => i > lead && index.has(m));
             record = {
-                messages: out.slice(fresh, kept),
-                cut: index.get(out[kept]),
+                messages: out.slice(lead, kept === -1 ? out.length : kept),
+                cut: kept === -1 ? next : index.get(out[kept]),
                 tokens: decision.count.tokens,
                 at: now(),
             };
