@@ -1,10 +1,13 @@
 // A sample agent written against the official @anthropic-ai/sdk types:
-// `tsc --noEmit` must accept it with no casts. Its MessageParam[] history
-// goes into the engine as is, the engine's messages go back to the API,
-// and the edits come back assignable to BetaContextManagementConfig.
+// `tsc --noEmit` must accept it with no casts (this folder holds no `as`;
+// tests/node/types-no-cast.test.mjs checks). Its MessageParam[] history
+// goes into the engine as is, the engine's messages go back to the beta
+// API as BetaMessageParam[], a summary request goes to the plain API as
+// MessageCreateParamsNonStreaming, and the edits come back assignable to
+// BetaContextManagementConfig.
 import type Anthropic from "@anthropic-ai/sdk";
-import type { MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
-import type { BetaContextManagementConfig } from "@anthropic-ai/sdk/resources/beta/messages/messages";
+import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
+import type { BetaContextManagementConfig, BetaMessageParam } from "@anthropic-ai/sdk/resources/beta/messages/messages";
 import {
   Engine,
   plan,
@@ -48,11 +51,14 @@ for (const m of history) engine.append(m); // one at a time too
 engine.loadJson(JSON.stringify(history));
 
 async function summarize(request: SummaryRequest): Promise<string> {
-  const reply = await client.messages.create({
+  const params: MessageCreateParamsNonStreaming = {
     model: request.model,
     max_tokens: 20_000,
-    messages: [...(request.messages as MessageParam[]), { role: "user", content: request.prompt }],
-  });
+    messages: [...request.messages, { role: "user", content: request.prompt }],
+  };
+  const plain: MessageParam[] = request.messages;
+  const reply = await client.messages.create(params);
+  console.log(plain.length);
   return reply.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 }
 
@@ -65,16 +71,16 @@ async function turn(): Promise<void> {
   const decision: Decision = await engine.prepare(host);
   if (decision.status.kind === "blocked") throw new Error(`over by ${decision.status.overBy}`);
   const edits: BetaContextManagementConfig | undefined = decision.contextManagement ?? undefined;
-  // The engine hands blocks back verbatim; its block type is looser than the
-  // SDK's union, so this direction is typed by the SDK's name.
-  const messages = engine.messages() as MessageParam[];
+  // The engine hands the blocks back verbatim, typed as the SDK's.
+  const messages: BetaMessageParam[] = engine.messages();
   const response = await client.beta.messages.create({
     model: "claude-sonnet-4-5",
     max_tokens: 32_000,
-    messages,
+    messages: engine.messages(),
     context_management: edits,
-    betas: ["context-management-2025-06-27"],
+    betas: decision.betas,
   });
+  console.log(messages.length);
   engine.append({
     role: response.role,
     content: response.content.filter((b): b is Extract<typeof b, { type: "text" }> => b.type === "text").map((b): TextBlockParam => ({ type: "text", text: b.text })),

@@ -59,6 +59,27 @@ pub(crate) fn read_format(
     }))
 }
 
+/// `value` as JSON text (an object or a list of them), or an error naming `field`.
+pub(crate) fn stringify(value: &JsValue, field: &str) -> Result<String, JsValue> {
+    if !value.is_object() {
+        return Err(js_error(
+            INVALID_MESSAGE,
+            field,
+            &format!("{field} must be an object"),
+        ));
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| {
+            js_error(
+                INVALID_MESSAGE,
+                field,
+                &format!("{field} is not writable as JSON"),
+            )
+        })
+}
+
 fn message_error(e: FormatError) -> JsValue {
     js_error(INVALID_MESSAGE, &e.path, &e.to_string())
 }
@@ -93,30 +114,13 @@ impl Formatted {
         Ok(Incoming { converted, objects })
     }
 
-    /// Reads one item (`append`), named `field` in errors.
-    pub(crate) fn read_one(&self, object: &JsValue, field: &str) -> Result<Incoming, JsValue> {
-        if !object.is_object() {
-            return Err(js_error(
-                INVALID_MESSAGE,
-                field,
-                &format!("{field} must be an object"),
-            ));
-        }
-        let json = js_sys::JSON::stringify(object)
-            .ok()
-            .and_then(|s| s.as_string())
-            .ok_or_else(|| {
-                js_error(
-                    INVALID_MESSAGE,
-                    field,
-                    &format!("{field} is not writable as JSON"),
-                )
-            })?;
-        let converted = self.ledger.read_one(&json, field).map_err(message_error)?;
-        let objects = js_sys::Array::of1(object);
+    /// Reads one item (`append`) written as `json` from `object`, named
+    /// `field` in errors.
+    pub(crate) fn read_one(&self, json: &str, object: &JsValue, field: &str) -> Result<Incoming, JsValue> {
+        let converted = self.ledger.read_one(json, field).map_err(message_error)?;
         Ok(Incoming {
             converted,
-            objects: Some(objects),
+            objects: Some(js_sys::Array::of1(object)),
         })
     }
 

@@ -16,24 +16,25 @@ use crate::error::{js_error, INVALID_ARGUMENT};
 pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "EngineSettings | PresetName | undefined")] settings: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string | MessageInput[]")] messages: JsValue,
-    now: Option<String>,
+    #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let now = crate::js::opt_text(&now, "now")?;
     let (mut core_settings, session) = read_settings(&settings)?;
     let formatted = crate::format::read_format(&settings, &mut core_settings)?;
     let mut state = State::new(core_settings, session)?;
     state.formatted = formatted;
     if let Some(json) = messages.as_string() {
         state.load_json(&json)?;
-    } else if js_sys::Array::is_array(&messages) && state.formatted.is_some() {
-        // A format reads the whole list at once (Responses items group).
-        let list = js_sys::Array::from(&messages);
-        let json = js_sys::JSON::stringify(&messages)
-            .ok()
-            .and_then(|j| j.as_string())
-            .ok_or_else(|| js_error(INVALID_ARGUMENT, "messages", "messages is not writable as JSON"))?;
-        state.load_text(&json, Some(list))?;
-    } else if js_sys::Array::is_array(&messages) {
-        for (i, item) in js_sys::Array::from(&messages).iter().enumerate() {
+    } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {
+        if state.formatted.is_some() {
+            // A format reads the whole list at once (Responses items group).
+            let json = crate::format::stringify(&list, "messages")?;
+            state.load_text(&json, Some(list))?;
+            let decision = state.before_call_raw(now)?;
+            let decision = state.decision(decision);
+            return to_js(&decision);
+        }
+        for (i, item) in list.iter().enumerate() {
             state.append_js(&item, &format!("messages[{i}]"))?;
         }
     } else {

@@ -8,6 +8,7 @@ use crate::message::Json;
 use crate::microcompact::{Amount, ClearToolUsesEdit};
 
 pub mod applied;
+pub(crate) mod plain;
 pub mod thinking;
 
 /// Beta of `context_management` (R4.3, R13.4).

@@ -488,7 +488,7 @@ impl Engine {
             .first()
             .and_then(|u| self.view.position(u))
             .unwrap_or(usize::MAX);
-        let messages = self.thinking_safe(start, messages);
+        let messages = crate::api::plain::plain(self.thinking_safe(start, messages));
         let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
             .chain(self.settings.compact.fallback_models.iter().cloned())
             .collect();

@@ -152,25 +152,83 @@ pub struct ReportedUsage {
 }
 
 #[cfg(feature = "engine")]
+#[wasm_bindgen::prelude::wasm_bindgen(typescript_custom_section)]
+const API_TYPES: &str = r#"
+/** `cache_control` as the API takes it. */
+export interface CacheControl { type: "ephemeral"; ttl?: "5m" | "1h" }
+/** A `text` block. */
+export interface TextBlockParam { type: "text"; text: string; cache_control?: CacheControl | null }
+/** An image's source. */
+export type ImageSource =
+    | { type: "base64"; media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp"; data: string }
+    | { type: "url"; url: string };
+/** An `image` block. */
+export interface ImageBlockParam { type: "image"; source: ImageSource; cache_control?: CacheControl | null }
+/** A signed `thinking` block, passed back verbatim (R13.1). */
+export interface ThinkingBlockParam { type: "thinking"; thinking: string; signature: string }
+/** A `redacted_thinking` block, passed back verbatim (R13.1). */
+export interface RedactedThinkingBlockParam { type: "redacted_thinking"; data: string }
+/** A JSON value (a tool's input, verbatim). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** A `tool_use` block. */
+export interface ToolUseBlockParam { type: "tool_use"; id: string; name: string; input: JsonValue; cache_control?: CacheControl | null }
+/** A `tool_result` block (its content possibly reduced, R2, or cleared, R4). */
+export interface ToolResultBlockParam {
+    type: "tool_result";
+    tool_use_id: string;
+    content?: string | Array<TextBlockParam | ImageBlockParam>;
+    is_error?: boolean;
+    cache_control?: CacheControl | null;
+}
+/** A signed server `compaction` block, kept byte for byte (R13.2). */
+export interface CompactionBlockParam { type: "compaction"; content?: string | null; encrypted_content?: string | null; signature?: string | null }
+/** The blocks of a plain Messages request (no beta): what a summary
+ * request carries. Assignable to `@anthropic-ai/sdk`'s `ContentBlockParam`. */
+export type PlainBlockParam =
+    | TextBlockParam
+    | ImageBlockParam
+    | ThinkingBlockParam
+    | RedactedThinkingBlockParam
+    | ToolUseBlockParam
+    | ToolResultBlockParam;
+/** The blocks the engine sends back (the ones it was given, verbatim, and
+ * its own text): assignable to `@anthropic-ai/sdk`'s `BetaContentBlockParam`. */
+export type ApiBlockParam = PlainBlockParam | CompactionBlockParam;
+/** A user message ready for the Messages API. */
+export interface UserMessageParam { role: "user"; content: string | ApiBlockParam[] }
+/** An assistant message ready for the Messages API. */
+export interface AssistantMessageParam { role: "assistant"; content: string | ApiBlockParam[] }
+/** A mid-conversation `role: "system"` message (R13.3), kept where it was. */
+export interface SystemMessageParam {
+    role: "system";
+    content: string | TextBlockParam[];
+    clear_at?: "next_user_message" | "never" | null;
+    output_config?: { effort?: "low" | "medium" | "high" | "xhigh" | "max" | null } | null;
+}
+/** A message ready for the Messages API, as `engine.messages()` gives it:
+ * exactly `role` and `content` (and a system message's own fields).
+ * Assignable to `@anthropic-ai/sdk`'s `BetaMessageParam`, no cast. */
+export type MessageParam = UserMessageParam | AssistantMessageParam | SystemMessageParam;
+/** A message of a summary request: a plain Messages API `MessageParam`
+ * (no `system` role, no beta block: R13.3), so `{ model, max_tokens,
+ * messages: [...request.messages, { role: "user", content: request.prompt }] }`
+ * is a `MessageCreateParamsNonStreaming`. */
+export interface PlainMessageParam { role: "user" | "assistant"; content: string | PlainBlockParam[] }
+"#;
+
+#[cfg(feature = "engine")]
 /// A message ready for the Messages API: exactly `role` and `content`
-/// (assignable to `@anthropic-ai/sdk`'s `MessageParam`).
-#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+/// (its TypeScript type is the `MessageParam` union above).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MessageParam {
     /// Who wrote it.
-    #[tsify(type = "\"user\" | \"assistant\" | \"system\"")]
     pub role: String,
     /// A string or API content blocks.
-    #[tsify(type = "string | ContentBlock[]")]
     pub content: compaction_core::message::Content,
     /// A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
-    #[tsify(optional, type = "\"next_user_message\" | \"never\" | null")]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clear_at: Option<compaction_core::message::Json>,
     /// A `role: "system"` message's `output_config`, kept verbatim (R13.3).
-    #[tsify(
-        optional,
-        type = "{ effort?: \"low\" | \"medium\" | \"high\" | \"xhigh\" | \"max\" | null } | null"
-    )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_config: Option<compaction_core::message::Json>,
 }

@@ -85,7 +85,9 @@ pub struct SummaryRequest {
     pub model: String,
     /// The models left after it, in order.
     pub fallback_models: Vec<String>,
-    /// The messages to summarise, ready for the API.
+    /// The messages to summarise, ready for the plain Messages API (no
+    /// `system` role, no beta block).
+    #[tsify(type = "PlainMessageParam[]")]
     pub messages: Vec<MessageParam>,
     /// The summary prompt, to append as the last user message.
     pub prompt: String,
