@@ -79,6 +79,11 @@ impl SessionLog {
         &self.session_id
     }
 
+    /// The last record written: the next one's `parentUuid`.
+    pub fn parent(&self) -> Option<&Uuid> {
+        self.parent.as_ref()
+    }
+
     /// Records that the host appended the message `uuid` (now in the store).
     pub fn appended(&mut self, uuid: Uuid) {
         let parent = self.parent.replace(uuid.clone());
