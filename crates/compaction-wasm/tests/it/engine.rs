@@ -65,14 +65,13 @@ fn answer_takes_every_request_and_refuses_wrong_ids_and_kinds() {
     assert_eq!(get(&wrong, "code"), "WRONG_ANSWER");
     let unknown = engine.answer((id + 100.0).into(), "text".into()).unwrap_err();
     assert_eq!(get(&unknown, "code"), "UNKNOWN_REQUEST");
-    let out = engine.answer(id.into(), object(&[("kind", "hook".into())])).unwrap();
+    let out = engine
+        .answer(id.into(), object(&[("kind", "hook".into())]))
+        .unwrap();
     assert_eq!(kinds(&out)[0], "summary");
     let summary = Array::from(&get(&out, "requests")).get(0);
     let done = engine
-        .answer(
-            get(&summary, "id"),
-            "<summary>s</summary>".into(),
-        )
+        .answer(get(&summary, "id"), "<summary>s</summary>".into())
         .unwrap();
     assert_eq!(get(&get(&done, "compaction"), "kind"), "compacted");
 }
