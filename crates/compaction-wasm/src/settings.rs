@@ -9,8 +9,9 @@ use wasm_bindgen::prelude::*;
 use crate::error::{from_engine, js_error, INVALID_SETTING};
 use crate::thresholds::{describe, known_keys, number};
 
-const SETTINGS_FIELDS: [&str; 15] = [
+const SETTINGS_FIELDS: [&str; 16] = [
     "preset",
+    "format",
     "window",
     "maxOutputTokens",
     "reserveCap",

@@ -15,14 +15,14 @@ use compaction_core::engine::Engine as CoreEngine;
 use compaction_core::engine::EngineSettings as CoreSettings;
 use compaction_core::message::{Content, Message, Role, Uuid};
 use compaction_core::time::Timestamp;
-use compaction_core::transcript::export::{compaction_records, RecordContext};
+use compaction_core::transcript::log::SessionLog;
 use compaction_core::view::Source;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::dto::{self, Decision, Progress};
 use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_POISONED, INVALID_ARGUMENT};
-use crate::input::{self, UuidMaker};
+use crate::input;
 use crate::js::{opt_text, text};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
@@ -134,10 +134,14 @@ impl Engine {
             JsValue,
         >,
     ) -> Result<Engine, JsValue> {
-        let (settings, session) = read_settings(&settings.unwrap_or(JsValue::UNDEFINED))?;
+        let settings_js = settings.unwrap_or(JsValue::UNDEFINED);
+        let (mut settings, session) = read_settings(&settings_js)?;
+        let formatted = crate::format::read_format(&settings_js, &mut settings)?;
+        let mut state = State::new(settings, session)?;
+        state.formatted = formatted;
         Ok(Engine {
             shared: Rc::new(Shared {
-                state: RefCell::new(State::new(settings, session)?),
+                state: RefCell::new(state),
                 preparing: Cell::new(false),
             }),
         })
@@ -171,6 +175,11 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "MessageInput")] message: JsValue,
     ) -> Result<String, JsValue> {
+        if self.read(|s| Ok(s.formatted.is_some()))? {
+            // Written as JSON before the engine is borrowed (a getter may call back).
+            let json = crate::format::stringify(&message, "message")?;
+            return self.with(|s| s.append_formatted_json(&json, &message, "message").map(|u| u.0));
+        }
         let message = input::read_js(&message, "message")?;
         self.with(|s| s.append_read(message, "message").map(|u| u.0))
     }
@@ -194,7 +203,7 @@ impl Engine {
             .ok()
             .and_then(|json| json.as_string())
         {
-            Some(json) => self.with(|s| s.load_json(&json)),
+            Some(json) => self.with(|s| s.load_text(&json, Some(list.clone()))),
             // Not writable as JSON (a BigInt, a cycle): one by one, so the
             // error names the message at fault.
             None => {
@@ -453,22 +462,12 @@ impl Engine {
         })
     }
 
-    /// The messages to send now, as the API takes them (`role`, `content`).
+    /// The messages to send now, as the API takes them (`role`, `content`),
+    /// or in the engine's `format`: there, every item no tier touched is
+    /// the very object you gave.
     #[wasm_bindgen(unchecked_return_type = "MessageParam[]")]
     pub fn messages(&self) -> Result<JsValue, JsValue> {
-        self.read(|s| {
-            let list: Vec<ParamRef> = s
-                .engine
-                .view()
-                .sent_messages()
-                .map(|m| ParamRef {
-                    role: m.role,
-                    content: &m.content,
-                    extra: &m.extra,
-                })
-                .collect();
-            to_js(&list)
-        })
+        self.read(|s| s.messages_js())
     }
 
     /// The view with the engine's fields (`uuid`, `timestamp`, `usage`).
@@ -497,18 +496,14 @@ impl Engine {
     /// `compact_boundary`, summary and attachments. Written to a file, they
     /// resume with `readSession` and `loadSession`.
     pub fn records(&self) -> Result<Vec<String>, JsValue> {
-        self.read(|s| Ok(s.records(0)))
+        self.read(|s| Ok(s.records()))
     }
 
     /// The records written since the last `takeRecords()` (append them to
     /// the session file).
     #[wasm_bindgen(js_name = takeRecords)]
     pub fn take_records(&self) -> Result<Vec<String>, JsValue> {
-        self.with(|s| {
-            let out = s.records(s.taken);
-            s.taken = s.log.len();
-            Ok(out)
-        })
+        self.with(|s| Ok(s.take_records()))
     }
 
     /// Loads a session (from `readSession` or a `SessionImporter`, in the
@@ -571,4 +566,4 @@ fn read_each(list: &js_sys::Array) -> Result<Vec<input::Read>, JsValue> {
 pub(crate) use args::{answer_from_js, read_files, read_hook, read_hooks};
 use args::{read_answer, read_id};
 pub(crate) use state::{borrow, State};
-use state::{convert_decision, dry_progress, read_now, ParamRef};
+use state::{convert_decision, dry_progress, read_now};
