@@ -9,7 +9,7 @@ use super::tier4::{Run, EVIDENCE_ATTACH, EVIDENCE_FINALIZE};
 use super::Engine;
 use crate::compact::{
     attachments, boundary, context, BoundaryRecord, Compacted, FileAnswer, HookOutput, Progress,
-    SummaryRecord,
+    SummaryRecord, Trigger,
 };
 use crate::message::{Message, Role, Uuid};
 use crate::step::{CacheEffect, Owner, Step, Tier};
