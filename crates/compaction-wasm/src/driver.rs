@@ -182,6 +182,11 @@ async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
 
 /// The loop behind `Engine.prepare`.
 pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue, JsValue> {
+    // The host's countTokens failing anywhere in the loop is its error.
+    crate::counter::checked(prepare_loop(state, host).await)
+}
+
+async fn prepare_loop(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue, JsValue> {
     let mut steps: Vec<Step> = Vec::new();
     let mut compaction: Option<dto::Progress> = None;
     let mut rounds = 0;

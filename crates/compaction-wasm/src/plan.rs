@@ -18,8 +18,13 @@ pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "string | MessageInput[]")] messages: JsValue,
     now: Option<String>,
 ) -> Result<JsValue, JsValue> {
-    let (settings, session) = read_settings(&settings)?;
+    let (settings, session, counter) = read_settings(&settings)?;
     let mut state = State::new(settings, session)?;
+    state.counter = counter;
+    crate::counter::checked(plan_in(&mut state, messages, now))
+}
+
+fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<JsValue, JsValue> {
     if let Some(json) = messages.as_string() {
         state.load_json(&json)?;
     } else if js_sys::Array::is_array(&messages) {

@@ -50,7 +50,8 @@ pub struct Engine {
 impl Engine {
     fn with<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
         let mut state = self.state.try_borrow_mut().map_err(|_| busy())?;
-        f(&mut state)
+        // The host's countTokens failing while `f` counted is the host's error.
+        crate::counter::checked(f(&mut state))
     }
 }
 
@@ -103,9 +104,11 @@ impl Engine {
             JsValue,
         >,
     ) -> Result<Engine, JsValue> {
-        let (settings, session) = read_settings(&settings.unwrap_or(JsValue::UNDEFINED))?;
+        let (settings, session, counter) = read_settings(&settings.unwrap_or(JsValue::UNDEFINED))?;
+        let mut state = State::new(settings, session)?;
+        state.counter = counter;
         Ok(Engine {
-            state: Rc::new(RefCell::new(State::new(settings, session)?)),
+            state: Rc::new(RefCell::new(state)),
         })
     }
 

@@ -37,6 +37,8 @@ pub(crate) struct State {
     pub(super) session_id: String,
     /// The host's latest clock reading (records get it as their time).
     pub(super) last_now: Option<Timestamp>,
+    /// The host's `countTokens`, kept while the engine lives.
+    pub(crate) counter: Option<crate::counter::CounterSlot>,
 }
 
 impl State {
@@ -49,6 +51,7 @@ impl State {
             parent: None,
             session_id,
             last_now: None,
+            counter: None,
         })
     }
 
