@@ -163,8 +163,8 @@ const garbage = [
   [{ role: "user", content: "x", timestamp: "yesterday" }, "message.timestamp"],
   [{ role: "user", content: "x", uuid: "" }, "message.uuid"],
   [{ role: "system", content: 7 }, "message"],
-  [{ role: "assistant", content: "x", usage: { input_tokens: -5 } }, "message"],
-  [{ role: "user", content: "x", usage: { input_tokens: 1.5 } }, "message"],
+  [{ role: "assistant", content: "x", usage: { input_tokens: -5 } }, "message.usage.input_tokens"],
+  [{ role: "user", content: "x", usage: { input_tokens: 1.5 } }, "message.usage.input_tokens"],
 ];
 test("garbage messages are INVALID_MESSAGE errors naming the field, and the same engine keeps working", () => {
   const engine = new Engine(SMALL);

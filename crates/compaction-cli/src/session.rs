@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use compaction_core::api::{CompactionMode, ThinkingMode};
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{
-    CompactOptions, FileAnswer, HookOutcome, PreCompactRequest, Progress, SummaryRequest,
+    CompactOptions, Direction, FileAnswer, HookOutcome, PartialCompact, PreCompactRequest, Progress,
+    SummaryRequest,
 };
 use compaction_core::engine::{drive, Answer, DriveError, Driver, Engine, Host, Request as EngineRequest};
 use compaction_core::engine::{EngineSettings, Preset};
@@ -138,6 +139,15 @@ pub struct CompactArgs {
     /// `/compact` instructions for the summary.
     #[arg(long, value_name = "TEXT")]
     pub instructions: Option<String>,
+    /// Partial compaction, "summarize from here" (R7.5): summarise this
+    /// message (a uuid of the view) and everything after it; what came
+    /// before stays verbatim.
+    #[arg(long, value_name = "UUID", conflicts_with = "up_to")]
+    pub from: Option<String>,
+    /// Partial compaction (R7.5): summarise everything before this message;
+    /// it and what follows stay verbatim.
+    #[arg(long, value_name = "UUID")]
+    pub up_to: Option<String>,
     #[command(flatten)]
     pub hook: HookArgs,
 }
@@ -344,9 +354,21 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
 /// it restores are read from disk relative to the working directory.
 pub fn compact(args: &CompactArgs) -> Result<Value, String> {
     let mut engine = engine(&args.session)?;
-    let started = engine.compact(CompactOptions {
-        instructions: args.instructions.clone(),
-    });
+    let partial = match (&args.from, &args.up_to) {
+        (Some(uuid), _) => Some((uuid, Direction::From)),
+        (None, Some(uuid)) => Some((uuid, Direction::UpTo)),
+        (None, None) => None,
+    };
+    let started = match partial {
+        Some((uuid, direction)) => engine.compact_partial(PartialCompact {
+            uuid: Uuid::from(uuid.as_str()),
+            direction,
+            instructions: args.instructions.clone(),
+        }),
+        None => engine.compact(CompactOptions {
+            instructions: args.instructions.clone(),
+        }),
+    };
     let mut host = CliHost {
         hook: args.hook.outcome(),
     };

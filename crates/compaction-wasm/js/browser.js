@@ -2,6 +2,10 @@
 // file before the module's exports are used (top-level await). Bundlers that
 // do not copy that file (esbuild) want `context-compaction/web` instead.
 import init from "./compaction_wasm.js";
+import { Engine as Guarded } from "./compaction_wasm.js";
+import { guard } from "./guard.js";
+
+guard(Guarded, "Engine");
 
 const url = new URL("./compaction_wasm_bg.wasm", import.meta.url);
 try {

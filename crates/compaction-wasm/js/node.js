@@ -2,6 +2,10 @@
 // files are the separate `context-compaction/session`).
 import { readFileSync } from "node:fs";
 import { initSync } from "./compaction_wasm.js";
+import { Engine as Guarded } from "./compaction_wasm.js";
+import { guard } from "./guard.js";
+
+guard(Guarded, "Engine");
 
 initSync({ module: readFileSync(new URL("./compaction_wasm_bg.wasm", import.meta.url)) });
 

@@ -3,6 +3,10 @@
 // (top-level await). Import it (or `await import()` it) only where session
 // files are read: agents that never read one never download it.
 import init from "./compaction_session.js";
+import { SessionImporter as Guarded } from "./compaction_session.js";
+import { guard } from "./guard.js";
+
+guard(Guarded, "SessionImporter");
 
 await init({ module_or_path: new URL("./compaction_session_bg.wasm", import.meta.url) });
 

@@ -3,6 +3,10 @@
 // module (`context-compaction`) is separate and does not load it.
 import { readFileSync } from "node:fs";
 import { initSync } from "./compaction_session.js";
+import { SessionImporter as Guarded } from "./compaction_session.js";
+import { guard } from "./guard.js";
+
+guard(Guarded, "SessionImporter");
 
 initSync({ module: readFileSync(new URL("./compaction_session_bg.wasm", import.meta.url)) });
 

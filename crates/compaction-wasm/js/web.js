@@ -5,6 +5,10 @@
 // bytes, or an already compiled `WebAssembly.Module` (workerd, Cloudflare
 // Workers: `import wasm from "context-compaction/compaction_wasm_bg.wasm"`).
 import wbgInit, { initSync as wbgInitSync } from "./compaction_wasm.js";
+import { Engine as Guarded } from "./compaction_wasm.js";
+import { guard } from "./guard.js";
+
+guard(Guarded, "Engine");
 
 export * from "./compaction_wasm.js";
 

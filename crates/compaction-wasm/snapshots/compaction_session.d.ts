@@ -221,7 +221,7 @@ export class SessionImporter {
     [Symbol.dispose](): void;
     /**
      * Feeds the next chunk of the file: a string or bytes (a chunk may end
-     * anywhere, even inside a line or a UTF-8 character).
+     * anywhere, even inside a line, a UTF-8 character or a surrogate pair).
      */
     feed(chunk: string | Uint8Array): void;
     /**

@@ -1302,7 +1302,7 @@ export class Engine {
      * set too). Parsed inside wasm, in one pass: the fast path for bulk
      * loads. Returns how many messages were appended.
      */
-    loadJson(json: string): number;
+    loadJson(json: string | Uint8Array): number;
     /**
      * Loads a session (from `readSession` or a `SessionImporter`, in the
      * `context-compaction/session` module) into this new engine: its

@@ -5,9 +5,6 @@
 //! and repeats until nothing is pending. The engine's state is never
 //! borrowed across an `await`: the host may read it while its call runs.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use compaction_core::compact::Progress;
 use compaction_core::engine::{Answer, Driver, Request};
 use compaction_core::step::Step;
@@ -16,7 +13,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::dto::{self, SummaryRequest};
-use crate::engine::{borrow, to_js, State};
+use crate::engine::{borrow, to_js, Shared};
 use crate::error::{
     from_engine_at, js_error, js_error_caused, INVALID_ARGUMENT, POST_COMPACT_HOOKS_FAILED,
     PRE_COMPACT_FAILED, READ_FILES_FAILED, SUMMARIZER_FAILED,
@@ -46,9 +43,9 @@ impl JsHost {
                 "host must be an object { summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute? }",
             ));
         }
-        let get = |key: &str| js_sys::Reflect::get(host, &key.into()).unwrap_or(JsValue::UNDEFINED);
+        let get = |key: &str| crate::js::get(host, key, &format!("host.{key}"));
         let function = |key: &str| -> Result<Option<js_sys::Function>, JsValue> {
-            let value = get(key);
+            let value = get(key)?;
             if value.is_undefined() || value.is_null() {
                 return Ok(None);
             }
@@ -67,7 +64,7 @@ impl JsHost {
                 "host.summarize must be a function",
             )
         })?;
-        let now = get("now");
+        let now = get("now")?;
         let now = if now.is_undefined() || now.is_null() {
             None
         } else {
@@ -85,7 +82,7 @@ impl JsHost {
             pre_compact: function("preCompact")?,
             post_compact_hooks: function("postCompactHooks")?,
             now,
-            precompute: get("precompute").as_bool().unwrap_or(true),
+            precompute: get("precompute")?.as_bool().unwrap_or(true),
         })
     }
 
@@ -170,33 +167,30 @@ fn invalid(field: &str, message: &str) -> JsValue {
     js_error(INVALID_ARGUMENT, field, message)
 }
 
-/// Calls a JS callback and awaits it if it returned a promise.
+/// Calls a JS callback and awaits what it returned (`Promise.resolve`
+/// never throws: a thenable whose `then` throws, or a Proxy, rejects).
 async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
     let out = f.call1(&JsValue::NULL, arg)?;
-    if out.is_instance_of::<js_sys::Promise>() {
-        JsFuture::from(js_sys::Promise::from(out)).await
-    } else {
-        Ok(out)
-    }
+    JsFuture::from(js_sys::Promise::resolve(&out)).await
 }
 
 /// The loop behind `Engine.prepare`.
-pub(crate) async fn prepare(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue, JsValue> {
+pub(crate) async fn prepare(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
     // The host's countTokens failing anywhere in the loop is its error.
     crate::counter::checked(prepare_loop(state, host).await)
 }
 
-async fn prepare_loop(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue, JsValue> {
+async fn prepare_loop(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
     let mut steps: Vec<Step> = Vec::new();
     let mut compaction: Option<dto::Progress> = None;
     let mut rounds = 0;
     loop {
-        let decision = borrow(&state)?.before_call_raw(host.now.clone())?;
+        let decision = borrow(state)?.before_call_raw(host.now.clone())?;
         rounds += 1;
         let driver = Driver::new(host.precompute);
-        let pending = driver.next(&borrow(&state)?.engine).is_some();
+        let pending = driver.next(&borrow(state)?.engine).is_some();
         if !pending || rounds > MAX_ROUNDS {
-            let mut state = borrow(&state)?;
+            let mut state = borrow(state)?;
             let mut out = state.decision(decision);
             steps.append(&mut out.steps);
             out.steps = steps;
@@ -209,18 +203,18 @@ async fn prepare_loop(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue
         steps.append(&mut decision.steps);
         let mut driver = driver;
         loop {
-            let next = driver.next(&borrow(&state)?.engine);
+            let next = driver.next(&borrow(state)?.engine);
             let Some(request) = next else { break };
             match host.ask(&request).await {
                 Ok(answer) => {
-                    let mut s = borrow(&state)?;
+                    let mut s = borrow(state)?;
                     driver
                         .answered(&mut s.engine, request.id(), answer)
                         .map_err(|e| from_engine_at(&e, "answer"))?;
                 }
                 Err(("", _, error)) => return Err(error),
                 Err((code, field, cause)) => {
-                    let mut s = borrow(&state)?;
+                    let mut s = borrow(state)?;
                     let go_on = driver
                         .host_failed(&mut s.engine, &request)
                         .map_err(|e| from_engine_at(&e, field))?;
@@ -236,7 +230,7 @@ async fn prepare_loop(state: Rc<RefCell<State>>, host: JsHost) -> Result<JsValue
                 }
             }
         }
-        let mut s = borrow(&state)?;
+        let mut s = borrow(state)?;
         let out = driver.finish(&s.engine);
         steps.extend(out.steps);
         // A compaction that ended without compacting (a blocking hook, the

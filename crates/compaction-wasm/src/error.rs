@@ -74,9 +74,13 @@ pub const UNKNOWN_MESSAGE: &str = "UNKNOWN_MESSAGE";
 pub const DUPLICATE_UUID: &str = "DUPLICATE_UUID";
 /// `code` of an error for a summary reply with no summary in it.
 pub const EMPTY_SUMMARY: &str = "EMPTY_SUMMARY";
-/// `code` of an error for a call made while the same engine is busy (a
-/// method called from inside `prepare`'s `summarize` callback).
+/// `code` of an error for a call that would change an engine while its
+/// `prepare()` is pending (from a host callback, or a second `prepare()`).
 pub const ENGINE_BUSY: &str = "ENGINE_BUSY";
+/// `code` of every call on an engine after one of its calls stopped half
+/// way (the shared wasm memory ran out, or the module trapped): its state
+/// can no longer be trusted. `free()` it and create a new engine.
+pub const ENGINE_POISONED: &str = "ENGINE_POISONED";
 /// `code` of an error for an answer of a kind its request does not take.
 pub const WRONG_ANSWER: &str = "WRONG_ANSWER";
 /// `code` of `prepare()`'s rejection when `host.summarize` threw or

@@ -60,13 +60,13 @@ impl<'de> Deserialize<'de> for InRole {
 #[derive(Deserialize)]
 struct InUsage {
     #[serde(default)]
-    input_tokens: Option<u64>,
+    input_tokens: Option<f64>,
     #[serde(default)]
-    output_tokens: Option<u64>,
+    output_tokens: Option<f64>,
     #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<f64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<f64>,
     /// Per-iteration usage (server compaction, server tool loops): the last
     /// `message` iteration is the context the reply was sampled from.
     #[serde(default)]
@@ -79,13 +79,13 @@ struct InIteration {
     #[serde(rename = "type", default)]
     kind: Option<String>,
     #[serde(default)]
-    input_tokens: Option<u64>,
+    input_tokens: Option<f64>,
     #[serde(default)]
-    output_tokens: Option<u64>,
+    output_tokens: Option<f64>,
     #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<f64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<f64>,
 }
 
 /// A response's `context_management` (R13.4).
@@ -101,7 +101,11 @@ pub fn applied_edits(
     value: &JsValue,
     field: &str,
 ) -> Result<Vec<compaction_core::api::applied::AppliedEdit>, JsValue> {
-    let cm = js_sys::Reflect::get(value, &"context_management".into()).unwrap_or(JsValue::UNDEFINED);
+    let cm = crate::js::get(
+        value,
+        "context_management",
+        &format!("{field}.context_management"),
+    )?;
     if cm.is_undefined() || cm.is_null() {
         return Ok(Vec::new());
     }
@@ -187,27 +191,70 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
         role,
         content: raw.content,
         timestamp,
-        usage: raw.usage.map(|u| {
-            let last = u
-                .iterations
-                .as_deref()
-                .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
-            match last {
-                Some(i) => Usage {
-                    input_tokens: i.input_tokens.unwrap_or(0),
-                    output_tokens: i.output_tokens.unwrap_or(0),
-                    cache_creation_input_tokens: i.cache_creation_input_tokens.unwrap_or(0),
-                    cache_read_input_tokens: i.cache_read_input_tokens.unwrap_or(0),
-                },
-                None => Usage {
-                    input_tokens: u.input_tokens.unwrap_or(0),
-                    output_tokens: u.output_tokens.unwrap_or(0),
-                    cache_creation_input_tokens: u.cache_creation_input_tokens.unwrap_or(0),
-                    cache_read_input_tokens: u.cache_read_input_tokens.unwrap_or(0),
-                },
-            }
-        }),
+        usage: match raw.usage {
+            None => None,
+            Some(u) => Some(usage(&u, field)?),
+        },
         extra,
+    })
+}
+
+/// A usage's counters (the last `message` iteration's when there are
+/// iterations), each a whole number from 0 to 2^53 − 1: a larger one is
+/// refused, never wrapped.
+fn usage(u: &InUsage, field: &str) -> Result<Usage, JsValue> {
+    let last = u
+        .iterations
+        .as_deref()
+        .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
+    let (at, counters) = match last {
+        Some(i) => (
+            ".iterations[…]",
+            [
+                i.input_tokens,
+                i.output_tokens,
+                i.cache_creation_input_tokens,
+                i.cache_read_input_tokens,
+            ],
+        ),
+        None => (
+            "",
+            [
+                u.input_tokens,
+                u.output_tokens,
+                u.cache_creation_input_tokens,
+                u.cache_read_input_tokens,
+            ],
+        ),
+    };
+    const NAMES: [&str; 4] = [
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+    ];
+    let mut out = [0u64; 4];
+    for ((slot, value), name) in out.iter_mut().zip(counters).zip(NAMES) {
+        let v = value.unwrap_or(0.0);
+        if !(v.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&v)) {
+            let at = format!("{field}.usage{at}.{name}");
+            return Err(js_error(
+                INVALID_MESSAGE,
+                &at,
+                &format!(
+                    "{at}: {} is not a token count (a whole number from 0 to 2^53 - 1)",
+                    compaction_core::error::Num(v)
+                ),
+            ));
+        }
+        *slot = v as u64;
+    }
+    let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = out;
+    Ok(Usage {
+        input_tokens,
+        output_tokens,
+        cache_creation_input_tokens,
+        cache_read_input_tokens,
     })
 }
 
@@ -269,6 +316,12 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
     for (i, m) in items.into_iter().enumerate() {
         let field = format!("session.messages[{i}]");
         let flag = m.is_compact_summary;
+        let mut m = m;
+        // A counter the engine cannot hold (a file's 2^64 − 1) drops that
+        // message's usage (the count estimates it), not the whole session.
+        if m.usage.as_ref().is_some_and(|u| usage(u, &field).is_err()) {
+            m.usage = None;
+        }
         let message = convert(m, &field, || Uuid(String::new()))?;
         if message.uuid.0.is_empty() {
             return Err(js_error(
@@ -290,18 +343,47 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
     })
 }
 
-/// One message from a JS object.
-pub fn from_js(value: &JsValue, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message, JsValue> {
+/// One message read from a JS object, not yet given its uuid: everything
+/// that runs the caller's code (getters, `toJSON`, a Proxy's traps) is done
+/// here, before the engine's state is borrowed.
+pub struct Read {
+    raw: In,
+    applied: Vec<compaction_core::api::applied::AppliedEdit>,
+}
+
+/// Reads one message object (see [`Read`]).
+pub fn read_js(value: &JsValue, field: &str) -> Result<Read, JsValue> {
     if !value.is_object() {
         return Err(js_error(
             INVALID_MESSAGE,
             field,
-            &format!("{field} must be an object like {{ role: \"user\", content: \"…\" }}"),
+            &format!(
+                "{field} must be an object like {{ role: \"user\", content: \"…\" }}, got {}",
+                crate::js::kind(value)
+            ),
         ));
     }
     let raw: In = crate::engine::from_js(value)
         .map_err(|e| js_error(INVALID_MESSAGE, field, &format!("{field}: {e}")))?;
-    convert(raw, field, uuid)
+    let applied = applied_edits(value, field)?;
+    Ok(Read { raw, applied })
+}
+
+impl Read {
+    /// The message (its uuid from `uuid` when it has none) and the
+    /// response's applied edits.
+    pub fn into_message(
+        self,
+        field: &str,
+        uuid: impl FnOnce() -> Uuid,
+    ) -> Result<(Message, Vec<compaction_core::api::applied::AppliedEdit>), JsValue> {
+        Ok((convert(self.raw, field, uuid)?, self.applied))
+    }
+}
+
+/// One message from a JS object.
+pub fn from_js(value: &JsValue, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message, JsValue> {
+    read_js(value, field)?.into_message(field, uuid).map(|(m, _)| m)
 }
 
 /// Messages from a JSON string: an array of `MessageParam`s, or an object
@@ -325,7 +407,12 @@ fn parse_messages(json: &str, prefix: &str) -> Result<(Option<String>, Vec<In>),
     // named by its index (the list visitor counts); text that is not JSON
     // at all is an INVALID_JSON error on `messages`.
     let at = Cell::new(At::Body);
+    // A lone surrogate escape (a text cut in the middle of an emoji) reads
+    // as U+FFFD, as the session importer reads it (R11.4).
+    let fixed = compaction_core::transcript::replace_lone_surrogates(json.as_bytes()).0;
+    let json = std::str::from_utf8(&fixed).unwrap_or(json);
     parse_body(json, &at).map_err(|e| {
+        let e = crate::js::clean(&e);
         // A message of the wrong shape in valid JSON, or text that is not
         // JSON at all (even when the parse stopped at a wrong shape before
         // the text broke): a second, cheap pass over the text tells.

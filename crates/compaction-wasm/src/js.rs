@@ -5,7 +5,202 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::error::{js_error, ENGINE_ERROR};
+use crate::error::{js_error, js_error_caused, ENGINE_ERROR, INVALID_ARGUMENT};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Array.isArray`, its throw (a revoked Proxy) returned, not thrown
+    /// through the engine's frames.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array_catching(value: &JsValue) -> Result<bool, JsValue>;
+    /// `Array.from`, its throw (a Proxy's trap, an iterator) returned.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = from)]
+    fn array_from_catching(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+    /// `ArrayBuffer.isView`: true only for a real typed array or DataView
+    /// (never runs a Proxy's traps).
+    #[wasm_bindgen(catch, js_namespace = ArrayBuffer, js_name = isView)]
+    fn is_view_catching(value: &JsValue) -> Result<bool, JsValue>;
+    /// `Object.getPrototypeOf`, its throw (a Proxy's trap) returned.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = getPrototypeOf)]
+    fn prototype_catching(value: &JsValue) -> Result<JsValue, JsValue>;
+    /// `Object.keys`, its throw (a Proxy's trap) returned.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = keys)]
+    fn keys_catching(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+    /// `Object.hasOwn`, its throw (a Proxy's trap) returned.
+    #[wasm_bindgen(catch, js_namespace = Object, js_name = hasOwn)]
+    fn has_own_catching(value: &JsValue, key: &str) -> Result<bool, JsValue>;
+}
+
+/// The own enumerable keys of a plain object (`{…}` or
+/// `Object.create(null)`, of any realm): arrays, `Map`s, class instances
+/// and objects inheriting from another object are `Ok(None)`; a Proxy's
+/// throwing trap is an error at `field`.
+pub fn plain_keys(value: &JsValue, field: &str) -> Result<Option<Vec<String>>, JsValue> {
+    if !value.is_object() || is_array(value, field)? {
+        return Ok(None);
+    }
+    let proto = prototype_catching(value).map_err(|e| threw(field, &e))?;
+    if !proto.is_null()
+        && !prototype_catching(&proto)
+            .map_err(|e| threw(field, &e))?
+            .is_null()
+    {
+        return Ok(None);
+    }
+    let keys = keys_catching(value).map_err(|e| threw(field, &e))?;
+    Ok(Some(keys.iter().filter_map(|k| k.as_string()).collect()))
+}
+
+/// `object[key]` when `object` has `key` as its own property, else
+/// `undefined` (an inherited value is never read); a throw is an error at
+/// `field`.
+pub fn own(object: &JsValue, key: &str, field: &str) -> Result<JsValue, JsValue> {
+    if !object.is_object() || !has_own_catching(object, key).map_err(|e| threw(field, &e))? {
+        return Ok(JsValue::UNDEFINED);
+    }
+    get(object, key, field)
+}
+
+/// The error for an argument whose reading threw (a getter, a Proxy's
+/// trap): `INVALID_ARGUMENT` at `field`, what it threw as `cause`.
+pub fn threw(field: &str, cause: &JsValue) -> JsValue {
+    let what = cause
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| cut(&String::from(e.message()), 200))
+        .unwrap_or_else(|| "a value that is not an Error".to_owned());
+    let at = if field.is_empty() {
+        String::new()
+    } else {
+        format!("{field}: ")
+    };
+    js_error_caused(
+        INVALID_ARGUMENT,
+        field,
+        &format!("{at}reading it threw: {what}"),
+        cause,
+    )
+}
+
+/// `text` cut to at most `max` characters (an ellipsis says so): inputs
+/// quoted in error messages stay short.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((at, _)) => format!("{}…", &text[..at]),
+    }
+}
+
+/// `Array.isArray(value)`, a throw (a revoked Proxy) an error at `field`.
+pub fn is_array(value: &JsValue, field: &str) -> Result<bool, JsValue> {
+    is_array_catching(value).map_err(|e| threw(field, &e))
+}
+
+/// A JS array argument copied into a plain array (a Proxy's traps and
+/// getters run once, here, their throws an error at `field`); `None` when
+/// `value` is not an array. More than `max` elements is an error (a sparse
+/// `length: 2 ** 32 - 1` is refused, not walked).
+pub fn array(value: &JsValue, field: &str, max: u32) -> Result<Option<js_sys::Array>, JsValue> {
+    if !is_array(value, field)? {
+        return Ok(None);
+    }
+    let length = get(value, "length", field)?.as_f64().unwrap_or(0.0);
+    if length > f64::from(max) {
+        return Err(js_error(
+            INVALID_ARGUMENT,
+            field,
+            &format!(
+                "{field} has {} elements; at most {max} are taken",
+                compaction_core::error::Num(length)
+            ),
+        ));
+    }
+    array_from_catching(value).map(Some).map_err(|e| threw(field, &e))
+}
+
+/// `object[key]` (`undefined` when `object` is not an object), a throw (a
+/// getter, a Proxy's trap) an error at `field`.
+pub fn get(object: &JsValue, key: &str, field: &str) -> Result<JsValue, JsValue> {
+    if !object.is_object() && !object.is_function() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    js_sys::Reflect::get(object, &JsValue::from_str(key)).map_err(|e| threw(field, &e))
+}
+
+/// A text argument: a string, or UTF-8 bytes (a `Uint8Array`, Node's
+/// `Buffer`) when `bytes` is set. Anything else is an `INVALID_ARGUMENT`
+/// error at `field` saying what it got.
+pub fn text(value: &JsValue, field: &str, bytes: bool) -> Result<String, JsValue> {
+    if let Some(text) = value.as_string() {
+        return Ok(text);
+    }
+    if bytes {
+        if let Some(raw) = byte_view(value, field)? {
+            return String::from_utf8(raw).map_err(|e| {
+                js_error(
+                    INVALID_ARGUMENT,
+                    field,
+                    &format!(
+                        "{field}: the bytes are not UTF-8 text (at byte {})",
+                        e.utf8_error().valid_up_to()
+                    ),
+                )
+            });
+        }
+    }
+    let wanted = if bytes {
+        "a string or a Uint8Array"
+    } else {
+        "a string"
+    };
+    Err(js_error(
+        INVALID_ARGUMENT,
+        field,
+        &format!("{field} must be {wanted}, got {}", kind(value)),
+    ))
+}
+
+/// An optional text argument: `undefined` and `null` are `None`.
+pub fn opt_text(value: &JsValue, field: &str) -> Result<Option<String>, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    text(value, field, false).map(Some)
+}
+
+/// The bytes of a `Uint8Array` (a `Buffer`), copied; `None` for any other
+/// value. A detached buffer's view is empty, never an exception.
+pub fn byte_view(value: &JsValue, field: &str) -> Result<Option<Vec<u8>>, JsValue> {
+    if !is_view_catching(value).map_err(|e| threw(field, &e))? {
+        return Ok(None);
+    }
+    let Some(view) = value.dyn_ref::<js_sys::Uint8Array>() else {
+        return Ok(None);
+    };
+    if view.length() == 0 {
+        return Ok(Some(Vec::new()));
+    }
+    Ok(Some(view.to_vec()))
+}
+
+/// What a rejected argument is, for an error message: its type (a string
+/// shown cut short).
+pub fn kind(value: &JsValue) -> String {
+    if let Some(s) = value.as_string() {
+        return format!("\"{}\"", cut(&s, 40));
+    }
+    if value.is_null() {
+        return "null".to_owned();
+    }
+    if is_array_catching(value).unwrap_or(false) {
+        return "an array".to_owned();
+    }
+    match value.js_typeof().as_string().as_deref() {
+        Some("object") => "an object".to_owned(),
+        Some("undefined") => "undefined".to_owned(),
+        Some(other) => format!("a {other}"),
+        None => "a value".to_owned(),
+    }
+}
 
 /// Values out: plain objects, `null` for absent optionals, numbers (never
 /// BigInt). Written as JSON by serde_json and read by the JS engine's
@@ -30,7 +225,39 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
         })?
         .as_string()
         .ok_or_else(|| "not serializable as JSON".to_owned())?;
-    serde_json::from_slice(json.as_bytes()).map_err(|e| e.to_string())
+    let fixed = compaction_core::transcript::replace_lone_surrogates(json.as_bytes()).0;
+    serde_json::from_slice(&fixed).map_err(|e| clean(&e))
+}
+
+/// A serde_json error in the caller's words: without the position in the
+/// engine's own serialisation ("at line 1 column 57", meaningless to a
+/// caller who passed an object) nor the binding's Rust type names
+/// ("expected struct InUsage"), cut short.
+pub fn clean(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    let at = format!(" at line {} column {}", error.line(), error.column());
+    let text = text.strip_suffix(at.as_str()).unwrap_or(&text).as_bytes();
+    // "struct InUsage" → "an object", "enum InRole" → "one of the names".
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let (word, said): (usize, &[u8]) = if rest.starts_with(b"struct ") {
+            (7, b"an object")
+        } else if rest.starts_with(b"enum ") {
+            (5, b"one of the names")
+        } else {
+            out.push(text[i]);
+            i += 1;
+            continue;
+        };
+        out.extend_from_slice(said);
+        i += word;
+        while i < text.len() && (text[i].is_ascii_alphanumeric() || text[i] == b'_') {
+            i += 1;
+        }
+    }
+    cut(&String::from_utf8_lossy(&out), 300)
 }
 
 /// `Deserialize` for a field-less enum: a string naming one of `names`,
@@ -52,21 +279,35 @@ pub(crate) fn variant<'de, D: serde::Deserializer<'de>, T: Copy, const N: usize>
 
 /// Each object of the JS array `list` as its string fields `keys` (absent
 /// or `null`: `None`), read straight from the objects. Anything else is an
-/// error naming the place (`[2].path must be a string`).
+/// error naming the place (`[2].path must be a string`); a read that throws
+/// (a getter, a Proxy) is the error it threw, as `cause`.
 #[cfg(feature = "engine")]
 pub(crate) fn string_fields<const N: usize>(
     list: &JsValue,
     keys: [&str; N],
 ) -> Result<Vec<[Option<String>; N]>, String> {
-    if !js_sys::Array::is_array(list) {
-        return Err(" is not an array".to_owned());
-    }
-    let array = js_sys::Array::from(list);
+    let array = array(list, "", MAX_LIST)
+        .map_err(|e| described(&e))?
+        .ok_or_else(|| " is not an array".to_owned())?;
     let mut out = Vec::with_capacity(array.length() as usize);
     for (i, item) in array.iter().enumerate() {
         out.push(object_strings(&item, keys).map_err(|e| format!("[{i}]{e}"))?);
     }
     Ok(out)
+}
+
+/// The most elements an array argument may have (a list of uuids, of
+/// files, of messages): far above any real session.
+pub const MAX_LIST: u32 = 1 << 24;
+
+/// The message of an error made by [`threw`] or [`array`], for callers
+/// that wrap it in their own.
+#[cfg(feature = "engine")]
+fn described(error: &JsValue) -> String {
+    error
+        .dyn_ref::<js_sys::Error>()
+        .map(|e| format!(": {}", String::from(e.message())))
+        .unwrap_or_default()
 }
 
 /// One object's string fields `keys` (absent or `null`: `None`).
@@ -75,12 +316,12 @@ pub(crate) fn object_strings<const N: usize>(
     object: &JsValue,
     keys: [&str; N],
 ) -> Result<[Option<String>; N], String> {
-    if !object.is_object() || js_sys::Array::is_array(object) {
+    if !object.is_object() || is_array(object, "").unwrap_or(true) {
         return Err(" must be an object".to_owned());
     }
     let mut row: [Option<String>; N] = std::array::from_fn(|_| None);
     for (slot, key) in row.iter_mut().zip(keys) {
-        let value = js_sys::Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED);
+        let value = get(object, key, "").map_err(|e| format!(".{key}{}", described(&e)))?;
         if value.is_undefined() || value.is_null() {
             continue;
         }
@@ -96,11 +337,10 @@ pub(crate) fn object_strings<const N: usize>(
 /// A JS array of strings.
 #[cfg(feature = "engine")]
 pub(crate) fn strings(list: &JsValue) -> Result<Vec<String>, String> {
-    if !js_sys::Array::is_array(list) {
-        return Err("not an array".to_owned());
-    }
-    js_sys::Array::from(list)
-        .iter()
+    let list = array(list, "", MAX_LIST)
+        .map_err(|e| format!("it could not be read{}", described(&e)))?
+        .ok_or_else(|| "not an array".to_owned())?;
+    list.iter()
         .enumerate()
         .map(|(i, item)| item.as_string().ok_or_else(|| format!("[{i}] is not a string")))
         .collect()

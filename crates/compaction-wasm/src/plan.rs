@@ -16,8 +16,9 @@ use crate::error::{js_error, INVALID_ARGUMENT};
 pub fn plan(
     #[wasm_bindgen(unchecked_param_type = "EngineSettings | PresetName | undefined")] settings: JsValue,
     #[wasm_bindgen(unchecked_param_type = "string | MessageInput[]")] messages: JsValue,
-    now: Option<String>,
+    #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: JsValue,
 ) -> Result<JsValue, JsValue> {
+    let now = crate::js::opt_text(&now, "now")?;
     let (settings, session, counter) = read_settings(&settings)?;
     let mut state = State::new(settings, session)?;
     state.counter = counter;
@@ -27,8 +28,8 @@ pub fn plan(
 fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<JsValue, JsValue> {
     if let Some(json) = messages.as_string() {
         state.load_json(&json)?;
-    } else if js_sys::Array::is_array(&messages) {
-        for (i, item) in js_sys::Array::from(&messages).iter().enumerate() {
+    } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {
+        for (i, item) in list.iter().enumerate() {
             state.append_js(&item, &format!("messages[{i}]"))?;
         }
     } else {

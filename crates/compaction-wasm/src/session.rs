@@ -4,6 +4,8 @@
 //! the import report (SPEC R11) and the resumed view (R11.2), a plain object
 //! the engine module's `engine.loadSession` takes.
 
+use std::cell::{Cell, RefCell};
+
 use compaction_core::transcript::{Importer, Resume, Transcript};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -17,7 +19,12 @@ use crate::js::to_js;
 /// (`engine.loadSession(session)` resumes it).
 #[wasm_bindgen]
 pub struct SessionImporter {
-    importer: Option<Importer>,
+    /// `None` once finished. Borrowed only while no JS code runs (the
+    /// chunk is read before), so no throw can leave it borrowed.
+    importer: RefCell<Option<Importer>>,
+    /// A string chunk's last UTF-16 unit when it is a high surrogate: its
+    /// pair's other half opens the next chunk.
+    high: Cell<Option<u16>>,
 }
 
 impl Default for SessionImporter {
@@ -40,34 +47,116 @@ impl SessionImporter {
     #[wasm_bindgen(constructor)]
     pub fn new() -> SessionImporter {
         SessionImporter {
-            importer: Some(Importer::new()),
+            importer: RefCell::new(Some(Importer::new())),
+            high: Cell::new(None),
         }
     }
 
     /// Feeds the next chunk of the file: a string or bytes (a chunk may end
-    /// anywhere, even inside a line or a UTF-8 character).
+    /// anywhere, even inside a line, a UTF-8 character or a surrogate pair).
     pub fn feed(
-        &mut self,
+        &self,
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] chunk: JsValue,
     ) -> Result<(), JsValue> {
-        let importer = self.importer.as_mut().ok_or_else(finished)?;
-        feed(importer, &chunk)
+        let bytes = if let Some(js) = chunk.dyn_ref::<js_sys::JsString>() {
+            self.string_bytes(js)
+        } else if let Some(bytes) = crate::js::byte_view(&chunk, "chunk")? {
+            self.flush_high(&mut Vec::new())
+                .into_iter()
+                .chain(bytes)
+                .collect()
+        } else {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "chunk",
+                &format!(
+                    "chunk must be a string or a Uint8Array, got {}",
+                    crate::js::kind(&chunk)
+                ),
+            ));
+        };
+        let mut importer = self.importer.try_borrow_mut().map_err(|_| finished())?;
+        importer.as_mut().ok_or_else(finished)?.feed(&bytes);
+        Ok(())
+    }
+
+    /// Whether a call a trap stopped left this importer borrowed (for the
+    /// package's guard, which says `ENGINE_POISONED` then).
+    #[wasm_bindgen(js_name = __poisoned, skip_typescript)]
+    pub fn poisoned(&self) -> bool {
+        self.importer.try_borrow_mut().is_err()
     }
 
     /// Bytes fed so far.
     #[wasm_bindgen(getter, js_name = bytesFed)]
     pub fn bytes_fed(&self) -> f64 {
-        self.importer.as_ref().map_or(0.0, |i| i.bytes_fed() as f64)
+        self.importer
+            .try_borrow()
+            .ok()
+            .and_then(|i| i.as_ref().map(|i| i.bytes_fed() as f64))
+            .unwrap_or(0.0)
     }
 
     /// Ends the file: its report (records, messages, boundaries,
     /// problems…) and the view a resumed session sees. The importer cannot
     /// be used afterwards.
     #[wasm_bindgen(unchecked_return_type = "Session")]
-    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        let transcript = self.importer.take().ok_or_else(finished)?.finish();
-        to_js(&session_of(&transcript))
+    pub fn finish(&self) -> Result<JsValue, JsValue> {
+        let tail = self.flush_high(&mut Vec::new());
+        let mut importer = self
+            .importer
+            .try_borrow_mut()
+            .ok()
+            .and_then(|mut i| i.take())
+            .ok_or_else(finished)?;
+        importer.feed(&tail);
+        to_js(&session_of(&importer.finish()))
     }
+}
+
+impl SessionImporter {
+    /// A string chunk's UTF-8, a surrogate pair split across chunks joined
+    /// again: a trailing high surrogate waits for the next chunk.
+    fn string_bytes(&self, js: &js_sys::JsString) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut js = js.clone();
+        if js.length() == 0 {
+            return out;
+        }
+        if let Some(high) = self.high.take() {
+            match js.char_code_at(0) {
+                low if (0xDC00..0xE000).contains(&(low as u32)) => {
+                    let c = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (low as u32 - 0xDC00);
+                    push_char(&mut out, char::from_u32(c).unwrap_or('\u{FFFD}'));
+                    js = js.slice(1, js.length());
+                }
+                _ => push_char(&mut out, '\u{FFFD}'),
+            }
+        }
+        let n = js.length();
+        if n > 0 {
+            let last = js.char_code_at(n - 1) as u32;
+            if (0xD800..0xDC00).contains(&last) {
+                self.high.set(Some(last as u16));
+                js = js.slice(0, n - 1);
+            }
+        }
+        out.extend_from_slice(String::from(js).as_bytes());
+        out
+    }
+
+    /// The UTF-8 of a high surrogate left waiting (a lone one: U+FFFD), or
+    /// nothing.
+    fn flush_high(&self, out: &mut Vec<u8>) -> Vec<u8> {
+        if self.high.take().is_some() {
+            push_char(out, '\u{FFFD}');
+        }
+        std::mem::take(out)
+    }
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
 }
 
 /// Reads a whole Claude Code session file (its text, or its bytes), or the
@@ -78,9 +167,14 @@ impl SessionImporter {
 pub fn read_session(
     #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] source: JsValue,
 ) -> Result<JsValue, JsValue> {
-    if source.is_string() || source.is_instance_of::<js_sys::Uint8Array>() {
+    if let Some(text) = source.as_string() {
         let mut importer = Importer::new();
-        feed(&mut importer, &source)?;
+        importer.feed(text.as_bytes());
+        return to_js(&session_of(&importer.finish()));
+    }
+    if let Some(bytes) = crate::js::byte_view(&source, "session")? {
+        let mut importer = Importer::new();
+        importer.feed(&bytes);
         return to_js(&session_of(&importer.finish()));
     }
     Err(js_error(
@@ -116,22 +210,6 @@ fn session_of(transcript: &Transcript) -> Session {
                 is_compact_summary: m.is_compact_summary,
             })
             .collect(),
-    }
-}
-
-fn feed(importer: &mut Importer, chunk: &JsValue) -> Result<(), JsValue> {
-    if let Some(text) = chunk.as_string() {
-        importer.feed(text.as_bytes());
-        Ok(())
-    } else if let Some(bytes) = chunk.dyn_ref::<js_sys::Uint8Array>() {
-        importer.feed(&bytes.to_vec());
-        Ok(())
-    } else {
-        Err(js_error(
-            INVALID_ARGUMENT,
-            "chunk",
-            "chunk must be a string or a Uint8Array",
-        ))
     }
 }
 

@@ -64,7 +64,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
     }
     known_keys(value, &SETTINGS_FIELDS)?;
     let string = |field: &str| -> Result<Option<String>, JsValue> {
-        let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        let v = crate::js::own(value, field, field)?;
         if v.is_undefined() {
             return Ok(None);
         }
@@ -95,16 +95,10 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
     if let Some(model) = string("model")? {
         settings.compact.model = model;
     }
-    let fallback = js_sys::Reflect::get(value, &"fallbackModels".into()).unwrap_or(JsValue::UNDEFINED);
+    let fallback = crate::js::own(value, "fallbackModels", "fallbackModels")?;
     if !fallback.is_undefined() {
-        let list: Option<Vec<String>> = js_sys::Array::is_array(&fallback)
-            .then(|| {
-                js_sys::Array::from(&fallback)
-                    .iter()
-                    .map(|v| v.as_string())
-                    .collect()
-            })
-            .flatten();
+        let list: Option<Vec<String>> = crate::js::array(&fallback, "fallbackModels", 1024)?
+            .and_then(|list| list.iter().map(|v| v.as_string()).collect());
         settings.compact.fallback_models = list.ok_or_else(|| {
             js_error(
                 INVALID_SETTING,
@@ -140,7 +134,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             }
         };
     }
-    let edit = js_sys::Reflect::get(value, &"clearThinking".into()).unwrap_or(JsValue::UNDEFINED);
+    let edit = crate::js::own(value, "clearThinking", "clearThinking")?;
     if !edit.is_undefined() && !edit.is_null() {
         let bad = || {
             js_error(
@@ -164,7 +158,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
         ("collapse", &mut settings.collapse.enabled),
         ("serverInstructions", &mut settings.api.server_instructions),
     ] {
-        let v = js_sys::Reflect::get(value, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        let v = crate::js::own(value, field, field)?;
         if !v.is_undefined() {
             *slot = v.as_bool().ok_or_else(|| {
                 js_error(

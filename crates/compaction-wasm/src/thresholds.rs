@@ -93,13 +93,7 @@ impl From<CoreThresholds> for Thresholds {
 
 /// Reads one optional number; anything but `undefined` or a number is an error.
 pub(crate) fn number(settings: &JsValue, field: &str) -> Result<Option<f64>, JsValue> {
-    let value = js_sys::Reflect::get(settings, &field.into()).map_err(|_| {
-        js_error(
-            INVALID_SETTING,
-            field,
-            &format!("setting `{field}` could not be read"),
-        )
-    })?;
+    let value = crate::js::own(settings, field, field)?;
     if value.is_undefined() {
         return Ok(None);
     }
@@ -131,9 +125,17 @@ pub(crate) fn describe(value: &JsValue) -> String {
 /// Refuses a settings object with a key not in `fields` (a typo is an
 /// error naming it, not a silently ignored setting).
 pub(crate) fn known_keys(settings: &JsValue, fields: &[&str]) -> Result<(), JsValue> {
-    let object = js_sys::Object::from(settings.clone());
-    for key in js_sys::Object::keys(&object).iter() {
-        let key = key.as_string().unwrap_or_default();
+    let keys = crate::js::plain_keys(settings, "settings")?.ok_or_else(|| {
+        js_error(
+            INVALID_SETTING,
+            "settings",
+            &format!(
+                "settings must be a plain object like {{ window: 200000 }}, got {}",
+                crate::js::kind(settings)
+            ),
+        )
+    })?;
+    for key in keys {
         if !fields.contains(&key.as_str()) {
             return Err(js_error(
                 INVALID_SETTING,

@@ -203,6 +203,27 @@ fn plan_answers_the_precompact_hook_and_stops_at_the_summary_request() {
         .collect();
     assert!(kinds.contains(&"summary"), "{kinds:?}");
     assert!(!kinds.contains(&"preCompact"), "the hook was answered: {kinds:?}");
+    // --hook-instructions reach the summary request's prompt (R7.2).
+    let v = ok(&compaction(&[
+        "plan",
+        "--messages",
+        path,
+        "--preset",
+        "client-2.1",
+        "--hook-instructions",
+        "mention the ticket",
+    ]));
+    let summary = v["requests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "summary")
+        .unwrap();
+    assert!(
+        summary["prompt"].as_str().unwrap().contains("mention the ticket"),
+        "{}",
+        summary["prompt"]
+    );
     let v = ok(&compaction(&[
         "plan",
         "--messages",
@@ -221,6 +242,58 @@ fn plan_answers_the_precompact_hook_and_stops_at_the_summary_request() {
         "a blocked compaction asks for no summary"
     );
     assert!(v["steps"].as_array().unwrap().iter().any(|s| s["rule"] == "R7.2"));
+}
+
+#[test]
+fn compact_from_and_up_to_are_partial_compactions() {
+    let history = fixture("compact-analysis.json");
+    // --from: what came before stays verbatim, the summary follows it.
+    let v = ok(&compaction(&[
+        "compact",
+        "--messages",
+        &history,
+        "--from",
+        "correct",
+    ]));
+    let view = v["view"].as_array().unwrap();
+    let uuids: Vec<&str> = view.iter().map(|m| m["uuid"].as_str().unwrap()).collect();
+    assert_eq!(uuids[..5], ["ask", "grep", "grep-result", "read", "read-result"]);
+    assert!(view[5]["content"].as_str().unwrap().contains("Summary:"));
+    assert!(!uuids.contains(&"judgement"), "{uuids:?}");
+    // --up-to: the summary, then the chosen message and what follows.
+    let v = ok(&compaction(&[
+        "compact",
+        "--messages",
+        &history,
+        "--up-to",
+        "correct",
+    ]));
+    let uuids: Vec<&str> = v["view"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["uuid"].as_str().unwrap())
+        .collect();
+    assert_eq!(uuids[1..5], ["correct", "edit", "edit-result", "judgement"]);
+    // Not at a legal cut: an error naming the reason, exit non-zero.
+    let e = err(&compaction(&[
+        "compact",
+        "--messages",
+        &history,
+        "--from",
+        "grep-result",
+    ]));
+    assert!(e.contains("legal cut"), "{e}");
+    let e = err(&compaction(&[
+        "compact",
+        "--messages",
+        &history,
+        "--from",
+        "ask",
+        "--up-to",
+        "correct",
+    ]));
+    assert!(e.contains("cannot be used with"), "{e}");
 }
 
 #[test]

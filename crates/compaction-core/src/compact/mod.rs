@@ -15,6 +15,6 @@ pub use attachments::{AttachmentSettings, Candidate, FileAnswer};
 pub use boundary::{BoundaryRecord, SummaryRecord, Trigger};
 pub use context::{ContextItem, HookOutput};
 pub use protocol::{
-    CompactOptions, CompactSettings, Compacted, FileRequest, HookOutcome, PreCompactRequest, Progress,
-    Purpose, SummaryRequest,
+    CompactOptions, CompactSettings, Compacted, Direction, FileRequest, HookOutcome, PartialCompact,
+    PreCompactRequest, Progress, Purpose, SummaryRequest,
 };

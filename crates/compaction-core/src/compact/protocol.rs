@@ -24,9 +24,10 @@ pub struct CompactSettings {
     /// Auto regime: most recent turns kept (R7.5; seed 000 says 1–2;
     /// default 2).
     pub auto_keep_turns: usize,
-    /// Auto regime: attempts when the request is over the window (R7.5;
-    /// default 3).
-    pub auto_max_attempts: u32,
+    /// Auto and partial regime: truncation retries when the summary request
+    /// is over the window, before it is sent or after the API refused it
+    /// (R7.5, seed 002: at most 3, so at most 4 requests; default 3).
+    pub auto_max_retries: u32,
     /// Use the offline summariser when the model chain is exhausted (R7.10;
     /// default off: the host must opt in).
     pub offline_fallback: bool,
@@ -46,7 +47,7 @@ impl Default for CompactSettings {
             fallback_models: Vec::new(),
             preserve_groups: 1,
             auto_keep_turns: 2,
-            auto_max_attempts: 3,
+            auto_max_retries: 3,
             offline_fallback: false,
             attachments: AttachmentSettings::default(),
             transcript_path: None,
@@ -64,6 +65,31 @@ pub struct HookOutcome {
     pub block: Option<String>,
     /// Instructions appended to the summary prompt.
     pub added_instructions: Vec<String>,
+}
+
+/// Partial compaction ("summarize from here", R7.5): only the messages on
+/// one side of a chosen message are summarised, the rest stays verbatim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartialCompact {
+    /// The chosen message (a view uuid, at a legal cut).
+    pub uuid: crate::message::Uuid,
+    /// Which side is summarised.
+    pub direction: Direction,
+    /// Instructions for the summary, as `/compact [instructions]`.
+    pub instructions: Option<String>,
+}
+
+/// Which side of the chosen message a partial compaction summarises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Direction {
+    /// The chosen message and everything after it; what came before stays
+    /// verbatim, and the summary follows it.
+    From,
+    /// Everything before the chosen message; it and what follows stay
+    /// verbatim after the summary.
+    UpTo,
 }
 
 /// How a manual compaction is asked for.

@@ -92,21 +92,32 @@ impl Engine {
                 "\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: {path}"
             ));
         }
-        let replaces: Vec<Uuid> = self.view.entries()[..run.prefix.end]
+        let replaces: Vec<Uuid> = self.view.entries()[run.head_end..run.prefix.end]
             .iter()
             .map(|e| e.message.uuid.clone())
             .collect();
-        let mut entries = vec![(
+        // A partial compaction "from here" keeps what came before verbatim,
+        // ahead of the summary (R7.5).
+        let mut entries: Vec<(Arc<Message>, Source)> = self.view.entries()[..run.head_end]
+            .iter()
+            .map(|e| {
+                (
+                    zero_usage(e.sent.as_ref().unwrap_or(&e.message)),
+                    e.source.clone(),
+                )
+            })
+            .collect();
+        entries.push((
             Arc::new(Message::user(summary_uuid.0.clone(), text.clone())),
             Source::Summary { replaces },
-        )];
+        ));
         // Pinned messages of the summarised part follow the summary
         // verbatim, with their legal groups (extension).
         let pinned_groups: Vec<std::ops::Range<usize>> = self
             .view
             .segmentation()
             .groups()
-            .filter(|g| g.end <= run.prefix.end)
+            .filter(|g| g.start >= run.head_end && g.end <= run.prefix.end)
             .filter(|g| {
                 self.view.entries()[g.clone()]
                     .iter()
@@ -120,16 +131,7 @@ impl Engine {
         }
         let preserved: Vec<Arc<Message>> = self.view.entries()[run.prefix.end..]
             .iter()
-            .map(|e| {
-                let m = e.sent.as_ref().unwrap_or(&e.message);
-                if m.role == Role::Assistant && m.usage.is_some() {
-                    let mut zeroed = (**m).clone();
-                    zeroed.usage = Some(crate::message::Usage::zeroed());
-                    Arc::new(zeroed)
-                } else {
-                    Arc::clone(m)
-                }
-            })
+            .map(|e| zero_usage(e.sent.as_ref().unwrap_or(&e.message)))
             .collect();
         let open_tool_use = preserved
             .last()
@@ -220,5 +222,16 @@ impl Engine {
                 }),
             },
         )
+    }
+}
+
+/// A kept message with an assistant's usage counters zeroed (R7.6).
+fn zero_usage(m: &Arc<Message>) -> Arc<Message> {
+    if m.role == Role::Assistant && m.usage.is_some() {
+        let mut zeroed = (**m).clone();
+        zeroed.usage = Some(crate::message::Usage::zeroed());
+        Arc::new(zeroed)
+    } else {
+        Arc::clone(m)
     }
 }

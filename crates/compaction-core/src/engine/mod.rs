@@ -7,12 +7,15 @@ use std::sync::Arc;
 
 mod answer;
 mod applied;
+mod ask;
 mod assemble;
 mod decision;
 mod driver;
+mod partial;
 mod pins;
 mod precompute;
 mod request;
+mod retry;
 mod server;
 pub mod settings;
 mod swap;
@@ -382,7 +385,7 @@ impl Engine {
             self.breakers.reached_line(self.prompts);
             if self.breakers.open().is_none() {
                 let started = self.begin(Trigger::Auto, false, None);
-                let (more, progress) = tier4::relabel(started, Tier::Compact);
+                let (more, progress) = tier4::relabel(started, Tier::Compact, self.count());
                 steps.extend(more);
                 compaction = Some(progress);
             }

@@ -10,15 +10,14 @@ use super::Engine;
 use crate::compact::attachments;
 use crate::compact::cut::{self, Prefix};
 use crate::compact::{
-    CompactOptions, FileAnswer, FileRequest, HookOutcome, HookOutput, PreCompactRequest, Progress, Purpose,
-    SummaryRequest, Trigger,
+    CompactOptions, FileAnswer, FileRequest, HookOutcome, HookOutput, PreCompactRequest, Progress, Trigger,
 };
 use crate::error::Error;
-use crate::message::{Message, Uuid};
+use crate::message::Uuid;
 use crate::step::{Evidence, Owner, Step, Tier};
 use crate::summary::offline::offline_summary_of;
 use crate::summary::retention::check_retention_of;
-use crate::summary::{parse_summary, summary_prompt, OfflineLimits, PromptOptions, RetentionReport};
+use crate::summary::{parse_summary, OfflineLimits, PromptOptions, RetentionReport};
 use crate::tokens::TokenFigure;
 
 /// A run in progress.
@@ -29,6 +28,15 @@ pub(crate) struct Run {
     pub(super) options: PromptOptions,
     pub(super) prefix: Prefix,
     pub(super) attempt: u32,
+    /// Truncations so far (auto and partial regime, R7.5: at most
+    /// `auto_max_retries`).
+    pub(super) truncations: u32,
+    /// View positions before this one stay verbatim before the summary
+    /// (partial compaction "from here"); 0 otherwise.
+    pub(super) head_end: usize,
+    /// A partial compaction (R7.5): the truncation regime whatever the
+    /// trigger.
+    pub(super) partial: bool,
     pub(super) model: usize,
     pub(super) pre: TokenFigure,
     pub(super) pending: Pending,
@@ -67,6 +75,8 @@ pub(crate) struct HookWait {
     pub(crate) trigger: Trigger,
     pub(crate) reactive: bool,
     pub(crate) instructions: Option<String>,
+    /// A partial compaction's choice (R7.5), resolved once the hooks allow.
+    pub(crate) partial: Option<crate::compact::PartialCompact>,
 }
 
 /// A summary request's answer, as Tier 4, Tier 3 and the precompute take
@@ -100,7 +110,7 @@ impl Engine {
     /// request is always the PreCompact hooks' (R7.2).
     pub fn compact(&mut self, options: CompactOptions) -> Outcome {
         let started = self.begin(Trigger::Manual, false, options.instructions);
-        let (steps, progress) = relabel(started, Tier::Compact);
+        let (steps, progress) = relabel(started, Tier::Compact, self.count());
         self.outcome(steps, Some(progress))
     }
 
@@ -118,6 +128,7 @@ impl Engine {
             trigger,
             reactive,
             instructions,
+            partial: None,
         });
         (Vec::new(), Progress::Waiting)
     }
@@ -138,14 +149,15 @@ impl Engine {
         } else {
             Tier::Compact
         };
-        let started = self.start(wait.trigger, wait.reactive, wait.instructions, hook);
-        relabel(started, tier)
+        let started = self.start(wait, hook);
+        relabel(started, tier, self.count())
     }
 
     /// A Tier 4 summary request answered.
     pub(super) fn tier4_summary(&mut self, id: u64, reply: Reply) -> Result<(Vec<Step>, Progress), Error> {
         let tier = self.run_tier();
-        self.summary_answered(id, reply).map(|r| relabel(r, tier))
+        let answered = self.summary_answered(id, reply);
+        answered.map(|r| relabel(r, tier, self.count()))
     }
 
     /// A Tier 4 file request answered (files, and the post-compact hooks'
@@ -157,7 +169,8 @@ impl Engine {
         hooks: &[HookOutput],
     ) -> Result<(Vec<Step>, Progress), Error> {
         let tier = self.run_tier();
-        self.files_answered(id, answers, hooks).map(|r| relabel(r, tier))
+        let answered = self.files_answered(id, answers, hooks);
+        answered.map(|r| relabel(r, tier, self.count()))
     }
 
     /// The tier the run in progress reports its steps under.
@@ -193,13 +206,14 @@ impl Engine {
         })
     }
 
-    fn start(
-        &mut self,
-        trigger: Trigger,
-        reactive: bool,
-        instructions: Option<String>,
-        hook: HookOutcome,
-    ) -> (Vec<Step>, Progress) {
+    fn start(&mut self, wait: HookWait, hook: HookOutcome) -> (Vec<Step>, Progress) {
+        let HookWait {
+            trigger,
+            reactive,
+            instructions,
+            partial,
+            ..
+        } = wait;
         // A reply appended since a reduction read the original (R13.1):
         // what follows it is settled before the view is cut.
         let mut steps: Vec<Step> = self.settle_thinking(Tier::BudgetReduction).into_iter().collect();
@@ -234,7 +248,8 @@ impl Engine {
         // An open tool loop (R13.1): its signed thinking cannot follow a
         // summary, so the summary covers the whole view, the loop included.
         let open_loop = self.open_loop();
-        if open_loop.is_none() {
+        // A partial compaction summarises a part of its own choosing.
+        if open_loop.is_none() && partial.is_none() {
             let (hit, precompute_step) = self.precompute_hit(instructions.as_deref(), &hook, pre);
             steps.extend(precompute_step);
             if let Some((len, reply)) = hit {
@@ -242,11 +257,20 @@ impl Engine {
             }
         }
         let manual_regime = trigger == Trigger::Manual || reactive;
+        let mut head_end = 0;
         let prefix = if let Some(at) = open_loop {
             let uuid = &self.view.entries()[at].message.uuid;
             steps.push(self.step(Tier::Compact, "R13.1", Owner::Client, EVIDENCE_GROUPS, pre, vec![uuid.clone()], 0,
                 format!("a tool loop is open at {uuid}: its signed thinking must be passed back over an unchanged prefix, so nothing is preserved after the summary; it summarises the whole view, the loop included")));
             Some(0..self.view.len())
+        } else if let Some(p) = &partial {
+            match self.partial_cut(p) {
+                Ok((prefix, head)) => {
+                    head_end = head;
+                    Some(prefix)
+                }
+                Err(reason) => return (steps, Progress::Failed { reason }),
+            }
         } else if manual_regime {
             cut::preserve_groups(&self.view, self.settings.compact.preserve_groups)
         } else {
@@ -276,6 +300,9 @@ impl Engine {
             options,
             prefix,
             attempt: 1,
+            truncations: 0,
+            head_end,
+            partial: partial.is_some(),
             model: 0,
             pre,
             pending: Pending::Summary(id),
@@ -283,21 +310,10 @@ impl Engine {
             candidates: Vec::new(),
             parked: Vec::new(),
         };
-        // Shorten before asking when the request is already over the window.
-        while self.request_tokens(&run) > self.settings.thresholds.window {
-            let gap = self.request_tokens(&run) - self.settings.thresholds.window;
-            match self.retry_cut(&mut run, gap) {
-                Some(step) => steps.push(step),
-                None => {
-                    return (
-                        steps,
-                        self.fail(
-                            &run,
-                            "the summary request is over the window and nothing is left to shorten",
-                        ),
-                    )
-                }
-            }
+        // Shorten before asking when the request is already over the window
+        // (bounded: R7.5).
+        if let Err(reason) = self.fit_window(&mut run, &mut steps) {
+            return (steps, self.fail(&run, &reason));
         }
         let preserved = self.view.len() - run.prefix.end;
         steps.push(self.step(
@@ -390,24 +406,14 @@ impl Engine {
                 offline_summary_of(self.prefix(&run), &run.options, &OfflineLimits::default())
             }
             Reply::TooLong => {
-                let gap = self
-                    .request_tokens(&run)
-                    .saturating_sub(self.settings.thresholds.window);
                 run.attempt += 1;
-                let limit = !(run.trigger == Trigger::Manual || run.reactive)
-                    && run.attempt > self.settings.compact.auto_max_attempts;
-                match (limit, self.retry_cut(&mut run, gap)) {
-                    (false, Some(step)) => {
+                return Ok(match self.after_too_long(&mut run) {
+                    Ok(step) => {
                         steps.push(step);
-                        return Ok(self.ask_again(run, steps));
+                        self.ask_again(run, steps)
                     }
-                    _ => {
-                        return Ok((
-                            steps,
-                            self.fail(&run, "the summary request stays over the window"),
-                        ))
-                    }
-                }
+                    Err(reason) => (steps, self.fail(&run, &reason)),
+                });
             }
         };
         Ok(self.with_reply(run, steps, &text))
@@ -466,32 +472,11 @@ impl Engine {
         (steps, Progress::Waiting)
     }
 
-    fn ask_again(&mut self, mut run: Run, steps: Vec<Step>) -> (Vec<Step>, Progress) {
+    pub(super) fn ask_again(&mut self, mut run: Run, steps: Vec<Step>) -> (Vec<Step>, Progress) {
         let id = self.next_request();
         run.pending = Pending::Summary(id);
         self.park(run);
         (steps, Progress::Waiting)
-    }
-
-    /// Moves the cut for a retry (R7.5): manual/reactive preserve more tail
-    /// groups; auto truncates the prefix.
-    fn retry_cut(&self, run: &mut Run, gap: u64) -> Option<Step> {
-        // Preserving more tail would keep an open loop's thinking after the
-        // summary (R13.1): such a run drops the oldest groups instead.
-        let manual = (run.trigger == Trigger::Manual || run.reactive) && run.prefix.end < self.view.len();
-        let next = if manual {
-            cut::shorten(&self.view, &run.prefix, gap)
-        } else {
-            cut::truncate(&self.view, &run.prefix, gap)
-        }?;
-        let what = if manual {
-            "preserved more tail groups"
-        } else {
-            "dropped the oldest groups of the prefix"
-        };
-        run.prefix = next;
-        Some(self.step(Tier::Compact, "R7.5", Owner::Client, EVIDENCE_GROUPS, run.pre, Vec::new(), 0,
-            format!("the summary request is ~{gap} tokens over the window: {what}; {} message(s) left to summarise", run.prefix.len())))
     }
 
     pub(super) fn fail(&mut self, run: &Run, reason: &str) -> Progress {
@@ -535,46 +520,6 @@ impl Engine {
         }
     }
 
-    fn chain(&self) -> Vec<String> {
-        let c = &self.settings.compact;
-        std::iter::once(c.model.clone())
-            .chain(c.fallback_models.iter().cloned())
-            .collect()
-    }
-
-    fn prefix_messages(&self, run: &Run) -> Vec<Message> {
-        self.thinking_safe(run.prefix.start, self.prefix(run).cloned().collect())
-    }
-
-    /// The messages a run summarises, borrowed.
-    fn prefix(&self, run: &Run) -> impl Iterator<Item = &Message> {
-        self.view.entries()[run.prefix.clone()]
-            .iter()
-            .map(|e| &*e.message)
-    }
-
-    fn request_tokens(&self, run: &Run) -> u64 {
-        let prompt = self.settings.estimator.text(&summary_prompt(&run.options));
-        self.system_tokens + cut::tokens(&self.view, run.prefix.clone()) + prompt
-    }
-
-    fn summary_request(&self, run: &Run) -> SummaryRequest {
-        let chain = self.chain();
-        let id = match run.pending {
-            Pending::Summary(id) | Pending::Files(id) => id,
-        };
-        SummaryRequest {
-            id,
-            purpose: Purpose::Compact,
-            model: chain[run.model.min(chain.len() - 1)].clone(),
-            fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
-            messages: self.prefix_messages(run),
-            prompt: summary_prompt(&run.options),
-            estimated_tokens: self.request_tokens(run),
-            attempt: run.attempt,
-        }
-    }
-
     fn uuids(&self, range: Prefix) -> Vec<Uuid> {
         self.view.entries()[range]
             .iter()
@@ -609,13 +554,14 @@ impl Engine {
 }
 
 /// Reports a reactive run's steps under Tier 5 (R8), and a failure as a
-/// step of its own (R7.10).
-pub(crate) fn relabel((mut steps, progress): (Vec<Step>, Progress), tier: Tier) -> (Vec<Step>, Progress) {
+/// step of its own (R7.10) at `count`, the engine's count now: a failed
+/// compaction left the view as it was.
+pub(crate) fn relabel(
+    (mut steps, progress): (Vec<Step>, Progress),
+    tier: Tier,
+    count: TokenFigure,
+) -> (Vec<Step>, Progress) {
     if let Progress::Failed { reason } = &progress {
-        let count = steps
-            .last()
-            .map(|s| s.count_after)
-            .unwrap_or(TokenFigure::estimated(0));
         steps.push(Step::note(
             tier,
             "R7.10",

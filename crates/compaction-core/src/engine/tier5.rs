@@ -92,7 +92,7 @@ impl Engine {
         self.run = None;
         self.hook = None;
         let started = self.begin(Trigger::Auto, true, None);
-        let (mut steps, progress) = super::tier4::relabel(started, Tier::Reactive);
+        let (mut steps, progress) = super::tier4::relabel(started, Tier::Reactive, self.count());
         steps.insert(0, note);
         self.outcome(steps, Some(progress))
     }

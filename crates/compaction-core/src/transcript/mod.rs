@@ -82,6 +82,7 @@ pub use model::{
     PreservedMessages, PreservedSegment, Transcript,
 };
 pub use resume::Resume;
+pub use surrogates::replace_lone_surrogates;
 
 /// Imports a whole file held in memory (the same as one [`Importer::feed`]
 /// and [`Importer::finish`]).

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 /// `line` with every lone surrogate escape replaced by `\ufffd`, and how
 /// many there were; borrowed unchanged when there were none.
-pub(crate) fn replace_lone_surrogates(line: &[u8]) -> (Cow<'_, [u8]>, usize) {
+pub fn replace_lone_surrogates(line: &[u8]) -> (Cow<'_, [u8]>, usize) {
     let mut out: Option<Vec<u8>> = None;
     let mut count = 0;
     let mut copied = 0;

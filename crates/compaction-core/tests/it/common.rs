@@ -154,3 +154,8 @@ pub fn precompute_of(requests: &[Request]) -> Option<SummaryRequest> {
         _ => None,
     })
 }
+
+/// Answers every pending request through [`Offline`] (files: none).
+pub fn drive_offline(e: &mut Engine) -> Outcome {
+    compaction_core::engine::drive(e, &mut Offline).unwrap()
+}

@@ -21,6 +21,7 @@ mod overflow;
 mod precompute;
 mod properties;
 mod replay;
+mod retries;
 mod summary;
 mod thinking;
 mod thresholds;

@@ -266,7 +266,7 @@ pub(crate) struct Settings {
     pub(crate) keep_recent_turns: u8,
     pub(crate) preserve_groups: u8,
     pub(crate) auto_keep_turns: u8,
-    pub(crate) auto_max_attempts: u8,
+    pub(crate) auto_max_retries: u8,
     pub(crate) offline_fallback: bool,
     pub(crate) fallbacks: u8,
     pub(crate) max_files: u8,
@@ -319,7 +319,7 @@ impl Settings {
             s.collapse.keep_recent_turns = usize::from(self.keep_recent_turns);
             s.compact.preserve_groups = usize::from(self.preserve_groups);
             s.compact.auto_keep_turns = usize::from(self.auto_keep_turns);
-            s.compact.auto_max_attempts = u32::from(self.auto_max_attempts);
+            s.compact.auto_max_retries = u32::from(self.auto_max_retries);
             s.compact.attachments.max_files = usize::from(self.max_files);
             s.compact.attachments.per_file_tokens = u64::from(self.per_file_tokens);
             s.compact.attachments.total_tokens = u64::from(self.total_tokens);
@@ -360,7 +360,7 @@ impl Settings {
             s.collapse.keep_recent_turns = usize::from(self.keep_recent_turns % 12);
             s.compact.preserve_groups = usize::from(self.preserve_groups % 4);
             s.compact.auto_keep_turns = usize::from(self.auto_keep_turns % 4);
-            s.compact.auto_max_attempts = 1 + u32::from(self.auto_max_attempts % 4);
+            s.compact.auto_max_retries = 1 + u32::from(self.auto_max_retries % 4);
             s.compact.attachments.max_files = usize::from(self.max_files % 8);
             s.compact.attachments.per_file_tokens = u64::from(self.per_file_tokens);
             s.compact.attachments.total_tokens = u64::from(self.total_tokens % 100_000);

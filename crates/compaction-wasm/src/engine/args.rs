@@ -33,10 +33,19 @@ pub(crate) fn answer_from_js(value: &JsValue) -> Result<CoreAnswer, String> {
             reason: reason.unwrap_or_else(|| "the host could not get a summary".to_owned()),
         }),
         (Some("files"), _) => {
-            let get = |key: &str| js_sys::Reflect::get(value, &key.into()).unwrap_or(JsValue::UNDEFINED);
+            let get = |key: &str| {
+                crate::js::get(value, key, key).map_err(|e| {
+                    format!(
+                        "{key}: reading it threw{}",
+                        e.dyn_ref::<js_sys::Error>()
+                            .map(|e| format!(": {}", String::from(e.message())))
+                            .unwrap_or_default()
+                    )
+                })
+            };
             Ok(CoreAnswer::Files {
-                files: read_files(&get("files"))?,
-                hooks: read_hooks(&get("hooks"))?,
+                files: read_files(&get("files")?)?,
+                hooks: read_hooks(&get("hooks")?)?,
             })
         }
         (Some("hook"), _) => read_hook(value).map(CoreAnswer::Hook),
@@ -84,7 +93,8 @@ pub(crate) fn read_hook(value: &JsValue) -> Result<core_compact::HookOutcome, St
         return Ok(core_compact::HookOutcome::default());
     }
     let [block] = crate::js::object_strings(value, ["block"]).map_err(|e| format!("the hook's output{e}"))?;
-    let added = js_sys::Reflect::get(value, &"addedInstructions".into()).unwrap_or(JsValue::UNDEFINED);
+    let added = crate::js::get(value, "addedInstructions", "addedInstructions")
+        .map_err(|_| "addedInstructions: reading it threw".to_owned())?;
     let added_instructions = if added.is_undefined() || added.is_null() {
         Vec::new()
     } else {
@@ -96,7 +106,17 @@ pub(crate) fn read_hook(value: &JsValue) -> Result<core_compact::HookOutcome, St
     })
 }
 
-pub(super) fn read_id(id: f64) -> Result<u64, JsValue> {
+pub(super) fn read_id(value: &JsValue) -> Result<u64, JsValue> {
+    let Some(id) = value.as_f64() else {
+        return Err(js_error(
+            INVALID_ARGUMENT,
+            "id",
+            &format!(
+                "id must be a request id (a whole number), got {}",
+                crate::js::kind(value)
+            ),
+        ));
+    };
     if id.is_finite() && id >= 0.0 && id.fract() == 0.0 && id <= 9_007_199_254_740_991.0 {
         Ok(id as u64)
     } else {

@@ -7,7 +7,7 @@
 //! await client.beta.messages.create({ messages: engine.messages(), context_management: decision.contextManagement ?? undefined, … });
 //! ```
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use compaction_core::compact::{self as core_compact, CompactOptions};
@@ -21,8 +21,9 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::dto::{self, Decision, Progress};
-use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, INVALID_ARGUMENT};
+use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_POISONED, INVALID_ARGUMENT};
 use crate::input::{self, UuidMaker};
+use crate::js::{opt_text, text};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
 
@@ -44,13 +45,34 @@ fn read_tokens(tokens: &JsValue) -> Result<u64, JsValue> {
 /// model; it says what to send and what to ask).
 #[wasm_bindgen]
 pub struct Engine {
-    state: Rc<RefCell<State>>,
+    shared: Rc<Shared>,
+}
+
+/// An engine's state and whether a `prepare()` is pending on it. No JS
+/// code runs while the state is borrowed (arguments are read before, host
+/// callbacks between borrows), so a borrow found held can only be one a
+/// trap left behind: the engine is poisoned, never "busy".
+pub(crate) struct Shared {
+    pub(crate) state: RefCell<State>,
+    pub(crate) preparing: Cell<bool>,
 }
 
 impl Engine {
+    /// Runs `f` on the state for a call that may change it: refused while
+    /// a `prepare()` is pending.
     fn with<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
-        let mut state = self.state.try_borrow_mut().map_err(|_| busy())?;
+        let mut state = borrow(&self.shared)?;
+        if self.shared.preparing.get() {
+            return Err(busy());
+        }
         // The host's countTokens failing while `f` counted is the host's error.
+        crate::counter::checked(f(&mut state))
+    }
+
+    /// Runs `f` on the state for a call that only reads it (also while a
+    /// `prepare()` is pending: a host callback may look).
+    fn read<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
+        let mut state = borrow(&self.shared)?;
         crate::counter::checked(f(&mut state))
     }
 }
@@ -59,7 +81,16 @@ fn busy() -> JsValue {
     js_error(
         ENGINE_BUSY,
         "",
-        "the engine is busy (prepare() is waiting on a callback): call it again after that promise settles",
+        "the engine is busy: a prepare() on it is pending (a host callback is running or awaited); only reads (messages, view, count, lines, pinned, records, plan) are taken until that promise settles",
+    )
+}
+
+/// The error of every call on an engine a trap stopped half way.
+pub(crate) fn poisoned() -> JsValue {
+    js_error(
+        ENGINE_POISONED,
+        "",
+        "this engine stopped in the middle of a call (the shared wasm memory ran out, or the module trapped), so its state can no longer be trusted: free() it and create a new Engine (loadSession of the records you saved resumes the session)",
     )
 }
 
@@ -108,16 +139,30 @@ impl Engine {
         let mut state = State::new(settings, session)?;
         state.counter = counter;
         Ok(Engine {
-            state: Rc::new(RefCell::new(state)),
+            shared: Rc::new(Shared {
+                state: RefCell::new(state),
+                preparing: Cell::new(false),
+            }),
         })
+    }
+
+    /// Whether a call a trap stopped left this engine's state borrowed
+    /// (for the package's guard, which says `ENGINE_POISONED` then).
+    #[wasm_bindgen(js_name = __poisoned, skip_typescript)]
+    pub fn poisoned(&self) -> bool {
+        self.shared.state.try_borrow_mut().is_err()
     }
 
     /// Sets the system prompt (and tool definitions, as text) sent with
     /// every call; it counts while no usage is reported.
     #[wasm_bindgen(js_name = setSystem)]
-    pub fn set_system(&self, system: &str) -> Result<(), JsValue> {
+    pub fn set_system(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] system: JsValue,
+    ) -> Result<(), JsValue> {
+        let system = text(&system, "system", false)?;
         self.with(|s| {
-            s.engine.set_system(system);
+            s.engine.set_system(&system);
             Ok(())
         })
     }
@@ -129,7 +174,8 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "MessageInput")] message: JsValue,
     ) -> Result<String, JsValue> {
-        self.with(|s| s.append_js(&message, "message").map(|u| u.0))
+        let message = input::read_js(&message, "message")?;
+        self.with(|s| s.append_read(message, "message").map(|u| u.0))
     }
 
     /// Appends a whole history of message objects; returns how many. All
@@ -140,21 +186,24 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "MessageInput[]")] messages: JsValue,
     ) -> Result<usize, JsValue> {
-        if !js_sys::Array::is_array(&messages) {
+        let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? else {
             return Err(js_error(
                 INVALID_ARGUMENT,
                 "messages",
-                "messages must be an array",
+                &format!("messages must be an array, got {}", crate::js::kind(&messages)),
             ));
-        }
-        match js_sys::JSON::stringify(&messages)
+        };
+        match js_sys::JSON::stringify(&list)
             .ok()
             .and_then(|json| json.as_string())
         {
             Some(json) => self.with(|s| s.load_json(&json)),
             // Not writable as JSON (a BigInt, a cycle): one by one, so the
             // error names the message at fault.
-            None => self.with(|s| load_each(s, &js_sys::Array::from(&messages))),
+            None => {
+                let read = read_each(&list)?;
+                self.with(|s| s.append_all_read(read))
+            }
         }
     }
 
@@ -163,15 +212,23 @@ impl Engine {
     /// set too). Parsed inside wasm, in one pass: the fast path for bulk
     /// loads. Returns how many messages were appended.
     #[wasm_bindgen(js_name = loadJson)]
-    pub fn load_json(&self, json: &str) -> Result<usize, JsValue> {
-        self.with(|s| s.load_json(json))
+    pub fn load_json(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] json: JsValue,
+    ) -> Result<usize, JsValue> {
+        let json = text(&json, "json", true)?;
+        self.with(|s| s.load_json(&json))
     }
 
     /// Runs the cascade before a model call (tiers 1–4, statuses) and
     /// returns the decision: steps, count, status, `contextManagement` to
     /// send, and any summary requests to answer. Then send `messages()`.
     #[wasm_bindgen(js_name = beforeCall, unchecked_return_type = "Decision")]
-    pub fn before_call(&self, now: Option<String>) -> Result<JsValue, JsValue> {
+    pub fn before_call(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = opt_text(&now, "now")?;
         self.with(|s| {
             let now = s.now(now)?;
             let d = s.engine.before_call(now.as_ref());
@@ -182,8 +239,12 @@ impl Engine {
 
     /// What `beforeCall` would decide now, changing nothing (a dry run).
     #[wasm_bindgen(unchecked_return_type = "Decision")]
-    pub fn plan(&self, now: Option<String>) -> Result<JsValue, JsValue> {
-        self.with(|s| {
+    pub fn plan(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let now = opt_text(&now, "now")?;
+        self.read(|s| {
             let now = read_now(now)?;
             // A dry run logs nothing.
             let d = convert_decision(s.engine.plan(now.as_ref()), dry_progress);
@@ -198,10 +259,10 @@ impl Engine {
     #[wasm_bindgen(unchecked_return_type = "Outcome")]
     pub fn answer(
         &self,
-        id: f64,
+        #[wasm_bindgen(unchecked_param_type = "number")] id: JsValue,
         #[wasm_bindgen(unchecked_param_type = "string | Answer")] answer: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let id = read_id(id)?;
+        let id = read_id(&id)?;
         let answer = read_answer(&answer)?;
         self.with(|s| {
             let out = s
@@ -342,7 +403,11 @@ impl Engine {
     /// is your PreCompact hooks' (`preCompact`); answer the outcome's
     /// `requests` (or `prepare(host)` does).
     #[wasm_bindgen(unchecked_return_type = "Outcome")]
-    pub fn compact(&self, instructions: Option<String>) -> Result<JsValue, JsValue> {
+    pub fn compact(
+        &self,
+        #[wasm_bindgen(unchecked_optional_param_type = "string | null")] instructions: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let instructions = opt_text(&instructions, "instructions")?;
         self.with(|s| {
             let out = s.engine.compact(CompactOptions { instructions });
             to_js(&s.outcome(out))
@@ -351,35 +416,41 @@ impl Engine {
 
     /// Pins a message: never snipped or cleared; kept verbatim after a
     /// compaction.
-    pub fn pin(&self, uuid: &str) -> Result<(), JsValue> {
+    pub fn pin(&self, #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue) -> Result<(), JsValue> {
         self.with(|s| {
             s.engine
-                .pin(&Uuid(uuid.to_owned()))
+                .pin(&Uuid(text(&uuid, "uuid", false)?))
                 .map_err(|e| from_engine_at(&e, "uuid"))
         })
     }
 
     /// Unpins a message (unknown uuids change nothing).
-    pub fn unpin(&self, uuid: &str) -> Result<(), JsValue> {
+    pub fn unpin(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
+    ) -> Result<(), JsValue> {
         self.with(|s| {
-            s.engine.unpin(&Uuid(uuid.to_owned()));
+            s.engine.unpin(&Uuid(text(&uuid, "uuid", false)?));
             Ok(())
         })
     }
 
     /// The pinned uuids, sorted.
     pub fn pinned(&self) -> Result<Vec<String>, JsValue> {
-        self.with(|s| Ok(s.engine.pinned().into_iter().map(|u| u.0).collect()))
+        self.read(|s| Ok(s.engine.pinned().into_iter().map(|u| u.0).collect()))
     }
 
     /// Undoes a compaction in the view: the entries its summary (`uuid`)
     /// replaced come back. Returns the step.
     #[wasm_bindgen(unchecked_return_type = "Step")]
-    pub fn expand(&self, uuid: &str) -> Result<JsValue, JsValue> {
+    pub fn expand(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
+    ) -> Result<JsValue, JsValue> {
         self.with(|s| {
             let step = s
                 .engine
-                .expand(&Uuid(uuid.to_owned()))
+                .expand(&Uuid(text(&uuid, "uuid", false)?))
                 .map_err(|e| from_engine_at(&e, "uuid"))?;
             to_js(&step)
         })
@@ -388,7 +459,7 @@ impl Engine {
     /// The messages to send now, as the API takes them (`role`, `content`).
     #[wasm_bindgen(unchecked_return_type = "MessageParam[]")]
     pub fn messages(&self) -> Result<JsValue, JsValue> {
-        self.with(|s| {
+        self.read(|s| {
             let list: Vec<ParamRef> = s
                 .engine
                 .view()
@@ -406,7 +477,7 @@ impl Engine {
     /// The view with the engine's fields (`uuid`, `timestamp`, `usage`).
     #[wasm_bindgen(unchecked_return_type = "Message[]")]
     pub fn view(&self) -> Result<JsValue, JsValue> {
-        self.with(|s| {
+        self.read(|s| {
             let list: Vec<&Message> = s.engine.view().sent_messages().collect();
             to_js(&list)
         })
@@ -415,13 +486,13 @@ impl Engine {
     /// The count now (SPEC R1.6).
     #[wasm_bindgen(unchecked_return_type = "TokenFigure")]
     pub fn count(&self) -> Result<JsValue, JsValue> {
-        self.with(|s| to_js(&s.engine.count()))
+        self.read(|s| to_js(&s.engine.count()))
     }
 
     /// The lines the count is held against.
     #[wasm_bindgen(unchecked_return_type = "Thresholds")]
     pub fn lines(&self) -> Result<JsValue, JsValue> {
-        self.with(|s| to_js(&Thresholds::from(s.engine.lines().clone())))
+        self.read(|s| to_js(&Thresholds::from(s.engine.lines().clone())))
     }
 
     /// Every transcript record so far, as JSONL lines in Claude Code's
@@ -429,7 +500,7 @@ impl Engine {
     /// `compact_boundary`, summary and attachments. Written to a file, they
     /// resume with `readSession` and `loadSession`.
     pub fn records(&self) -> Result<Vec<String>, JsValue> {
-        self.with(|s| Ok(s.records(0)))
+        self.read(|s| Ok(s.records(0)))
     }
 
     /// The records written since the last `takeRecords()` (append them to
@@ -469,12 +540,20 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "Host")] host: JsValue,
     ) -> Result<js_sys::Promise, JsValue> {
+        // A poisoned engine says so now, not from inside the promise.
+        drop(borrow(&self.shared)?);
+        if self.shared.preparing.get() {
+            return Err(busy());
+        }
         let host = crate::driver::JsHost::read(&host)?;
         // Validate `now` before anything runs.
         read_now(host.now.clone())?;
-        let state = Rc::clone(&self.state);
+        let shared = Rc::clone(&self.shared);
+        shared.preparing.set(true);
         Ok(wasm_bindgen_futures::future_to_promise(async move {
-            crate::driver::prepare(state, host).await
+            let out = crate::driver::prepare(&shared, host).await;
+            shared.preparing.set(false);
+            out
         }))
     }
 }
@@ -482,19 +561,14 @@ impl Engine {
 mod args;
 mod state;
 
-/// `load` one message at a time (each read through `JSON.stringify`, so a
-/// value JSON cannot hold is an error naming its message).
-fn load_each(s: &mut State, list: &js_sys::Array) -> Result<usize, JsValue> {
-    let mut parsed = Vec::with_capacity(list.length() as usize);
-    let mut maker = s.uuids.clone();
-    for (i, item) in list.iter().enumerate() {
-        let store = s.engine.store();
-        parsed.push(input::from_js(&item, &format!("messages[{i}]"), || {
-            maker.make(|u| store.get(u).is_some())
-        })?);
-    }
-    s.uuids = maker;
-    s.append_all(parsed)
+/// `load`'s messages one at a time (each read through `JSON.stringify`,
+/// so a value JSON cannot hold is an error naming its message), before the
+/// state is borrowed.
+fn read_each(list: &js_sys::Array) -> Result<Vec<input::Read>, JsValue> {
+    list.iter()
+        .enumerate()
+        .map(|(i, item)| input::read_js(&item, &format!("messages[{i}]")))
+        .collect()
 }
 
 pub(crate) use args::{answer_from_js, read_files, read_hook, read_hooks};

@@ -83,16 +83,70 @@ impl State {
         let mut maker = self.uuids.clone();
         let store = self.engine.store();
         let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
+        self.no_duplicates(&messages)?;
         self.uuids = maker;
         if let Some(system) = system {
             self.engine.set_system(&system);
         }
+        self.append_checked(messages)
+    }
+
+    /// Appends messages read beforehand ([`input::read_js`]); all or nothing.
+    pub(crate) fn append_all_read(&mut self, read: Vec<input::Read>) -> Result<usize, JsValue> {
+        let mut maker = self.uuids.clone();
+        let store = self.engine.store();
+        let mut messages = Vec::with_capacity(read.len());
+        for (i, r) in read.into_iter().enumerate() {
+            let (m, _) = r.into_message(&format!("messages[{i}]"), || {
+                maker.make(|u| store.get(u).is_some())
+            })?;
+            messages.push(m);
+        }
+        self.uuids = maker;
         self.append_all(messages)
     }
 
     /// Appends messages checked beforehand, the uuid indices sized once;
     /// returns how many.
     pub(super) fn append_all(&mut self, messages: Vec<Message>) -> Result<usize, JsValue> {
+        self.no_duplicates(&messages)?;
+        self.append_checked(messages)
+    }
+
+    /// Refuses a batch with a uuid the store holds, or one given twice.
+    fn no_duplicates(&self, messages: &[Message]) -> Result<(), JsValue> {
+        // A duplicate uuid (in the store, or twice in the batch) is found
+        // before any message enters: the batch is all or nothing.
+        // Sorted as `pinned()` sorts (one sort in the module, not two).
+        let mut sorted: Vec<Uuid> = messages.iter().map(|m| m.uuid.clone()).collect();
+        sorted.sort();
+        let twice = sorted.windows(2).find(|w| w[0] == w[1]).and_then(|w| {
+            // Its second place in the batch.
+            let mut places = messages.iter().enumerate().filter(|(_, m)| m.uuid == w[0]);
+            places.nth(1).map(|(i, m)| (m.uuid.0.as_str(), i))
+        });
+        let held = || {
+            messages
+                .iter()
+                .position(|m| self.engine.store().get(&m.uuid).is_some())
+                .map(|i| (messages[i].uuid.0.as_str(), i))
+        };
+        if let Some((uuid, i)) = held().into_iter().chain(twice).min_by_key(|(_, i)| *i) {
+            let field = format!("messages[{i}]");
+            return Err(js_error(
+                crate::error::DUPLICATE_UUID,
+                &format!("{field}.uuid"),
+                &format!(
+                    "{field}.uuid: duplicate message uuid `{}`: the engine already holds a message with it (nothing was loaded)",
+                    crate::js::cut(uuid, 80)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`State::append_all`] of a batch [`State::no_duplicates`] passed.
+    fn append_checked(&mut self, messages: Vec<Message>) -> Result<usize, JsValue> {
         let n = messages.len();
         self.engine.reserve(n);
         for (i, m) in messages.into_iter().enumerate() {
@@ -103,10 +157,14 @@ impl State {
 
     /// Appends one message object.
     pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
+        self.append_read(input::read_js(message, field)?, field)
+    }
+
+    /// Appends one message read beforehand ([`input::read_js`]).
+    pub(crate) fn append_read(&mut self, message: input::Read, field: &str) -> Result<Uuid, JsValue> {
         let mut maker = self.uuids.clone();
         let store = self.engine.store();
-        let m = input::from_js(message, field, || maker.make(|u| store.get(u).is_some()))?;
-        let applied = input::applied_edits(message, field)?;
+        let (m, applied) = message.into_message(field, || maker.make(|u| store.get(u).is_some()))?;
         self.uuids = maker;
         let uuid = self.append(m, field)?;
         // A response's applied edits replace the view's prediction; the
@@ -323,7 +381,8 @@ impl State {
     }
 }
 
-/// Borrows the state for the driver.
-pub(crate) fn borrow(state: &Rc<RefCell<State>>) -> Result<std::cell::RefMut<'_, State>, JsValue> {
-    state.try_borrow_mut().map_err(|_| busy())
+/// Borrows an engine's state. Nothing borrows it across JS code, so a
+/// borrow already held is one a trap left: the engine is poisoned.
+pub(crate) fn borrow(shared: &Shared) -> Result<std::cell::RefMut<'_, State>, JsValue> {
+    shared.state.try_borrow_mut().map_err(|_| poisoned())
 }

@@ -57,22 +57,21 @@ fn kinds(x: &JsValue) -> Vec<String> {
 #[wasm_bindgen_test]
 fn answer_takes_every_request_and_refuses_wrong_ids_and_kinds() {
     let engine = engine();
-    let d = engine.before_call(None).unwrap();
+    let d = engine.before_call(JsValue::UNDEFINED).unwrap();
     assert_eq!(kinds(&d)[0], "preCompact", "every compaction asks its hook first");
     let hook = Array::from(&get(&d, "requests")).get(0);
     let id = get(&hook, "id").as_f64().unwrap();
-    let wrong = engine.answer(id, "text".into()).unwrap_err();
+    let wrong = engine.answer(id.into(), "text".into()).unwrap_err();
     assert_eq!(get(&wrong, "code"), "WRONG_ANSWER");
-    let unknown = engine.answer(id + 100.0, "text".into()).unwrap_err();
+    let unknown = engine.answer((id + 100.0).into(), "text".into()).unwrap_err();
     assert_eq!(get(&unknown, "code"), "UNKNOWN_REQUEST");
-    let out = engine.answer(id, object(&[("kind", "hook".into())])).unwrap();
+    let out = engine
+        .answer(id.into(), object(&[("kind", "hook".into())]))
+        .unwrap();
     assert_eq!(kinds(&out)[0], "summary");
     let summary = Array::from(&get(&out, "requests")).get(0);
     let done = engine
-        .answer(
-            get(&summary, "id").as_f64().unwrap(),
-            "<summary>s</summary>".into(),
-        )
+        .answer(get(&summary, "id"), "<summary>s</summary>".into())
         .unwrap();
     assert_eq!(get(&get(&done, "compaction"), "kind"), "compacted");
 }

@@ -1,0 +1,50 @@
+//! What a Tier 4 run asks the model for (SPEC R7.1, R7.3, R7.3a): the
+//! fallback chain, the messages it summarises and the summary request.
+
+use super::tier4::{Pending, Run};
+use super::Engine;
+use crate::compact::{cut, Purpose, SummaryRequest};
+use crate::message::Message;
+use crate::summary::summary_prompt;
+
+impl Engine {
+    pub(super) fn chain(&self) -> Vec<String> {
+        let c = &self.settings.compact;
+        std::iter::once(c.model.clone())
+            .chain(c.fallback_models.iter().cloned())
+            .collect()
+    }
+
+    fn prefix_messages(&self, run: &Run) -> Vec<Message> {
+        self.thinking_safe(run.prefix.start, self.prefix(run).cloned().collect())
+    }
+
+    /// The messages a run summarises, borrowed.
+    pub(super) fn prefix(&self, run: &Run) -> impl Iterator<Item = &Message> {
+        self.view.entries()[run.prefix.clone()]
+            .iter()
+            .map(|e| &*e.message)
+    }
+
+    pub(super) fn request_tokens(&self, run: &Run) -> u64 {
+        let prompt = self.settings.estimator.text(&summary_prompt(&run.options));
+        self.system_tokens + cut::tokens(&self.view, run.prefix.clone()) + prompt
+    }
+
+    pub(super) fn summary_request(&self, run: &Run) -> SummaryRequest {
+        let chain = self.chain();
+        let id = match run.pending {
+            Pending::Summary(id) | Pending::Files(id) => id,
+        };
+        SummaryRequest {
+            id,
+            purpose: Purpose::Compact,
+            model: chain[run.model.min(chain.len() - 1)].clone(),
+            fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
+            messages: self.prefix_messages(run),
+            prompt: summary_prompt(&run.options),
+            estimated_tokens: self.request_tokens(run),
+            attempt: run.attempt,
+        }
+    }
+}

@@ -1,0 +1,103 @@
+// The last line of defence around wasm-bindgen's classes (`Engine`,
+// `SessionImporter`), installed by every entry on their prototypes:
+// - a call that traps (the shared wasm memory ran out, a bug) half way
+//   through changing the object throws an `Error` with `code`
+//   "ENGINE_POISONED" instead of a bare `WebAssembly.RuntimeError`, and every
+//   later call on that object does too; a trap before the call reached the
+//   object (copying a huge argument in) is `code` "WASM_TRAP" and changes
+//   nothing; other objects are never touched;
+// - a call on a freed object throws `code` "ENGINE_FREED";
+// - `free()` (and `[Symbol.dispose]`) always releases the object: after a
+//   trap, wasm-bindgen's own borrow of it is never returned, and its free()
+//   would throw "attempted to take ownership…" forever;
+// - any other error that reaches here without a `code` (none should) gets
+//   `code` "ENGINE_ERROR", the original as `cause`.
+// Arguments are checked inside the module (each wrong type is an
+// INVALID_ARGUMENT error naming its field), not here.
+
+const OWNERSHIP = "attempted to take ownership of Rust value while it was borrowed";
+const NULL_POINTER = "null pointer passed to rust";
+
+function coded(code, message, cause) {
+  const error = new Error(message, { cause });
+  error.code = code;
+  error.field = "";
+  return error;
+}
+
+/** Installs the guard on `Class` (named `name` in messages); idempotent. */
+export function guard(Class, name) {
+  const proto = Class.prototype;
+  if (Object.hasOwn(proto, "__guarded")) return;
+  Object.defineProperty(proto, "__guarded", { value: true });
+  const poisoned = new WeakSet();
+  const poisonedError = (cause) =>
+    coded(
+      "ENGINE_POISONED",
+      `this ${name} stopped in the middle of a call (the shared wasm memory ran out, or the module trapped), ` +
+        `so its state can no longer be trusted: free() it and create a new ${name}`,
+      cause,
+    );
+  const settle = (self, method, error) => {
+    if (error instanceof WebAssembly.RuntimeError) {
+      // Poisoned when the trap stopped a call that held the state; a trap
+      // before (copying an argument in, out of memory) left it whole.
+      let stuck = true;
+      try {
+        stuck = self.__poisoned();
+      } catch {}
+      if (stuck) {
+        poisoned.add(self);
+        return poisonedError(error);
+      }
+      return coded(
+        "WASM_TRAP",
+        `${name}.${method}: the wasm module trapped before the call reached this ${name} (${error.message}; ` +
+          `out of memory?): nothing changed, and it still works`,
+        error,
+      );
+    }
+    if (error instanceof Error && typeof error.code === "string") return error;
+    if (error instanceof Error && error.message === NULL_POINTER) {
+      return coded("ENGINE_FREED", `${name}.${method}: this ${name} was freed; create a new one`, error);
+    }
+    const what = error instanceof Error ? error.message : String(error);
+    return coded("ENGINE_ERROR", `${name}.${method}: ${what}`, error);
+  };
+  for (const key of Object.getOwnPropertyNames(proto)) {
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    if (key === "constructor" || key === "free" || key.startsWith("__") || typeof d.value !== "function") continue;
+    const method = d.value;
+    const wrapped = {
+      [key](...args) {
+        if (poisoned.has(this)) throw poisonedError();
+        let out;
+        try {
+          out = method.apply(this, args);
+        } catch (e) {
+          throw settle(this, key, e);
+        }
+        if (out instanceof Promise) return out.catch((e) => Promise.reject(settle(this, key, e)));
+        return out;
+      },
+    }[key];
+    Object.defineProperty(proto, key, { ...d, value: wrapped });
+  }
+  const free = proto.free;
+  function safeFree() {
+    // Freed already: nothing to do (wasm-bindgen's would throw).
+    if (!this.__wbg_ptr) return;
+    poisoned.delete(this);
+    try {
+      free.call(this);
+    } catch (e) {
+      // Still borrowed: by a call a trap stopped (its memory stays used), or
+      // by the live call this free() runs inside (released when it returns).
+      if (!(e instanceof Error && e.message === OWNERSHIP)) throw settle(this, "free", e);
+    }
+  }
+  Object.defineProperty(proto, "free", { value: safeFree, writable: true, configurable: true });
+  if (Symbol.dispose) {
+    Object.defineProperty(proto, Symbol.dispose, { value: safeFree, writable: true, configurable: true });
+  }
+}
