@@ -98,14 +98,19 @@ install_pkg() {
     rm -rf "$npm_dir" && mkdir -p "$npm_dir/context-compaction"
     tarball="$(cd "$ROOT/pkg" && npm pack --silent --pack-destination "$npm_dir")" || return 1
     tar xzf "$npm_dir/$tarball" -C "$npm_dir/context-compaction" --strip-components=1 || return 1
-    ln -sfn "$npm_dir/context-compaction" "$ROOT/tests/node_modules/context-compaction"
+    # A real directory, not a link: the package's subpaths import their
+    # SDKs (`ai`) from beside it, as in a user's node_modules.
+    rm -rf "$ROOT/tests/node_modules/context-compaction" && mkdir -p "$ROOT/tests/node_modules/context-compaction"
+    tar xzf "$npm_dir/$tarball" -C "$ROOT/tests/node_modules/context-compaction" --strip-components=1 || return 1
     echo "installed $tarball into tests/node_modules"
 }
 check "build pkg/" bash scripts/build-pkg.sh
 check "npm pack pkg/ and install it" install_pkg
 check "pkg/ under Node (node:test, .d.ts snapshot)" node --test tests/node/
 check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node tests/examples/agent-loop.mjs
+check "example AI SDK agent: generateText + prepareStep + MockLanguageModelV3 (tests/examples/ai-sdk-agent.mjs)" node tests/examples/ai-sdk-agent.mjs
 check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk)" tsc -p tests/types
+check "tsc --noEmit on sample users of each provider format (against ai, openai, @langchain/core)" tsc -p tests/types/tsconfig.formats.json
 
 # --- 5. browsers --------------------------------------------------------------
 build_sandbox() (

@@ -23,3 +23,4 @@ node bench.mjs --sizes 1000,10000 --budgets 180000 \
     --runs 15 --max-seconds 90 --min-runs 3
 cd "$ROOT/tests"
 node --expose-gc bench/engine.mjs
+node bench/formats.mjs

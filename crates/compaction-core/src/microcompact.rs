@@ -377,11 +377,16 @@ impl Microcompact {
             blocks: blocks.clone(),
             model_calls: 0,
             reason: format!(
-                "idle {} min since the last assistant message (cache expired): the client replaces {} old results with `{}`, keeping the {} most recent",
+                "idle {} min since the last assistant message (cache expired): the client replaces {} old results with `{}`, keeping the {} most recent{}",
                 idle_ms / 60_000,
                 blocks.len(),
                 s.sentinel,
-                s.time_keep_recent
+                s.time_keep_recent,
+                if s.context_editing {
+                    ""
+                } else {
+                    " (the client path: this provider has no server-side context editing, R4.2)"
+                }
             ),
         };
         let mut cleared_sorted = cleared;

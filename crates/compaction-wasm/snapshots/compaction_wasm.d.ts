@@ -588,6 +588,14 @@ export interface EngineSettings {
      */
     preset?: PresetName;
     /**
+     * The history's shape (default `"anthropic"`): `load`, `append`,
+     * `messages()` and `plan` speak it; off Anthropic, Tier 1 takes the
+     * client's time-based path. The typed engines are in
+     * `context-compaction/ai-sdk`, `context-compaction/openai` and
+     * `context-compaction/langchain`.
+     */
+    format?: "anthropic" | "ai-sdk" | "openai-chat" | "openai-responses" | "langchain";
+    /**
      * The model's context window (default 200,000).
      */
     window?: number;
@@ -1320,7 +1328,9 @@ export class Engine {
      */
     load(messages: MessageInput[]): number;
     /**
-     * The messages to send now, as the API takes them (`role`, `content`).
+     * The messages to send now, as the API takes them (`role`, `content`),
+     * or in the engine's `format`: there, every item no tier touched is
+     * the very object you gave.
      */
     messages(): MessageParam[];
     /**

@@ -31,6 +31,8 @@ pub mod dto;
 pub mod engine;
 pub mod error;
 #[cfg(feature = "engine")]
+pub mod format;
+#[cfg(feature = "engine")]
 pub mod input;
 pub mod js;
 #[cfg(feature = "engine")]

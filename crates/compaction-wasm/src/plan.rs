@@ -19,8 +19,10 @@ pub fn plan(
     #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: JsValue,
 ) -> Result<JsValue, JsValue> {
     let now = crate::js::opt_text(&now, "now")?;
-    let (settings, session, counter) = read_settings(&settings)?;
-    let mut state = State::new(settings, session)?;
+    let (mut core_settings, session, counter) = read_settings(&settings)?;
+    let formatted = crate::format::read_format(&settings, &mut core_settings)?;
+    let mut state = State::new(core_settings, session)?;
+    state.formatted = formatted;
     state.counter = counter;
     crate::counter::checked(plan_in(&mut state, messages, now))
 }
@@ -29,6 +31,14 @@ fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<
     if let Some(json) = messages.as_string() {
         state.load_json(&json)?;
     } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {
+        if state.formatted.is_some() {
+            // A format reads the whole list at once (Responses items group).
+            let json = crate::format::stringify(&list, "messages")?;
+            state.load_text(&json, Some(list))?;
+            let decision = state.before_call_raw(now)?;
+            let decision = state.decision(decision);
+            return to_js(&decision);
+        }
         for (i, item) in list.iter().enumerate() {
             state.append_js(&item, &format!("messages[{i}]"))?;
         }

@@ -13,10 +13,11 @@ use crate::counter::CounterSlot;
 use crate::error::{from_engine, js_error, INVALID_SETTING};
 use crate::thresholds::{describe, known_keys, number};
 
-const SETTINGS_FIELDS: [&str; 17] = [
+const SETTINGS_FIELDS: [&str; 18] = [
     "reduction",
     "countTokens",
     "preset",
+    "format",
     "window",
     "maxOutputTokens",
     "reserveCap",

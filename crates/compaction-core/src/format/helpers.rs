@@ -1,52 +1,106 @@
-//! Small readers and writers every format shares.
+//! Small readers and writers every format shares. Items are read as the
+//! engine reads blocks, without a JSON tree: an object is its fields as
+//! text ([`Extra`], in order), a list its elements as text ([`Json`]), and
+//! items are written the same way (fields in order, values verbatim), so
+//! the conversion adds no JSON tree type to the wasm module.
 
-use serde_json::Value;
+use std::borrow::Cow;
 
 use super::FormatError;
 use crate::message::{Block, Content, Extra, Json, ToolResultContent};
 
-/// The string at `key`, or an error naming it.
-pub(crate) fn str_at<'a>(v: &'a Value, key: &str, path: &str) -> Result<&'a str, FormatError> {
-    match v.get(key) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(FormatError::new(format!("{path}.{key}"), "must be a string")),
-        None => Err(FormatError::new(format!("{path}.{key}"), "is missing")),
+/// An object's fields, or an error naming it.
+pub(crate) fn object(json: &Json, path: &str) -> Result<Extra, FormatError> {
+    if !json.is_object() {
+        return Err(FormatError::new(path, "must be an object"));
+    }
+    serde_json::from_slice(json.text().as_bytes()).map_err(|e| FormatError::new(path, e.to_string()))
+}
+
+/// A list's elements, when `json` is a list.
+pub(crate) fn list(json: &Json) -> Option<Vec<Json>> {
+    if json.text().starts_with('[') {
+        serde_json::from_slice(json.text().as_bytes()).ok()
+    } else {
+        None
     }
 }
 
+/// The string at `key`, or an error naming it.
+pub(crate) fn str_at<'a>(o: &'a Extra, key: &str, path: &str) -> Result<Cow<'a, str>, FormatError> {
+    match o.get(key) {
+        None => Err(FormatError::new(format!("{path}.{key}"), "is missing")),
+        Some(v) => v
+            .as_str()
+            .ok_or_else(|| FormatError::new(format!("{path}.{key}"), "must be a string")),
+    }
+}
+
+/// Whether `o[key]` is the string `want`.
+pub(crate) fn is(o: &Extra, key: &str, want: &str) -> bool {
+    o.str_field(key).as_deref() == Some(want)
+}
+
 /// A block of a kind the engine never edits, holding the part's fields.
-pub(crate) fn opaque(kind: &str, v: &Value) -> Block {
-    let extra: Extra = match v {
-        Value::Object(map) => map
-            .iter()
-            .filter(|(k, _)| k.as_str() != "type")
-            .map(|(k, v)| (k.clone(), Json::from_value(v)))
-            .collect(),
-        other => std::iter::once(("value".to_owned(), Json::from_value(other))).collect(),
-    };
+pub(crate) fn opaque(kind: &str, o: &Extra) -> Block {
     Block::Other {
         kind: kind.to_owned(),
-        extra,
+        extra: o
+            .iter()
+            .filter(|(k, _)| *k != "type")
+            .map(|(k, v)| (k.to_owned(), v.clone()))
+            .collect(),
     }
 }
 
 /// An image block (counted as an image) holding the part.
-pub(crate) fn image(v: &Value) -> Block {
+pub(crate) fn image(part: &Json) -> Block {
     Block::Image {
-        extra: std::iter::once(("source".to_owned(), Json::from_value(v))).collect(),
+        extra: std::iter::once(("source".to_owned(), part.clone())).collect(),
     }
 }
 
 /// A tool's input: an arguments string that is JSON stays that JSON,
 /// anything else is kept as a value.
-pub(crate) fn input_json(v: Option<&Value>) -> Json {
+pub(crate) fn input_json(v: Option<&Json>) -> Json {
     match v {
-        None | Some(Value::Null) => Json::empty_object(),
-        Some(Value::String(s)) => {
-            Json::parse(s).unwrap_or_else(|_| Json::from_value(&Value::String(s.clone())))
-        }
-        Some(other) => Json::from_value(other),
+        None => Json::empty_object(),
+        Some(v) if v.is_null() => Json::empty_object(),
+        Some(v) => match v.as_str() {
+            Some(s) => Json::parse(&s).unwrap_or_else(|_| v.clone()),
+            None => v.clone(),
+        },
     }
+}
+
+/// A JSON string.
+pub(crate) fn string(s: &str) -> Json {
+    serde_json::to_string(s)
+        .ok()
+        .and_then(|t| Json::parse(&t).ok())
+        .unwrap_or_else(Json::null)
+}
+
+/// A JSON list of these values.
+pub(crate) fn array(items: Vec<Json>) -> Json {
+    serde_json::to_string(&items)
+        .ok()
+        .and_then(|t| Json::parse(&t).ok())
+        .unwrap_or_else(Json::null)
+}
+
+/// An object of these fields, in order.
+pub(crate) fn to_json(o: &Extra) -> Json {
+    serde_json::to_string(o)
+        .ok()
+        .and_then(|t| Json::parse(&t).ok())
+        .unwrap_or_else(Json::null)
+}
+
+/// An object from pairs, in order.
+pub(crate) fn obj<const N: usize>(pairs: [(&str, Json); N]) -> Json {
+    let o: Extra = pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    to_json(&o)
 }
 
 /// The text of a tool result's content (a reduced or cleared result is
@@ -55,14 +109,7 @@ pub(crate) fn result_text(content: &ToolResultContent) -> String {
     match content {
         ToolResultContent::Absent => String::new(),
         ToolResultContent::Text(t) => t.clone(),
-        ToolResultContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
+        ToolResultContent::Blocks(blocks) => texts(blocks),
     }
 }
 
@@ -70,35 +117,41 @@ pub(crate) fn result_text(content: &ToolResultContent) -> String {
 pub(crate) fn content_text(content: &Content) -> String {
     match content {
         Content::Text(t) => t.clone(),
-        Content::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Content::Blocks(blocks) => texts(blocks),
     }
 }
 
-/// A text content list's or string's text (system messages and the like).
-pub(crate) fn text_of(v: Option<&Value>, path: &str) -> Result<String, FormatError> {
-    match v {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Array(parts)) => Ok(parts
+fn texts(blocks: &[Block]) -> String {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A string or a list of text parts, as text (system messages and the like).
+pub(crate) fn text_of(v: Option<&Json>, path: &str) -> Result<String, FormatError> {
+    let Some(v) = v else {
+        return Ok(String::new());
+    };
+    if v.is_null() {
+        return Ok(String::new());
+    }
+    if let Some(s) = v.as_str() {
+        return Ok(s.into_owned());
+    }
+    match list(v) {
+        Some(parts) => Ok(parts
             .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .filter_map(|p| p.str_field("text").map(Cow::into_owned))
             .collect::<Vec<_>>()
             .join("\n")),
-        Some(Value::Null) | None => Ok(String::new()),
-        Some(_) => Err(FormatError::new(
+        None => Err(FormatError::new(
             format!("{path}.content"),
             "must be a string or a list of parts",
         )),
     }
-}
-
-/// A JSON object from pairs.
-pub(crate) fn object<const N: usize>(pairs: [(&str, Value); N]) -> Value {
-    Value::Object(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }

@@ -5,57 +5,63 @@
 //! meaning (`thinking` with its signature); a `tool_use` content block
 //! duplicates a `tool_calls` entry and stays opaque.
 
-use serde_json::Value;
-
-use super::{image, input_json, object, opaque, result_text, str_at, text_of, At, FormatError, One};
+use super::{
+    image, input_json, is, list, obj, object, opaque, result_text, str_at, string, text_of, At, FormatError,
+    One,
+};
 use crate::message::{Block, Extra, Json, Message, Role, ToolResultContent};
 
 /// One stored message.
-pub(super) fn read(v: &Value, path: &str) -> Result<One, FormatError> {
+pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
     let kind = str_at(v, "type", path)?;
-    let data = v
-        .get("data")
-        .filter(|d| d.is_object())
-        .ok_or_else(|| FormatError::new(format!("{path}.data"), "must be an object"))?;
     let dpath = format!("{path}.data");
+    let data = object(
+        v.get("data")
+            .ok_or_else(|| FormatError::new(&dpath, "is missing"))?,
+        &dpath,
+    )?;
     let content = data.get("content");
-    match kind {
+    match &*kind {
         "system" => Ok(One::text(Role::System, text_of(content, &dpath)?)),
         "human" | "generic" | "ai" => {
-            let role = match kind {
-                "ai" => Role::Assistant,
-                "generic" if data.get("role").and_then(Value::as_str) == Some("assistant") => Role::Assistant,
-                _ => Role::User,
+            let role = if kind == "ai" || (kind == "generic" && is(&data, "role", "assistant")) {
+                Role::Assistant
+            } else {
+                Role::User
             };
             let mut out = Vec::new();
             match content {
-                Some(Value::String(s)) if role == Role::User => return Ok(One::text(role, s.clone())),
-                Some(Value::String(s)) => {
-                    if !s.is_empty() {
-                        out.push((Block::text(s.as_str()), At::Fixed));
+                None => {}
+                Some(c) if c.is_null() => {}
+                Some(c) => match (c.as_str(), list(c)) {
+                    (Some(s), _) if role == Role::User => return Ok(One::text(role, s.into_owned())),
+                    (Some(s), _) => {
+                        if !s.is_empty() {
+                            out.push((Block::text(s), At::Fixed));
+                        }
                     }
-                }
-                Some(Value::Array(parts)) => {
-                    for (i, p) in parts.iter().enumerate() {
-                        out.push((part(p, &format!("{dpath}.content[{i}]"))?, At::Part(i)));
+                    (None, Some(parts)) => {
+                        for (i, p) in parts.iter().enumerate() {
+                            out.push((part(p, &format!("{dpath}.content[{i}]"))?, At::Part(i)));
+                        }
                     }
-                }
-                Some(Value::Null) | None => {}
-                Some(_) => {
-                    return Err(FormatError::new(
-                        format!("{dpath}.content"),
-                        "must be a string or a list of content blocks",
-                    ))
-                }
+                    (None, None) => {
+                        return Err(FormatError::new(
+                            format!("{dpath}.content"),
+                            "must be a string or a list of content blocks",
+                        ))
+                    }
+                },
             }
             if role == Role::Assistant {
-                if let Some(calls) = data.get("tool_calls").and_then(Value::as_array) {
+                if let Some(calls) = data.get("tool_calls").and_then(list) {
                     for (i, c) in calls.iter().enumerate() {
                         let at = format!("{dpath}.tool_calls[{i}]");
+                        let c = object(c, &at)?;
                         out.push((
                             Block::ToolUse {
-                                id: str_at(c, "id", &at)?.to_owned(),
-                                name: str_at(c, "name", &at)?.to_owned(),
+                                id: str_at(&c, "id", &at)?.into_owned(),
+                                name: str_at(&c, "name", &at)?.into_owned(),
                                 input: input_json(c.get("args")),
                                 extra: Extra::new(),
                             },
@@ -70,18 +76,18 @@ pub(super) fn read(v: &Value, path: &str) -> Result<One, FormatError> {
             Ok(One::blocks(role, out))
         }
         "tool" => {
-            let id = str_at(data, "tool_call_id", &dpath)?.to_owned();
-            let content = match content {
-                Some(Value::Array(parts)) => ToolResultContent::Blocks(
+            let id = str_at(&data, "tool_call_id", &dpath)?.into_owned();
+            let content = match content.and_then(list) {
+                Some(parts) => ToolResultContent::Blocks(
                     parts
                         .iter()
                         .enumerate()
                         .map(|(i, p)| part(p, &format!("{dpath}.content[{i}]")))
                         .collect::<Result<_, _>>()?,
                 ),
-                other => ToolResultContent::Text(text_of(other, &dpath)?),
+                None => ToolResultContent::Text(text_of(content, &dpath)?),
             };
-            let is_error = (data.get("status").and_then(Value::as_str) == Some("error")).then_some(true);
+            let is_error = is(&data, "status", "error").then_some(true);
             Ok(One::blocks(
                 Role::User,
                 vec![(
@@ -102,41 +108,38 @@ pub(super) fn read(v: &Value, path: &str) -> Result<One, FormatError> {
     }
 }
 
-fn part(p: &Value, path: &str) -> Result<Block, FormatError> {
-    if let Value::String(s) = p {
-        return Ok(Block::text(s.as_str()));
+fn part(p: &Json, path: &str) -> Result<Block, FormatError> {
+    if let Some(s) = p.as_str() {
+        return Ok(Block::text(s));
     }
-    let kind = str_at(p, "type", path)?;
-    Ok(match kind {
-        "text" => Block::text(p.get("text").and_then(Value::as_str).unwrap_or_default()),
+    let o = object(p, path)?;
+    let kind = str_at(&o, "type", path)?;
+    Ok(match &*kind {
+        "text" => Block::text(o.str_field("text").unwrap_or_default()),
         "thinking" => Block::Thinking {
-            thinking: p
-                .get("thinking")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            extra: p
+            thinking: o.str_field("thinking").unwrap_or_default().into_owned(),
+            extra: o
                 .get("signature")
-                .map(|s| ("signature".to_owned(), Json::from_value(s)))
+                .map(|s| ("signature".to_owned(), s.clone()))
                 .into_iter()
                 .collect(),
         },
-        "redacted_thinking" => opaque("redacted_thinking", p),
+        "redacted_thinking" => opaque("redacted_thinking", &o),
         "image_url" | "image" => image(p),
         // A `tool_use` block repeats a `tool_calls` entry: the entry pairs.
-        "tool_use" => opaque("langchain_tool_use", p),
-        other => opaque(other, p),
+        "tool_use" => opaque("langchain_tool_use", &o),
+        other => opaque(other, &o),
     })
 }
 
 /// A message the engine wrote, as stored messages.
-pub(super) fn fresh(m: &Message) -> Vec<Value> {
+pub(super) fn fresh(m: &Message) -> Vec<Json> {
     let text = super::content_text(&m.content);
-    let stored = |kind: &str, data: Value| object([("type", kind.into()), ("data", data)]);
+    let stored = |kind: &str, data: Json| obj([("type", string(kind)), ("data", data)]);
     match m.role {
-        Role::System => vec![stored("system", object([("content", text.into())]))],
+        Role::System => vec![stored("system", obj([("content", string(&text))]))],
         Role::User => {
-            let mut out: Vec<Value> = m
+            let mut out: Vec<Json> = m
                 .content
                 .blocks()
                 .iter()
@@ -145,37 +148,37 @@ pub(super) fn fresh(m: &Message) -> Vec<Value> {
                         tool_use_id, content, ..
                     } => Some(stored(
                         "tool",
-                        object([
-                            ("content", result_text(content).into()),
-                            ("tool_call_id", tool_use_id.clone().into()),
+                        obj([
+                            ("content", string(&result_text(content))),
+                            ("tool_call_id", string(tool_use_id)),
                         ]),
                     )),
                     _ => None,
                 })
                 .collect();
             if out.is_empty() || !text.is_empty() {
-                out.push(stored("human", object([("content", text.into())])));
+                out.push(stored("human", obj([("content", string(&text))])));
             }
             out
         }
         Role::Assistant => {
-            let calls: Vec<Value> = m
+            let calls: Vec<Json> = m
                 .content
                 .blocks()
                 .iter()
                 .filter_map(|b| match b {
-                    Block::ToolUse { id, name, input, .. } => Some(object([
-                        ("name", name.clone().into()),
-                        ("args", serde_json::from_str(input.text()).unwrap_or(Value::Null)),
-                        ("id", id.clone().into()),
-                        ("type", "tool_call".into()),
+                    Block::ToolUse { id, name, input, .. } => Some(obj([
+                        ("name", string(name)),
+                        ("args", input.clone()),
+                        ("id", string(id)),
+                        ("type", string("tool_call")),
                     ])),
                     _ => None,
                 })
                 .collect();
             vec![stored(
                 "ai",
-                object([("content", text.into()), ("tool_calls", Value::Array(calls))]),
+                obj([("content", string(&text)), ("tool_calls", super::array(calls))]),
             )]
         }
     }

@@ -5,14 +5,13 @@
 
 use std::ops::Range;
 
-use serde_json::{Map, Value};
-
 use super::{
-    ai_sdk, content_text, langchain, openai_chat, openai_responses, parse_raw, read, read_items, result_text,
+    ai_sdk, array, content_text, langchain, list, obj, object, openai_chat, openai_responses, parse_raw,
+    read, read_items, result_text, string, to_json,
 };
 use super::{At, Converted, Format, FormatError, Loc};
 use crate::hash::HashMap;
-use crate::message::{Block, Content, Json, Message, Uuid};
+use crate::message::{Block, Content, Extra, Json, Message, Uuid};
 
 /// The provider items a message was made from, and where each block came
 /// from in them.
@@ -197,7 +196,7 @@ impl Ledger {
             if mine.iter().all(|&i| fate[i].is_none()) {
                 continue; // every block of the item left: the item leaves
             }
-            let mut value: Value = serde_json::from_str(self.items.get(id)?.text()).ok()?;
+            let mut value = object(self.items.get(id)?, "").ok()?;
             // Changes first, then removals from the back (indices stay true).
             for &i in &mine {
                 if let Some(n) = fate[i] {
@@ -211,7 +210,7 @@ impl Ledger {
                     remove_part(self.format, &mut value, locs[i].at)?;
                 }
             }
-            out.push(Emit::New(Json::from_value(&value)));
+            out.push(Emit::New(to_json(&value)));
         }
         Some(out)
     }
@@ -227,7 +226,7 @@ fn same_block(old: &Block, new: &Block) -> bool {
 }
 
 /// Writes a rewritten tool result into its item.
-fn set_result(format: Format, item: &mut Value, at: At, block: &Block) -> Option<()> {
+fn set_result(format: Format, item: &mut Extra, at: At, block: &Block) -> Option<()> {
     let Block::ToolResult {
         content, is_error, ..
     } = block
@@ -235,74 +234,77 @@ fn set_result(format: Format, item: &mut Value, at: At, block: &Block) -> Option
         return None;
     };
     let text = result_text(content);
-    let target = match at {
-        At::Whole => item,
-        At::Part(i) => content_list(format, item)?.get_mut(i)?,
-        At::Call(_) | At::Fixed => return None,
-    };
-    match format {
+    let write = |target: &mut Extra| match format {
         Format::AiSdk => ai_sdk::set_output(target, text, is_error.unwrap_or(false)),
-        Format::OpenAiChat => target
-            .as_object_mut()?
-            .insert("content".into(), Value::String(text)),
-        Format::OpenAiResponses => target
-            .as_object_mut()?
-            .insert("output".into(), Value::String(text)),
-        Format::LangChain => target
-            .get_mut("data")?
-            .as_object_mut()?
-            .insert("content".into(), Value::String(text)),
-        Format::Anthropic => return None,
+        Format::OpenAiResponses => target.insert("output".to_owned(), string(&text)),
+        _ => target.insert("content".to_owned(), string(&text)),
     };
-    Some(())
+    match at {
+        At::Whole => edit(format, item, |holder| {
+            write(holder);
+            Some(())
+        }),
+        At::Part(i) => edit(format, item, |holder| {
+            edit_list(holder, "content", |parts| {
+                let mut part = object(parts.get(i)?, "").ok()?;
+                write(&mut part);
+                *parts.get_mut(i)? = to_json(&part);
+                Some(())
+            })
+        }),
+        At::Call(_) | At::Fixed => None,
+    }
 }
 
 /// Takes a dropped block's part out of its item.
-fn remove_part(format: Format, item: &mut Value, at: At) -> Option<()> {
-    let (list, i) = match at {
-        At::Part(i) => (content_list(format, item)?, i),
-        At::Call(i) => (call_list(format, item)?, i),
+fn remove_part(format: Format, item: &mut Extra, at: At) -> Option<()> {
+    let (key, i) = match at {
+        At::Part(i) => ("content", i),
+        At::Call(i) => ("tool_calls", i),
         At::Whole | At::Fixed => return None,
     };
-    (i < list.len()).then(|| {
-        list.remove(i);
+    edit(format, item, |holder| {
+        edit_list(holder, key, |list| {
+            (i < list.len()).then(|| {
+                list.remove(i);
+            })
+        })
     })
 }
 
-fn content_list(format: Format, item: &mut Value) -> Option<&mut Vec<Value>> {
-    let holder = if format == Format::LangChain {
-        item.get_mut("data")?
-    } else {
-        item
-    };
-    holder.get_mut("content")?.as_array_mut()
+/// Runs `f` on the object holding a message's fields: the item, or a
+/// LangChain stored message's `data`.
+fn edit(format: Format, item: &mut Extra, f: impl FnOnce(&mut Extra) -> Option<()>) -> Option<()> {
+    if format != Format::LangChain {
+        return f(item);
+    }
+    let mut data = object(item.get("data")?, "").ok()?;
+    f(&mut data)?;
+    item.insert("data".to_owned(), to_json(&data));
+    Some(())
 }
 
-fn call_list(format: Format, item: &mut Value) -> Option<&mut Vec<Value>> {
-    let holder = if format == Format::LangChain {
-        item.get_mut("data")?
-    } else {
-        item
-    };
-    holder.get_mut("tool_calls")?.as_array_mut()
+/// Runs `f` on the list at `key` and writes it back.
+fn edit_list(holder: &mut Extra, key: &str, f: impl FnOnce(&mut Vec<Json>) -> Option<()>) -> Option<()> {
+    let mut items = list(holder.get(key)?)?;
+    f(&mut items)?;
+    holder.insert(key.to_owned(), array(items));
+    Some(())
 }
 
 /// A message the engine wrote (or one no patch describes), in the format.
 pub fn fresh(format: Format, m: &Message) -> Vec<Json> {
-    let values = match format {
+    match format {
         Format::AiSdk => ai_sdk::fresh(m),
         Format::OpenAiChat => openai_chat::fresh(m),
         Format::OpenAiResponses => openai_responses::fresh(m),
         Format::LangChain => langchain::fresh(m),
         Format::Anthropic => {
-            let mut o = Map::new();
-            o.insert("role".into(), Value::String(m.role.as_str().into()));
-            o.insert(
-                "content".into(),
-                serde_json::to_value(&m.content).unwrap_or(Value::Null),
-            );
-            vec![Value::Object(o)]
+            let content = serde_json::to_string(&m.content)
+                .ok()
+                .and_then(|t| Json::parse(&t).ok())
+                .unwrap_or_else(Json::null);
+            vec![obj([("role", string(m.role.as_str())), ("content", content)])]
         }
-    };
-    values.iter().map(Json::from_value).collect()
+    }
 }

@@ -19,7 +19,6 @@
 //! export, counted as the system prompt ([`Ledger::system_text`]).
 
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use crate::message::{Block, Content, Json, Message, Role, Uuid};
 
@@ -161,13 +160,13 @@ impl Converted {
 
 /// Reads a JSON array of items in `format`.
 pub fn read(format: Format, json: &str, started: bool) -> Result<Vec<Converted>, FormatError> {
-    let raws: Vec<Box<RawValue>> = serde_json::from_str(json)
+    let raws: Vec<Box<RawValue>> = serde_json::from_slice(json.as_bytes())
         .map_err(|e| FormatError::new("messages", format!("not a JSON array of messages: {e}")))?;
     read_items(format, raws, started, "messages[]")
 }
 
 fn parse_raw(json: &str, path: &str) -> Result<Box<RawValue>, FormatError> {
-    serde_json::from_str(json).map_err(|e| FormatError::new(path, format!("not JSON: {e}")))
+    serde_json::from_slice(json.as_bytes()).map_err(|e| FormatError::new(path, format!("not JSON: {e}")))
 }
 
 /// `path` names the items: `messages[]` gets each index, anything else is
@@ -185,16 +184,11 @@ fn read_items(
             path.to_owned()
         }
     };
-    let mut values = Vec::with_capacity(raws.len());
-    for (i, raw) in raws.iter().enumerate() {
-        let v: Value =
-            serde_json::from_str(raw.get()).map_err(|e| FormatError::new(name(i), e.to_string()))?;
-        if !v.is_object() {
-            return Err(FormatError::new(name(i), "must be an object"));
-        }
-        values.push(v);
-    }
     let items: Vec<Json> = raws.into_iter().map(Json::from_raw).collect();
+    let mut values = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        values.push(object(item, &name(i))?);
+    }
     let mut out = match format {
         Format::OpenAiResponses => openai_responses::read(&values, &name)?,
         _ => {

@@ -3,87 +3,103 @@
 //! may be `null`): each `tool_calls` entry is a `tool_use` block, each
 //! `tool` message a user message holding its `tool_result`.
 
-use serde_json::Value;
-
-use super::{image, input_json, object, opaque, result_text, str_at, text_of, At, FormatError, One};
-use crate::message::{Block, Content, Extra, Message, Role, ToolResultContent};
+use super::{
+    image, input_json, list, obj, object, opaque, result_text, str_at, string, text_of, At, FormatError, One,
+};
+use crate::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
 
 /// One Chat Completions message.
-pub(super) fn read(v: &Value, path: &str) -> Result<One, FormatError> {
+pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
     let role = str_at(v, "role", path)?;
     let content = v.get("content");
-    match role {
+    let cpath = format!("{path}.content");
+    match &*role {
         "system" | "developer" => Ok(One::text(Role::System, text_of(content, path)?)),
-        "user" => match content {
-            Some(Value::String(s)) => Ok(One::text(Role::User, s.clone())),
-            Some(Value::Array(parts)) => {
-                let mut out = Vec::with_capacity(parts.len());
-                for (i, p) in parts.iter().enumerate() {
-                    let at = format!("{path}.content[{i}]");
-                    let block = match str_at(p, "type", &at)? {
-                        "text" => Block::text(str_at(p, "text", &at)?),
-                        "image_url" => image(p),
-                        other => opaque(other, p),
-                    };
-                    out.push((block, At::Part(i)));
-                }
-                Ok(One::blocks(Role::User, out))
+        "user" => {
+            if let Some(s) = content.and_then(Json::as_str) {
+                return Ok(One::text(Role::User, s.into_owned()));
             }
-            _ => Err(FormatError::new(
-                format!("{path}.content"),
-                "must be a string or a list of parts",
-            )),
-        },
+            let parts = content
+                .and_then(list)
+                .ok_or_else(|| FormatError::new(&cpath, "must be a string or a list of parts"))?;
+            let mut out = Vec::with_capacity(parts.len());
+            for (i, p) in parts.iter().enumerate() {
+                let at = format!("{cpath}[{i}]");
+                let o = object(p, &at)?;
+                let block = match &*str_at(&o, "type", &at)? {
+                    "text" => Block::text(str_at(&o, "text", &at)?),
+                    "image_url" => image(p),
+                    other => opaque(other, &o),
+                };
+                out.push((block, At::Part(i)));
+            }
+            Ok(One::blocks(Role::User, out))
+        }
         "assistant" => {
             let mut out = Vec::new();
             match content {
-                Some(Value::String(s)) if !s.is_empty() => out.push((Block::text(s.as_str()), At::Fixed)),
-                Some(Value::String(_)) | Some(Value::Null) | None => {}
-                Some(Value::Array(parts)) => {
-                    for (i, p) in parts.iter().enumerate() {
-                        let at = format!("{path}.content[{i}]");
-                        let block = match str_at(p, "type", &at)? {
-                            "text" => Block::text(str_at(p, "text", &at)?),
-                            other => opaque(other, p),
-                        };
-                        out.push((block, At::Part(i)));
+                None => {}
+                Some(c) if c.is_null() => {}
+                Some(c) => match (c.as_str(), list(c)) {
+                    (Some(s), _) => {
+                        if !s.is_empty() {
+                            out.push((Block::text(s), At::Fixed));
+                        }
                     }
-                }
-                Some(_) => {
-                    return Err(FormatError::new(
-                        format!("{path}.content"),
-                        "must be a string, a list of parts or null",
-                    ))
-                }
+                    (None, Some(parts)) => {
+                        for (i, p) in parts.iter().enumerate() {
+                            let at = format!("{cpath}[{i}]");
+                            let o = object(p, &at)?;
+                            let block = match &*str_at(&o, "type", &at)? {
+                                "text" => Block::text(str_at(&o, "text", &at)?),
+                                other => opaque(other, &o),
+                            };
+                            out.push((block, At::Part(i)));
+                        }
+                    }
+                    (None, None) => {
+                        return Err(FormatError::new(
+                            cpath,
+                            "must be a string, a list of parts or null",
+                        ))
+                    }
+                },
             }
-            match v.get("tool_calls") {
-                None | Some(Value::Null) => {}
-                Some(Value::Array(calls)) => {
-                    for (i, c) in calls.iter().enumerate() {
-                        let at = format!("{path}.tool_calls[{i}]");
-                        let id = str_at(c, "id", &at)?.to_owned();
-                        // `function` calls, or `custom` ones (free-form input).
-                        let (name, input) = match (c.get("function"), c.get("custom")) {
-                            (Some(f), _) => {
-                                (str_at(f, "name", &format!("{at}.function"))?, f.get("arguments"))
-                            }
-                            (None, Some(f)) => (str_at(f, "name", &format!("{at}.custom"))?, f.get("input")),
-                            (None, None) => {
-                                return Err(FormatError::new(format!("{at}.function"), "is missing"))
-                            }
-                        };
-                        out.push((
-                            Block::ToolUse {
-                                id,
-                                name: name.to_owned(),
-                                input: input_json(input),
-                                extra: Extra::new(),
-                            },
-                            At::Call(i),
-                        ));
-                    }
+            if let Some(calls) = v.get("tool_calls").filter(|c| !c.is_null()) {
+                let calls = list(calls)
+                    .ok_or_else(|| FormatError::new(format!("{path}.tool_calls"), "must be a list"))?;
+                for (i, c) in calls.iter().enumerate() {
+                    let at = format!("{path}.tool_calls[{i}]");
+                    let c = object(c, &at)?;
+                    let id = str_at(&c, "id", &at)?.into_owned();
+                    // `function` calls, or `custom` ones (free-form input).
+                    let (name, input) = match (c.get("function"), c.get("custom")) {
+                        (Some(f), _) => {
+                            let f = object(f, &format!("{at}.function"))?;
+                            (
+                                str_at(&f, "name", &format!("{at}.function"))?.into_owned(),
+                                input_json(f.get("arguments")),
+                            )
+                        }
+                        (None, Some(f)) => {
+                            let f = object(f, &format!("{at}.custom"))?;
+                            (
+                                str_at(&f, "name", &format!("{at}.custom"))?.into_owned(),
+                                input_json(f.get("input")),
+                            )
+                        }
+                        (None, None) => return Err(FormatError::new(format!("{at}.function"), "is missing")),
+                    };
+                    out.push((
+                        Block::ToolUse {
+                            id,
+                            name,
+                            input,
+                            extra: Extra::new(),
+                        },
+                        At::Call(i),
+                    ));
                 }
-                Some(_) => return Err(FormatError::new(format!("{path}.tool_calls"), "must be a list")),
             }
             if out.len() == 1 && out[0].1 == At::Fixed {
                 return Ok(One::text(Role::Assistant, text_of(content, path)?));
@@ -91,7 +107,7 @@ pub(super) fn read(v: &Value, path: &str) -> Result<One, FormatError> {
             Ok(One::blocks(Role::Assistant, out))
         }
         "tool" => {
-            let id = str_at(v, "tool_call_id", path)?.to_owned();
+            let id = str_at(v, "tool_call_id", path)?.into_owned();
             let text = text_of(content, path)?;
             Ok(One::blocks(
                 Role::User,
@@ -115,22 +131,22 @@ pub(super) fn read(v: &Value, path: &str) -> Result<One, FormatError> {
 
 /// A message the engine wrote, as Chat Completions messages: each tool
 /// result a `tool` message of its own, first.
-pub(super) fn fresh(m: &Message) -> Vec<Value> {
+pub(super) fn fresh(m: &Message) -> Vec<Json> {
     let text = super::content_text(&m.content);
     match m.role {
-        Role::System => vec![object([("role", "system".into()), ("content", text.into())])],
+        Role::System => vec![obj([("role", string("system")), ("content", string(&text))])],
         Role::User => {
-            let mut out: Vec<Value> = m
+            let mut out: Vec<Json> = m
                 .content
                 .blocks()
                 .iter()
                 .filter_map(|b| match b {
                     Block::ToolResult {
                         tool_use_id, content, ..
-                    } => Some(object([
-                        ("role", "tool".into()),
-                        ("tool_call_id", tool_use_id.clone().into()),
-                        ("content", result_text(content).into()),
+                    } => Some(obj([
+                        ("role", string("tool")),
+                        ("tool_call_id", string(tool_use_id)),
+                        ("content", string(&result_text(content))),
                     ])),
                     _ => None,
                 })
@@ -138,39 +154,41 @@ pub(super) fn fresh(m: &Message) -> Vec<Value> {
             let has_text = matches!(m.content, Content::Text(_))
                 || m.content.blocks().iter().any(|b| matches!(b, Block::Text { .. }));
             if has_text || out.is_empty() {
-                out.push(object([("role", "user".into()), ("content", text.into())]));
+                out.push(obj([("role", string("user")), ("content", string(&text))]));
             }
             out
         }
         Role::Assistant => {
-            let calls: Vec<Value> = m
+            let calls: Vec<Json> = m
                 .content
                 .blocks()
                 .iter()
                 .filter_map(|b| match b {
-                    Block::ToolUse { id, name, input, .. } => Some(object([
-                        ("id", id.clone().into()),
-                        ("type", "function".into()),
+                    Block::ToolUse { id, name, input, .. } => Some(obj([
+                        ("id", string(id)),
+                        ("type", string("function")),
                         (
                             "function",
-                            object([("name", name.clone().into()), ("arguments", input.text().into())]),
+                            obj([("name", string(name)), ("arguments", string(input.text()))]),
                         ),
                     ])),
                     _ => None,
                 })
                 .collect();
             let content = if text.is_empty() && !calls.is_empty() {
-                Value::Null
+                Json::null()
             } else {
-                text.into()
+                string(&text)
             };
-            let mut msg = object([("role", "assistant".into()), ("content", content)]);
-            if !calls.is_empty() {
-                if let Some(o) = msg.as_object_mut() {
-                    o.insert("tool_calls".into(), Value::Array(calls));
-                }
+            if calls.is_empty() {
+                vec![obj([("role", string("assistant")), ("content", content)])]
+            } else {
+                vec![obj([
+                    ("role", string("assistant")),
+                    ("content", content),
+                    ("tool_calls", super::array(calls)),
+                ])]
             }
-            vec![msg]
         }
     }
 }

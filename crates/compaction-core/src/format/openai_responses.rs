@@ -8,13 +8,11 @@
 //! a `compaction` item is a message of its own holding a `compaction`
 //! block, so it starts the view like an Anthropic compaction block (R13.2).
 
-use serde_json::Value;
-
 use super::{
-    converted, image, input_json, object, opaque, result_text, str_at, text_of, At, Converted, FormatError,
-    Loc,
+    converted, image, input_json, list, obj, object, opaque, result_text, str_at, string, text_of, At,
+    Converted, FormatError, Loc,
 };
-use crate::message::{Block, Content, Extra, Message, Role, ToolResultContent};
+use crate::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
 
 /// Which message an item belongs to.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,10 +29,10 @@ enum Side {
     Compaction,
 }
 
-fn side(v: &Value, path: &str) -> Result<Side, FormatError> {
-    let kind = v.get("type").and_then(Value::as_str);
-    Ok(match kind {
-        Some("message") | None => match str_at(v, "role", path)? {
+fn side(v: &Extra, path: &str) -> Result<Side, FormatError> {
+    let kind = v.str_field("type");
+    Ok(match kind.as_deref() {
+        Some("message") | None => match &*str_at(v, "role", path)? {
             "system" | "developer" => Side::System,
             "user" => Side::User,
             "assistant" => Side::Model,
@@ -47,13 +45,13 @@ fn side(v: &Value, path: &str) -> Result<Side, FormatError> {
         },
         Some("compaction") => Side::Compaction,
         Some("mcp_approval_response") => Side::Outputs,
-        Some(k) if k.ends_with("_output") && v.get("call_id").is_some() => Side::Outputs,
+        Some(k) if k.ends_with("_output") && v.contains_key("call_id") => Side::Outputs,
         Some(_) => Side::Model,
     })
 }
 
 /// The items, grouped into messages.
-pub(super) fn read(values: &[Value], name: &dyn Fn(usize) -> String) -> Result<Vec<Converted>, FormatError> {
+pub(super) fn read(values: &[Extra], name: &dyn Fn(usize) -> String) -> Result<Vec<Converted>, FormatError> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < values.len() {
@@ -77,8 +75,8 @@ pub(super) fn read(values: &[Value], name: &dyn Fn(usize) -> String) -> Result<V
         };
         let mut c = converted(role, i, end - i, parts);
         // A plain-text message reads as text (a system prompt, a prompt).
-        if let (Side::System | Side::User, Some(Value::String(text))) = (s, values[i].get("content")) {
-            c.content = Content::Text(text.clone());
+        if let (Side::System | Side::User, Some(text)) = (s, values[i].str_field("content")) {
+            c.content = Content::Text(text.into_owned());
             c.locs.clear();
         }
         out.push(c);
@@ -87,54 +85,59 @@ pub(super) fn read(values: &[Value], name: &dyn Fn(usize) -> String) -> Result<V
     Ok(out)
 }
 
-fn blocks(v: &Value, path: &str) -> Result<Vec<(Block, At)>, FormatError> {
-    let kind = v.get("type").and_then(Value::as_str).unwrap_or("message");
-    let block = match kind {
+fn blocks(v: &Extra, path: &str) -> Result<Vec<(Block, At)>, FormatError> {
+    let kind = v
+        .str_field("type")
+        .map_or_else(|| "message".to_owned(), |k| k.into_owned());
+    let block = match kind.as_str() {
         "message" => {
-            return match v.get("content") {
-                Some(Value::String(s)) => Ok(vec![(Block::text(s.as_str()), At::Fixed)]),
-                Some(Value::Array(parts)) => {
-                    let mut out = Vec::with_capacity(parts.len());
-                    for (i, p) in parts.iter().enumerate() {
-                        let at = format!("{path}.content[{i}]");
-                        let block = match str_at(p, "type", &at)? {
-                            "input_text" | "output_text" => Block::text(str_at(p, "text", &at)?),
-                            "input_image" => image(p),
-                            other => opaque(other, p),
-                        };
-                        out.push((block, At::Part(i)));
-                    }
-                    Ok(out)
-                }
-                _ => Err(FormatError::new(
-                    format!("{path}.content"),
-                    "must be a string or a list of parts",
-                )),
-            };
+            let cpath = format!("{path}.content");
+            let content = v.get("content");
+            if let Some(s) = content.and_then(Json::as_str) {
+                return Ok(vec![(Block::text(s), At::Fixed)]);
+            }
+            let parts = content
+                .and_then(list)
+                .ok_or_else(|| FormatError::new(&cpath, "must be a string or a list of parts"))?;
+            let mut out = Vec::with_capacity(parts.len());
+            for (i, p) in parts.iter().enumerate() {
+                let at = format!("{cpath}[{i}]");
+                let o = object(p, &at)?;
+                let block = match &*str_at(&o, "type", &at)? {
+                    "input_text" | "output_text" => Block::text(str_at(&o, "text", &at)?),
+                    "input_image" => image(p),
+                    other => opaque(other, &o),
+                };
+                out.push((block, At::Part(i)));
+            }
+            return Ok(out);
         }
         "compaction" => {
             str_at(v, "encrypted_content", path)?;
             opaque("compaction", v)
         }
-        _ if v.get("call_id").is_some() => {
-            let id = str_at(v, "call_id", path)?.to_owned();
-            if kind.ends_with("_output") {
-                let content = match v.get("output") {
-                    Some(Value::Array(parts)) => ToolResultContent::Blocks(
+        k if v.contains_key("call_id") => {
+            let id = str_at(v, "call_id", path)?.into_owned();
+            if k.ends_with("_output") {
+                let output = v.get("output");
+                let content = match output.and_then(list) {
+                    Some(parts) => ToolResultContent::Blocks(
                         parts
                             .iter()
-                            .map(|p| match p.get("type").and_then(Value::as_str) {
+                            .map(|p| match p.str_field("type").as_deref() {
                                 Some("input_text") | Some("output_text") => {
-                                    Block::text(p.get("text").and_then(Value::as_str).unwrap_or_default())
+                                    Block::text(p.str_field("text").unwrap_or_default())
                                 }
                                 Some("input_image") | Some("computer_screenshot") => image(p),
-                                Some(k) => opaque(k, p),
-                                None => opaque("output", p),
+                                Some(t) => opaque(t, &object(p, path).unwrap_or_default()),
+                                None => opaque("output", &object(p, path).unwrap_or_default()),
                             })
                             .collect(),
                     ),
-                    Some(Value::Object(_)) => ToolResultContent::Blocks(vec![image(&v["output"])]),
-                    other => ToolResultContent::Text(text_of(other, path)?),
+                    None => match output {
+                        Some(o) if o.is_object() => ToolResultContent::Blocks(vec![image(o)]),
+                        other => ToolResultContent::Text(text_of(other, path)?),
+                    },
                 };
                 Block::ToolResult {
                     tool_use_id: id,
@@ -143,7 +146,9 @@ fn blocks(v: &Value, path: &str) -> Result<Vec<(Block, At)>, FormatError> {
                     extra: Extra::new(),
                 }
             } else {
-                let name = v.get("name").and_then(Value::as_str).unwrap_or(kind).to_owned();
+                let name = v
+                    .str_field("name")
+                    .map_or_else(|| k.to_owned(), |n| n.into_owned());
                 let input = v
                     .get("arguments")
                     .or_else(|| v.get("input"))
@@ -162,44 +167,42 @@ fn blocks(v: &Value, path: &str) -> Result<Vec<(Block, At)>, FormatError> {
 }
 
 /// A message the engine wrote, as Responses items.
-pub(super) fn fresh(m: &Message) -> Vec<Value> {
+pub(super) fn fresh(m: &Message) -> Vec<Json> {
     let text = super::content_text(&m.content);
-    let message = |role: &str, text: String| {
-        object([
-            ("type", "message".into()),
-            ("role", role.into()),
-            ("content", text.into()),
+    let message = |role: &str, text: &str| {
+        obj([
+            ("type", string("message")),
+            ("role", string(role)),
+            ("content", string(text)),
         ])
     };
-    match m.role {
-        Role::System => vec![message("system", text)],
-        Role::User | Role::Assistant => {
-            let mut out = Vec::new();
-            for b in m.content.blocks() {
-                match b {
-                    Block::ToolResult {
-                        tool_use_id, content, ..
-                    } => out.push(object([
-                        ("type", "function_call_output".into()),
-                        ("call_id", tool_use_id.clone().into()),
-                        ("output", result_text(content).into()),
-                    ])),
-                    Block::ToolUse { id, name, input, .. } => out.push(object([
-                        ("type", "function_call".into()),
-                        ("call_id", id.clone().into()),
-                        ("name", name.clone().into()),
-                        ("arguments", input.text().into()),
-                    ])),
-                    _ => {}
-                }
-            }
-            let has_text = matches!(m.content, Content::Text(_))
-                || m.content.blocks().iter().any(|b| matches!(b, Block::Text { .. }));
-            if has_text || out.is_empty() {
-                // Text first, as the model wrote it before its calls.
-                out.insert(0, message(m.role.as_str(), text));
-            }
-            out
+    if m.role == Role::System {
+        return vec![message("system", &text)];
+    }
+    let mut out = Vec::new();
+    for b in m.content.blocks() {
+        match b {
+            Block::ToolResult {
+                tool_use_id, content, ..
+            } => out.push(obj([
+                ("type", string("function_call_output")),
+                ("call_id", string(tool_use_id)),
+                ("output", string(&result_text(content))),
+            ])),
+            Block::ToolUse { id, name, input, .. } => out.push(obj([
+                ("type", string("function_call")),
+                ("call_id", string(id)),
+                ("name", string(name)),
+                ("arguments", string(input.text())),
+            ])),
+            _ => {}
         }
     }
+    let has_text = matches!(m.content, Content::Text(_))
+        || m.content.blocks().iter().any(|b| matches!(b, Block::Text { .. }));
+    if has_text || out.is_empty() {
+        // Text first, as the model wrote it before its calls.
+        out.insert(0, message(m.role.as_str(), &text));
+    }
+    out
 }

@@ -433,10 +433,17 @@ impl Graph {
         }
         body.sort_unstable();
         body.dedup();
+        let lead = context_before_results(&preserved, &body, messages);
         let era = Era {
             boundary,
             preserved: preserved.len(),
-            messages: summary.into_iter().chain(preserved).chain(body).collect(),
+            context: lead,
+            messages: summary
+                .into_iter()
+                .chain(body[..lead].iter().copied())
+                .chain(preserved)
+                .chain(body[lead..].iter().copied())
+                .collect(),
         };
         let before = boundary.and_then(|b| self.before_boundary.get(b).copied().flatten());
         (era, before)
@@ -491,4 +498,38 @@ fn recover_parallel_results(
         }
     }
     out
+}
+
+/// How many of the era's first `body` messages go before its `preserved`
+/// ones: none, unless the preserved run ends on a `tool_use` whose results
+/// open the body after a run of `isMeta` records (the context a compaction
+/// re-attached after its summary). Then that run goes first, as the live
+/// engine's view had it, so the call is still answered by the message right
+/// after it (the API's rule); otherwise the re-attached context would sit
+/// between them.
+fn context_before_results(preserved: &[usize], body: &[usize], messages: &[ImportedMessage]) -> usize {
+    let Some(last) = preserved.last().and_then(|&m| messages.get(m)) else {
+        return 0;
+    };
+    let calls: Vec<&str> = last.message.tool_use_ids().collect();
+    if calls.is_empty() {
+        return 0;
+    }
+    let meta = body
+        .iter()
+        .take_while(|&&m| {
+            messages
+                .get(m)
+                .is_some_and(|m| m.is_meta && m.message.tool_result_ids().next().is_none())
+        })
+        .count();
+    let answers = body
+        .get(meta)
+        .and_then(|&m| messages.get(m))
+        .is_some_and(|m| m.message.tool_result_ids().any(|id| calls.contains(&id)));
+    if answers {
+        meta
+    } else {
+        0
+    }
 }

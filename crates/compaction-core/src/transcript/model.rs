@@ -261,8 +261,14 @@ pub struct Era {
     pub boundary: Option<usize>,
     /// Indexes into [`Transcript::messages`], in view order.
     pub messages: Vec<usize>,
-    /// How many of `messages`, right after the summary, are preserved ones.
+    /// How many of `messages`, right after the summary (and the `context`
+    /// ones), are preserved ones.
     pub preserved: usize,
+    /// How many re-attached context records (`isMeta`) come between the
+    /// summary and the preserved messages: none, unless the preserved run
+    /// ends on a `tool_use` they would otherwise separate from its result.
+    #[serde(skip)]
+    pub context: usize,
 }
 
 /// A session file, imported.

@@ -200,7 +200,7 @@ impl Transcript {
         for era in self.eras() {
             timeline.eras.push((timeline.entries.len(), era.boundary));
             let skip = if era.boundary.is_some() {
-                1 + era.preserved
+                1 + era.context + era.preserved
             } else {
                 0
             };

@@ -50,7 +50,8 @@ impl Transcript {
             .filter_map(|&m| self.messages.get(m))
             .cloned()
             .collect();
-        let first_preserved = usize::from(messages.first().is_some_and(|m| m.is_compact_summary));
+        let first_preserved =
+            usize::from(messages.first().is_some_and(|m| m.is_compact_summary)) + era.context;
         for m in messages.iter_mut().skip(first_preserved).take(era.preserved) {
             m.preserved = true;
             if m.message.usage.is_some() {

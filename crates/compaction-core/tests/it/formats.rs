@@ -291,6 +291,11 @@ fn r4_4_time_based_clearing_patches_results_in_each_format() {
             .find(|s| s.rule.starts_with("R4.4"))
             .unwrap_or_else(|| panic!("{f:?}: {:?}", d.steps));
         assert!(tier1.count_after.tokens < tier1.count_before.tokens);
+        assert!(
+            tier1.reason.contains("no server-side context editing"),
+            "{}",
+            tier1.reason
+        );
         let out = export(&engine, &ledger);
         check_after_tier(f, &input, &out, 2);
         let text = Value::Array(out.clone()).to_string();

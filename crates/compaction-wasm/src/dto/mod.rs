@@ -257,6 +257,16 @@ pub struct EngineSettings {
     /// The preset (default `"seed"`).
     #[tsify(optional)]
     pub preset: Option<PresetName>,
+    /// The history's shape (default `"anthropic"`): `load`, `append`,
+    /// `messages()` and `plan` speak it; off Anthropic, Tier 1 takes the
+    /// client's time-based path. The typed engines are in
+    /// `context-compaction/ai-sdk`, `context-compaction/openai` and
+    /// `context-compaction/langchain`.
+    #[tsify(
+        optional,
+        type = "\"anthropic\" | \"ai-sdk\" | \"openai-chat\" | \"openai-responses\" | \"langchain\""
+    )]
+    pub format: Option<String>,
     /// The model's context window (default 200,000).
     #[tsify(optional)]
     pub window: Option<f64>,

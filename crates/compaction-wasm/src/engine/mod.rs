@@ -135,8 +135,11 @@ impl Engine {
             JsValue,
         >,
     ) -> Result<Engine, JsValue> {
-        let (settings, session, counter) = read_settings(&settings.unwrap_or(JsValue::UNDEFINED))?;
+        let settings_js = settings.unwrap_or(JsValue::UNDEFINED);
+        let (mut settings, session, counter) = read_settings(&settings_js)?;
+        let formatted = crate::format::read_format(&settings_js, &mut settings)?;
         let mut state = State::new(settings, session)?;
+        state.formatted = formatted;
         state.counter = counter;
         Ok(Engine {
             shared: Rc::new(Shared {
@@ -174,6 +177,11 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "MessageInput")] message: JsValue,
     ) -> Result<String, JsValue> {
+        if self.read(|s| Ok(s.formatted.is_some()))? {
+            // Written as JSON before the engine is borrowed (a getter may call back).
+            let json = crate::format::stringify(&message, "message")?;
+            return self.with(|s| s.append_formatted_json(&json, &message, "message").map(|u| u.0));
+        }
         let message = input::read_js(&message, "message")?;
         self.with(|s| s.append_read(message, "message").map(|u| u.0))
     }
@@ -197,7 +205,7 @@ impl Engine {
             .ok()
             .and_then(|json| json.as_string())
         {
-            Some(json) => self.with(|s| s.load_json(&json)),
+            Some(json) => self.with(|s| s.load_text(&json, Some(list.clone()))),
             // Not writable as JSON (a BigInt, a cycle): one by one, so the
             // error names the message at fault.
             None => {
@@ -456,22 +464,12 @@ impl Engine {
         })
     }
 
-    /// The messages to send now, as the API takes them (`role`, `content`).
+    /// The messages to send now, as the API takes them (`role`, `content`),
+    /// or in the engine's `format`: there, every item no tier touched is
+    /// the very object you gave.
     #[wasm_bindgen(unchecked_return_type = "MessageParam[]")]
     pub fn messages(&self) -> Result<JsValue, JsValue> {
-        self.read(|s| {
-            let list: Vec<ParamRef> = s
-                .engine
-                .view()
-                .sent_messages()
-                .map(|m| ParamRef {
-                    role: m.role,
-                    content: &m.content,
-                    extra: &m.extra,
-                })
-                .collect();
-            to_js(&list)
-        })
+        self.read(|s| s.messages_js())
     }
 
     /// The view with the engine's fields (`uuid`, `timestamp`, `usage`).
@@ -574,4 +572,4 @@ fn read_each(list: &js_sys::Array) -> Result<Vec<input::Read>, JsValue> {
 pub(crate) use args::{answer_from_js, read_files, read_hook, read_hooks};
 use args::{read_answer, read_id};
 pub(crate) use state::{borrow, State};
-use state::{convert_decision, dry_progress, read_now, ParamRef};
+use state::{convert_decision, dry_progress, read_now};

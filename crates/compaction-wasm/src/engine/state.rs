@@ -39,6 +39,8 @@ pub(crate) struct State {
     pub(super) last_now: Option<Timestamp>,
     /// The host's `countTokens`, kept while the engine lives.
     pub(crate) counter: Option<crate::counter::CounterSlot>,
+    /// The history's format, when it is not Anthropic's (`settings.format`).
+    pub(crate) formatted: Option<crate::format::Formatted>,
 }
 
 impl State {
@@ -52,6 +54,7 @@ impl State {
             session_id,
             last_now: None,
             counter: None,
+            formatted: None,
         })
     }
 
@@ -80,6 +83,16 @@ impl State {
     /// Appends a JSON string of messages; all or nothing (checked before any
     /// enters the engine, except a duplicate uuid, found on append).
     pub(crate) fn load_json(&mut self, json: &str) -> Result<usize, JsValue> {
+        self.load_text(json, None)
+    }
+
+    /// `load_json`, with the array the text was written from (a format's
+    /// untouched items come back as those very objects).
+    pub(crate) fn load_text(&mut self, json: &str, objects: Option<js_sys::Array>) -> Result<usize, JsValue> {
+        if let Some(f) = &self.formatted {
+            let incoming = f.read(json, objects)?;
+            return self.append_formatted(incoming);
+        }
         let mut maker = self.uuids.clone();
         let store = self.engine.store();
         let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
@@ -157,7 +170,27 @@ impl State {
 
     /// Appends one message object.
     pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
+        if self.formatted.is_some() {
+            let json = crate::format::stringify(message, field)?;
+            return self.append_formatted_json(&json, message, field);
+        }
         self.append_read(input::read_js(message, field)?, field)
+    }
+
+    /// Appends one item of the engine's format, written as JSON beforehand.
+    pub(crate) fn append_formatted_json(
+        &mut self,
+        json: &str,
+        message: &JsValue,
+        field: &str,
+    ) -> Result<Uuid, JsValue> {
+        let Some(f) = &self.formatted else {
+            return Err(js_error(INVALID_ARGUMENT, field, "this engine has no format"));
+        };
+        let incoming = f.read_one(json, message, field)?;
+        self.append_formatted(incoming)?;
+        // A leading system message has no uuid: the system prompt's is "".
+        Ok(self.parent.clone().unwrap_or_else(|| Uuid(String::new())))
     }
 
     /// Appends one message read beforehand ([`input::read_js`]).
@@ -173,6 +206,50 @@ impl State {
             self.engine.applied_edits(&applied);
         }
         Ok(uuid)
+    }
+
+    /// Appends messages a format converted, each with a fresh uuid.
+    fn append_formatted(&mut self, incoming: crate::format::Incoming) -> Result<usize, JsValue> {
+        let Some(mut f) = self.formatted.take() else {
+            return Ok(0);
+        };
+        let n = incoming.messages();
+        let mut maker = self.uuids.clone();
+        let store = self.engine.store();
+        let uuids: Vec<Uuid> = (0..n).map(|_| maker.make(|u| store.get(u).is_some())).collect();
+        self.uuids = maker;
+        self.engine.reserve(n);
+        let now = self.last_now.clone();
+        let result = f.take(incoming, now.as_ref(), uuids, |piece| match piece {
+            crate::format::Piece::System(text) => {
+                self.engine.set_system(text);
+                Ok(())
+            }
+            crate::format::Piece::Message(m) => self.append_named(m, || "messages".to_owned()).map(|_| ()),
+        });
+        self.formatted = Some(f);
+        result
+    }
+
+    /// The messages to send, in the engine's format.
+    pub(crate) fn messages_js(&self) -> Result<JsValue, JsValue> {
+        let view = self.engine.view().sent_messages();
+        match &self.formatted {
+            Some(f) => {
+                let store = self.engine.store();
+                f.export(view, |u| store.get(u).map(|m| &**m))
+            }
+            None => {
+                let list: Vec<ParamRef> = view
+                    .map(|m| ParamRef {
+                        role: m.role,
+                        content: &m.content,
+                        extra: &m.extra,
+                    })
+                    .collect();
+                to_js(&list)
+            }
+        }
     }
 
     pub(super) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {

@@ -1,0 +1,144 @@
+// The `format` setting through the packed package: histories in the AI
+// SDK's, OpenAI's and LangChain's own shapes load, a tier fires, and
+// messages() gives them back paired in the format's terms, the untouched
+// tail as the very objects given, signatures and encrypted_content intact.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Engine, plan } from "context-compaction";
+import { createEngine, plan as planAiSdk } from "context-compaction/ai-sdk";
+import { chatEngine, responsesEngine, planChat } from "context-compaction/openai";
+import { langchainEngine } from "context-compaction/langchain";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import { aiSdk, openaiChat, openaiResponses, pairing } from "./formats-gen.mjs";
+
+const T0 = "2026-12-01T10:00:00Z";
+const LATER = "2026-12-01T12:00:00Z"; // two hours idle: the client path clears
+
+const cases = [
+  ["ai-sdk", (s) => createEngine(s), aiSdk],
+  ["openai-chat", (s) => chatEngine(s), openaiChat],
+  ["openai-responses", (s) => responsesEngine(s), openaiResponses],
+];
+
+const signed = (v) => /gAAAAB|thoughtSignature/.test(JSON.stringify(v));
+
+for (const [format, make, gen] of cases) {
+  test(`${format}: a 160-turn tool-heavy history loads, Tier 1 fires, every call keeps its result, the tail is the objects given`, () => {
+    const input = gen(160, 2000);
+    const engine = make();
+    engine.beforeCall(T0); // the host's clock: the messages' time
+    assert.equal(engine.load(input) > 0, true);
+    const d = engine.beforeCall(LATER);
+    const tier1 = d.steps.find((s) => s.rule === "R4.4");
+    assert.ok(tier1, JSON.stringify(d.steps.map((s) => s.rule)));
+    assert.match(tier1.reason, /no server-side context editing/);
+    assert.ok(tier1.countAfter.tokens < tier1.countBefore.tokens);
+    const out = engine.messages();
+    assert.equal(out.length, input.length);
+    pairing(format, out);
+    assert.ok(JSON.stringify(out).includes("[content no longer available]"));
+    // The last five turns: the caller's own objects, unchanged.
+    const tail = 30;
+    for (let i = out.length - tail; i < out.length; i++) assert.equal(out[i], input[i], `item ${i}`);
+    assert.deepEqual(out.slice(-tail), gen(160, 2000).slice(-tail));
+    // Every signed item or part is one of the input's, byte for byte.
+    const known = new Set(input.filter(signed).map((v) => JSON.stringify(v)));
+    for (const v of out.filter((v) => v.role !== "tool" && signed(v))) {
+      if (format === "ai-sdk" && v.role === "assistant") {
+        assert.ok(input.includes(v), "an assistant message with signed parts is the original");
+      } else {
+        assert.ok(known.has(JSON.stringify(v)));
+      }
+    }
+    engine.free();
+  });
+
+  test(`${format}: a compaction starts the history with a fresh summary, the system prompt first`, async () => {
+    const input = gen(160, 3000);
+    // Snip and collapse off: only Tier 4 brings this history under the line.
+    const engine = make({ snip: false, collapse: false });
+    engine.load(input);
+    await engine.prepare({ summarize: () => ({ kind: "offline" }) });
+    const out = engine.messages();
+    assert.ok(!input.includes(out[1]), "a fresh summary follows the system prompt");
+    assert.ok(out.length < input.length / 2, `${out.length} of ${input.length}`);
+    assert.equal(out[0], input[0], "the system prompt stays first, as given");
+    pairing(format, out);
+    assert.equal(out.at(-1), input.at(-1));
+    engine.free();
+  });
+}
+
+test("plan speaks the format, statelessly", () => {
+  const history = openaiChat(160, 3000);
+  const d = planChat({ window: 200_000 }, history);
+  assert.ok(d.count.tokens > 150_000, String(d.count.tokens));
+  assert.ok(d.steps.length > 0 || d.requests.length > 0);
+  const same = plan({ format: "openai-chat" }, JSON.stringify(history));
+  assert.equal(same.count.tokens, d.count.tokens);
+  const small = planAiSdk(undefined, aiSdk(2, 50));
+  assert.equal(small.steps.length, 0);
+});
+
+test("errors name the field; the engine keeps working", () => {
+  const e = createEngine();
+  assert.throws(() => e.append({ role: "tool", content: [{ type: "tool-result", toolName: "x", output: { type: "text", value: "" } }] }),
+    (err) => err instanceof Error && err.code === "INVALID_MESSAGE" && err.field === "message.content[0].toolCallId");
+  assert.throws(() => e.load([{ role: "user", content: "a" }, { role: "robot", content: "b" }]),
+    (err) => err.code === "INVALID_MESSAGE" && err.field === "messages[1].role");
+  assert.equal(e.view().length, 0, "all or nothing");
+  e.append({ role: "user", content: "hi" });
+  assert.deepEqual(e.messages(), [{ role: "user", content: "hi" }]);
+  assert.throws(() => new Engine({ format: "gemini" }), (err) => err.code === "INVALID_SETTING" && err.field === "format");
+  const c = chatEngine();
+  assert.throws(() => c.append({ role: "tool", content: "x" }), (err) => err.field === "message.tool_call_id");
+  e.free();
+  c.free();
+});
+
+test("a Responses compaction item starts the view; encrypted items stay whole", () => {
+  const input = openaiResponses(3, 100);
+  const compaction = { type: "compaction", id: "cmp_1", encrypted_content: "gAAAAcompacted==" };
+  input.splice(5, 0, compaction);
+  const engine = responsesEngine();
+  engine.load(input);
+  const out = engine.messages();
+  assert.equal(out[0], input[0]);
+  assert.equal(out[1], compaction);
+  assert.deepEqual(out.slice(2), input.slice(6));
+  engine.free();
+});
+
+test("langchain: LangChain's stored messages of a tool-using conversation round-trip", async () => {
+  const history = [new SystemMessage("You are a coding agent.")];
+  for (let t = 0; t < 120; t++) {
+    history.push(new HumanMessage({ content: `Task ${t}`, id: `h${t}` }));
+    history.push(new AIMessage({ content: "", tool_calls: [
+      { name: "Read", args: { file_path: `f${t}.rs` }, id: `call_${t}_a`, type: "tool_call" },
+      { name: "Bash", args: { command: "ls" }, id: `call_${t}_b`, type: "tool_call" },
+    ], response_metadata: { model_name: "m" } }));
+    history.push(new ToolMessage({ content: "x".repeat(3000), tool_call_id: `call_${t}_a`, name: "Read" }));
+    history.push(new ToolMessage({ content: "y".repeat(3000), tool_call_id: `call_${t}_b`, name: "Bash", status: "success" }));
+    history.push(new AIMessage(`Done ${t}.`));
+  }
+  const stored = mapChatMessagesToStoredMessages(history);
+  const engine = langchainEngine();
+  engine.load(stored);
+  const untouched = engine.messages();
+  assert.equal(untouched.length, stored.length);
+  untouched.forEach((m, i) => assert.equal(m, stored[i]));
+  const back = mapStoredMessagesToChatMessages(untouched);
+  assert.equal(back.length, history.length);
+  assert.deepEqual(back.map((m) => m.getType()), history.map((m) => m.getType()));
+  assert.deepEqual(back[2].tool_calls, history[2].tool_calls);
+  // Compacted: still LangChain's, every tool message after its call.
+  await engine.prepare({ summarize: () => ({ kind: "offline" }) });
+  const out = engine.messages();
+  assert.ok(out.length < stored.length);
+  pairing("langchain", out);
+  const chat = mapStoredMessagesToChatMessages(out);
+  assert.equal(chat[0].getType(), "system");
+  assert.equal(chat[1].getType(), "human");
+  assert.equal(out.at(-1), stored.at(-1));
+  engine.free();
+});

@@ -1,0 +1,93 @@
+// Sample users of the provider formats, checked by `tsc --noEmit` (strict,
+// no casts) against the real SDKs' own types: `ai`'s ModelMessage and
+// PrepareStepFunction, `openai`'s Chat Completions and Responses params,
+// `@langchain/core`'s StoredMessage.
+import { generateText, jsonSchema, stepCountIs, tool, ToolLoopAgent, type ModelMessage } from "ai";
+import OpenAI from "openai";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ResponseInputItem } from "openai/resources/responses/responses";
+import { AIMessage, HumanMessage, ToolMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
+import type { Decision, FormatEngine } from "context-compaction";
+import { createEngine, plan, prepareStep, type CompactionRecord } from "context-compaction/ai-sdk";
+import { chatEngine, planChat, planResponses, responsesEngine } from "context-compaction/openai";
+import { langchainEngine, planLangchain } from "context-compaction/langchain";
+
+// --- AI SDK ---------------------------------------------------------------
+const history: ModelMessage[] = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Read a.rs", providerOptions: { app: { turn: 1 } } },
+    {
+        role: "assistant",
+        content: [
+            { type: "reasoning", text: "…", providerOptions: { anthropic: { signature: "EqQB" } } },
+            { type: "tool-call", toolCallId: "c1", toolName: "Read", input: { file_path: "a.rs" } },
+        ],
+    },
+    { role: "tool", content: [{ type: "tool-result", toolCallId: "c1", toolName: "Read", output: { type: "text", value: "fn main() {}" } }] },
+];
+const ai: FormatEngine<ModelMessage> = createEngine({ window: 200_000 });
+ai.load(history);
+ai.append({ role: "assistant", content: "Done." });
+const toSend: ModelMessage[] = ai.messages();
+const dry: Decision = plan("seed", history);
+
+const tools = {
+    Read: tool({
+        description: "Read a file",
+        inputSchema: jsonSchema<{ file_path: string }>({ type: "object", properties: { file_path: { type: "string" } }, required: ["file_path"] }),
+        execute: async ({ file_path }) => `contents of ${file_path}`,
+    }),
+};
+let saved: CompactionRecord | undefined;
+const step = prepareStep<typeof tools>({
+    settings: { window: 200_000, maxOutputTokens: 32_000 },
+    onRecord: (record) => {
+        saved = record;
+    },
+    record: saved,
+});
+export async function agent(): Promise<string> {
+    const result = await generateText({ model: "anthropic/claude-sonnet-4.5", tools, messages: toSend, prepareStep: step, stopWhen: stepCountIs(20) });
+    const loop = new ToolLoopAgent({ model: "openai/gpt-5", tools, prepareStep: prepareStep<typeof tools>() });
+    const again = await loop.generate({ messages: history });
+    return result.text + again.text + String(step.engine?.count().tokens) + String(dry.count.tokens);
+}
+
+// --- OpenAI Chat Completions and Responses ---------------------------------
+const client = new OpenAI({ apiKey: "sk-test" });
+const chat = chatEngine({ window: 128_000 });
+const messages: ChatCompletionMessageParam[] = [
+    { role: "developer", content: "You are a coding agent." },
+    { role: "user", content: "List files" },
+    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "Bash", arguments: "{\"command\":\"ls\"}" } }] },
+    { role: "tool", tool_call_id: "call_1", content: "a.rs\nb.rs" },
+];
+chat.load(messages);
+const responses = responsesEngine("seed");
+const input: ResponseInputItem[] = [
+    { role: "user", content: "List files" },
+    { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "gAAAA" },
+    { type: "function_call", call_id: "call_1", name: "Bash", arguments: "{}" },
+    { type: "function_call_output", call_id: "call_1", output: "a.rs" },
+    { type: "compaction", encrypted_content: "gAAAA" },
+];
+responses.load(input);
+export async function openai(): Promise<number> {
+    const a = await client.chat.completions.create({ model: "gpt-5", messages: chat.messages() });
+    const b = await client.responses.create({ model: "gpt-5", input: responses.messages() });
+    const dryChat: Decision = planChat(undefined, messages);
+    const dryResponses: Decision = planResponses({ window: 400_000 }, input);
+    return a.choices.length + b.output.length + dryChat.count.tokens + dryResponses.count.tokens;
+}
+
+// --- LangChain ------------------------------------------------------------
+const lc = langchainEngine({ window: 200_000 });
+lc.load(
+    mapChatMessagesToStoredMessages([
+        new HumanMessage("List files"),
+        new AIMessage({ content: "", tool_calls: [{ name: "Bash", args: { command: "ls" }, id: "call_1", type: "tool_call" }] }),
+        new ToolMessage({ content: "a.rs", tool_call_id: "call_1" }),
+    ]),
+);
+export const restored = mapStoredMessagesToChatMessages(lc.messages());
+export const lcPlan: Decision = planLangchain(undefined, lc.messages());
