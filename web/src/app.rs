@@ -85,13 +85,11 @@ fn replay(imported: &Imported, state: &SandboxState) -> Replayed {
 
 /// The query string the page was opened with.
 fn initial_query() -> String {
-    web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default()
+    gloo::utils::window().location().search().unwrap_or_default()
 }
 
 fn now_ms() -> Option<f64> {
-    web_sys::window().and_then(|w| w.performance()).map(|p| p.now())
+    gloo::utils::window().performance().map(|p| p.now())
 }
 
 /// The whole page.
@@ -136,8 +134,8 @@ pub fn App() -> Html {
     let query = state.to_query();
     use_effect_with(query.clone(), |query| {
         let query = query.clone();
-        let write = gloo_timers::callback::Timeout::new(URL_WRITE_DELAY_MS, move || {
-            if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let write = gloo::timers::callback::Timeout::new(URL_WRITE_DELAY_MS, move || {
+            if let Ok(history) = gloo::utils::window().history() {
                 let _ = history.replace_state_with_url(
                     &wasm_bindgen::JsValue::NULL,
                     "",
@@ -149,8 +147,12 @@ pub fn App() -> Html {
     });
     // The render time, for the browser benchmark (tests/e2e).
     use_effect(move || {
-        if let (Some(t0), Some(t1), Some(w)) = (started, now_ms(), web_sys::window()) {
-            let _ = js_sys::Reflect::set(&w, &"sandboxRenderMs".into(), &(t1 - t0).into());
+        if let (Some(t0), Some(t1)) = (started, now_ms()) {
+            let _ = js_sys::Reflect::set(
+                &gloo::utils::window(),
+                &"sandboxRenderMs".into(),
+                &(t1 - t0).into(),
+            );
         }
     });
 
@@ -269,15 +271,14 @@ pub fn App() -> Html {
         Callback::from(move |_| {
             // Built from the state, not read back from the address bar (whose
             // write may still be pending).
-            if let Some(w) = web_sys::window() {
-                let location = w.location();
-                if let (Ok(origin), Ok(path)) = (location.origin(), location.pathname()) {
-                    let _ = w
-                        .navigator()
-                        .clipboard()
-                        .write_text(&format!("{origin}{path}?{query}"));
-                    copied.set(true);
-                }
+            let w = gloo::utils::window();
+            let location = w.location();
+            if let (Ok(origin), Ok(path)) = (location.origin(), location.pathname()) {
+                let _ = w
+                    .navigator()
+                    .clipboard()
+                    .write_text(&format!("{origin}{path}?{query}"));
+                copied.set(true);
             }
         })
     };

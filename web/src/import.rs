@@ -7,12 +7,12 @@ use std::rc::Rc;
 
 use compaction_core::transcript::replay::Timeline;
 use compaction_core::transcript::{Importer, Inspection, Transcript};
-use wasm_bindgen_futures::JsFuture;
+use gloo::file::{futures::read_as_bytes, Blob};
 use web_sys::{DragEvent, File, HtmlInputElement};
 use yew::prelude::*;
 
 /// Bytes read per chunk: the page redraws its progress between chunks.
-pub const CHUNK: f64 = 1024.0 * 1024.0;
+pub const CHUNK: u64 = 1024 * 1024;
 
 /// A session imported in the page.
 #[derive(Debug, Clone)]
@@ -131,21 +131,20 @@ pub fn ImportPanel(props: &ImportPanelProps) -> Html {
 
 /// Reads `file` chunk by chunk into the engine's importer.
 async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported, String> {
-    let total = file.size();
+    let name = file.name();
+    let blob = Blob::from(web_sys::Blob::from(file.clone()));
+    let total = blob.size();
     let mut importer = Importer::new();
-    let mut at = 0.0;
-    loading.set(Loading::Reading(0, total as u64));
+    let mut at = 0;
+    loading.set(Loading::Reading(0, total));
     while at < total {
         let end = (at + CHUNK).min(total);
-        let blob = file
-            .slice_with_f64_and_f64(at, end)
-            .map_err(|_| "the browser could not slice the file".to_owned())?;
-        let buffer = JsFuture::from(blob.array_buffer())
+        let bytes = read_as_bytes(&blob.slice(at, end))
             .await
-            .map_err(|_| format!("the browser could not read {}", file.name()))?;
-        importer.feed(&js_sys::Uint8Array::new(&buffer).to_vec());
+            .map_err(|e| format!("the browser could not read {name}: {e}"))?;
+        importer.feed(&bytes);
         at = end;
-        loading.set(Loading::Reading(at as u64, total as u64));
+        loading.set(Loading::Reading(at, total));
     }
     let transcript = importer.finish();
     if transcript.messages.is_empty() {
@@ -155,14 +154,13 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
             .map(|p| format!(" The first problem, line {}: {}.", p.line, p.detail))
             .unwrap_or_default();
         return Err(format!(
-            "{} has no Claude Code conversation messages ({} problems).{first}",
-            file.name(),
+            "{name} has no Claude Code conversation messages ({} problems).{first}",
             transcript.problems.len()
         ));
     }
     Ok(Imported {
-        name: file.name(),
-        bytes: total as u64,
+        name,
+        bytes: total,
         timeline: Rc::new(transcript.timeline()),
         inspection: Rc::new(transcript.inspection()),
         transcript: Rc::new(transcript),

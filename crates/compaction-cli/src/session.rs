@@ -1,12 +1,11 @@
 //! `compaction plan`, `compact`, `parse-summary` and `presets`: the engine
 //! over an API-shaped history, `{system, messages}` as the Messages API
 //! takes them, where each message may also carry `uuid`, `timestamp` and
-//! `usage` (uuids are derived deterministically when absent).
+//! `usage` (when absent, uuids are `m1`, `m2`, … as the JS package makes them).
 
 use std::path::{Path, PathBuf};
 
 use compaction_core::api::{CompactionMode, ThinkingMode};
-use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::compact::{
     CompactOptions, Direction, FileAnswer, HookOutcome, PartialCompact, PreCompactRequest, Progress,
     SummaryRequest,
@@ -18,6 +17,7 @@ use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::choice::{self, Choice};
+use compaction_core::transcript::log::UuidMaker;
 use compaction_core::transcript::replay::ReplayOptions;
 use compaction_core::transcript::Transcript;
 use compaction_core::Setting;
@@ -264,10 +264,13 @@ pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
             ))
         }
     }
+    // Messages without a uuid get the package's: m1, m2, … (one rule, in core).
+    let mut uuids = UuidMaker::default();
     for (i, raw) in input.messages.iter().enumerate() {
         let m: InputMessage = serde_json::from_str(raw.get()).map_err(|e| format!("messages[{i}]: {e}"))?;
+        let store = engine.store();
         let message = Message {
-            uuid: m.uuid.unwrap_or_else(|| derived_uuid(&format!("message {i}"))),
+            uuid: m.uuid.unwrap_or_else(|| uuids.make(|u| store.get(u).is_some())),
             role: m.role,
             content: m.content,
             timestamp: m.timestamp,

@@ -1,13 +1,11 @@
-//! `engine.prepare(host)`: the async twin of the engine's `drive`, and the
-//! binding's only request loop. It runs the cascade, then puts each
-//! request to the host through the core's [`Driver`] (which decides what a
-//! host failure does: the next model of the chain, or a failed request),
-//! and repeats until nothing is pending. The engine's state is never
+//! `engine.prepare(host)`: the async twin of the engine's `prepare`, and
+//! the binding's only request loop: it steps the core's [`Preparation`]
+//! (which runs the cascade, decides what a host failure does — the next
+//! model of the chain, or a failed request — and when to run the cascade
+//! again), putting each request to the host. The engine's state is never
 //! borrowed across an `await`: the host may read it while its call runs.
 
-use compaction_core::compact::Progress;
-use compaction_core::engine::{Answer, Driver, Request};
-use compaction_core::step::Step;
+use compaction_core::engine::{Answer, Preparation, Request};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -18,10 +16,6 @@ use crate::error::{
     from_engine_at, js_error, js_error_caused, INVALID_ARGUMENT, POST_COMPACT_HOOKS_FAILED,
     PRE_COMPACT_FAILED, READ_FILES_FAILED, SUMMARIZER_FAILED,
 };
-
-/// Rounds of "decide, answer" before giving up (each round answers every
-/// request pending; more than a few means the engine keeps asking).
-const MAX_ROUNDS: usize = 8;
 
 /// The host `prepare()` was given, read once.
 pub(crate) struct JsHost {
@@ -174,81 +168,47 @@ async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
     JsFuture::from(js_sys::Promise::resolve(&out)).await
 }
 
-/// The loop behind `Engine.prepare`.
+/// `Engine.prepare`: the core [`Preparation`] stepped with `await`s (the
+/// rounds, and when a preparation ends, are the core's).
 pub(crate) async fn prepare(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
     // The host's countTokens failing anywhere in the loop is its error.
     crate::counter::checked(prepare_loop(state, host).await)
 }
 
 async fn prepare_loop(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
-    let mut steps: Vec<Step> = Vec::new();
-    let mut compaction: Option<dto::Progress> = None;
-    let mut rounds = 0;
+    let now = borrow(state)?.now(host.now.clone())?;
+    let mut prep = Preparation::new(now, host.precompute);
     loop {
-        let decision = borrow(state)?.before_call_raw(host.now.clone())?;
-        rounds += 1;
-        let driver = Driver::new(host.precompute);
-        let pending = driver.next(&borrow(state)?.engine).is_some();
-        if !pending || rounds > MAX_ROUNDS {
-            let mut state = borrow(state)?;
-            let mut out = state.decision(decision);
-            steps.append(&mut out.steps);
-            out.steps = steps;
-            if compaction.is_some() && !matches!(out.compaction, Some(dto::Progress::Waiting)) {
-                out.compaction = compaction;
+        let next = prep.next(&mut borrow(state)?.engine);
+        let Some(request) = next else { break };
+        match host.ask(&request).await {
+            Ok(answer) => {
+                let mut s = borrow(state)?;
+                prep.answered(&mut s.engine, request.id(), answer)
+                    .map_err(|e| from_engine_at(&e, "answer"))?;
             }
-            return to_js(&out);
-        }
-        let mut decision = decision;
-        steps.append(&mut decision.steps);
-        let mut driver = driver;
-        loop {
-            let next = driver.next(&borrow(state)?.engine);
-            let Some(request) = next else { break };
-            match host.ask(&request).await {
-                Ok(answer) => {
-                    let mut s = borrow(state)?;
-                    driver
-                        .answered(&mut s.engine, request.id(), answer)
-                        .map_err(|e| from_engine_at(&e, "answer"))?;
-                }
-                Err(("", _, error)) => return Err(error),
-                Err((code, field, cause)) => {
-                    let mut s = borrow(state)?;
-                    let go_on = driver
-                        .host_failed(&mut s.engine, &request)
-                        .map_err(|e| from_engine_at(&e, field))?;
-                    if !go_on {
-                        let message = format!(
-                            "host.{field} failed on the {} request {}: {}",
-                            request.kind(),
-                            request.id(),
-                            describe(&cause)
-                        );
-                        return Err(js_error_caused(code, field, &message, &cause));
-                    }
+            Err(("", _, error)) => return Err(error),
+            Err((code, field, cause)) => {
+                let mut s = borrow(state)?;
+                let go_on = prep
+                    .host_failed(&mut s.engine, &request)
+                    .map_err(|e| from_engine_at(&e, field))?;
+                if !go_on {
+                    let message = format!(
+                        "host.{field} failed on the {} request {}: {}",
+                        request.kind(),
+                        request.id(),
+                        describe(&cause)
+                    );
+                    return Err(js_error_caused(code, field, &message, &cause));
                 }
             }
-        }
-        let mut s = borrow(state)?;
-        let out = driver.finish(&s.engine);
-        steps.extend(out.steps);
-        // A compaction that ended without compacting (a blocking hook, the
-        // whole chain failed) leaves the view as it was: running the
-        // cascade again would only start it again (and ask the hook again),
-        // so the call goes ahead on this round's decision.
-        let settled = matches!(out.compaction, Some(Progress::Failed { .. }));
-        if let Some(p) = out.compaction {
-            compaction = Some(s.progress(p));
-        }
-        if settled {
-            decision.requests = out.requests;
-            let mut o = s.decision(decision);
-            o.steps = steps;
-            o.compaction = compaction;
-            return to_js(&o);
         }
     }
+    let mut s = borrow(state)?;
+    let prepared = prep.finish(&mut s.engine);
+    let out = s.prepared(prepared);
+    to_js(&out)
 }
 
 /// What the host threw, in one line.

@@ -119,35 +119,6 @@ pub fn applied_edits(
     Ok(cm.applied_edits)
 }
 
-/// Makes uuids for messages that come without one: `m1`, `m2`, … skipping
-/// any the caller used.
-#[derive(Debug, Default, Clone)]
-pub struct UuidMaker {
-    next: u64,
-}
-
-impl UuidMaker {
-    /// Makes the next uuids come after `uuid` when it is one of ours
-    /// (`m<n>`): a resumed session's file holds the earlier ones, even those
-    /// no longer in the view.
-    pub fn follow(&mut self, uuid: &str) {
-        if let Some(n) = uuid.strip_prefix('m').and_then(|n| n.parse::<u64>().ok()) {
-            self.next = self.next.max(n);
-        }
-    }
-
-    /// The next free uuid (`taken` says whether the store holds one already).
-    pub fn make(&mut self, taken: impl Fn(&Uuid) -> bool) -> Uuid {
-        loop {
-            self.next += 1;
-            let uuid = Uuid(format!("m{}", self.next));
-            if !taken(&uuid) {
-                return uuid;
-            }
-        }
-    }
-}
-
 fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message, JsValue> {
     let timestamp = match raw.timestamp {
         None => None,

@@ -186,19 +186,7 @@ impl Driver {
 pub fn drive<H: Host>(engine: &mut Engine, host: &mut H) -> Result<Outcome, DriveError<H::Error>> {
     let mut driver = Driver::new(host.precompute());
     while let Some(request) = driver.next(engine) {
-        let answer = match &request {
-            Request::PreCompact(r) => host.pre_compact(r).map(Answer::Hook),
-            Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => host.summarize(r),
-            Request::Files(r) => host.read_files(&r.paths).and_then(|files| {
-                let hooks = if r.post_compact_hooks {
-                    host.post_compact_hooks()?
-                } else {
-                    Vec::new()
-                };
-                Ok(Answer::Files { files, hooks })
-            }),
-        };
-        match answer {
+        match ask(host, &request) {
             Ok(answer) => driver
                 .answered(engine, request.id(), answer)
                 .map_err(DriveError::Engine)?,
@@ -214,4 +202,21 @@ pub fn drive<H: Host>(engine: &mut Engine, host: &mut H) -> Result<Outcome, Driv
         }
     }
     Ok(driver.finish(engine))
+}
+
+/// Puts one request to the host: the method of [`Host`] that answers its
+/// kind.
+pub(crate) fn ask<H: Host>(host: &mut H, request: &Request) -> Result<Answer, H::Error> {
+    match request {
+        Request::PreCompact(r) => host.pre_compact(r).map(Answer::Hook),
+        Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => host.summarize(r),
+        Request::Files(r) => host.read_files(&r.paths).and_then(|files| {
+            let hooks = if r.post_compact_hooks {
+                host.post_compact_hooks()?
+            } else {
+                Vec::new()
+            };
+            Ok(Answer::Files { files, hooks })
+        }),
+    }
 }

@@ -68,6 +68,7 @@ pub mod choice;
 pub mod export;
 pub mod fidelity;
 mod import;
+pub mod log;
 mod model;
 mod record;
 pub mod replay;

@@ -211,3 +211,54 @@ fn r10_1_each_exhausted_chain_counts_once_toward_the_failure_breaker() {
     assert_eq!(failures, 3, "R10.1: three consecutive failures open the breaker");
     assert_eq!(host.models.len(), 3, "one summary call per failed compaction");
 }
+
+#[test]
+fn prepare_runs_the_cascade_answers_every_request_and_ends_under_the_line() {
+    let mut e = over_the_line(&[]);
+    let compact_line = e.lines().compact;
+    let mut host = Recorder::default();
+    let prepared = compaction_core::engine::prepare(&mut e, &mut host, None).unwrap();
+    assert_eq!(prepared.compacted.len(), 1, "one compaction finished on the way");
+    assert!(matches!(
+        prepared.decision.compaction,
+        Some(Progress::Compacted { .. })
+    ));
+    assert!(prepared.decision.requests.is_empty(), "nothing left pending");
+    // Every step in order: the round's decision, then its answers (R7).
+    let rules: Vec<&str> = prepared.decision.steps.iter().map(|s| s.rule).collect();
+    assert!(rules.iter().any(|r| r.starts_with("R7")), "{rules:?}");
+    assert!(prepared.decision.count.tokens < compact_line);
+    assert!(e.count().tokens < compact_line);
+    assert_eq!(host.hooks.len(), 1);
+}
+
+#[test]
+fn prepare_ends_on_a_blocked_compaction_asking_the_hook_once() {
+    let mut e = over_the_line(&[]);
+    let before: Vec<_> = e.view().sent_messages().map(|m| m.uuid.clone()).collect();
+    let mut host = Recorder {
+        block: Some("not now".into()),
+        ..Recorder::default()
+    };
+    let prepared = compaction_core::engine::prepare(&mut e, &mut host, None).unwrap();
+    assert_eq!(host.hooks.len(), 1, "asked once, not once per round");
+    assert!(prepared.compacted.is_empty());
+    assert!(matches!(
+        prepared.decision.compaction,
+        Some(Progress::Failed { .. })
+    ));
+    let after: Vec<_> = e.view().sent_messages().map(|m| m.uuid.clone()).collect();
+    assert_eq!(before, after, "a block leaves the view as it was");
+}
+
+#[test]
+fn prepare_hands_the_host_its_error_after_one_call_per_model() {
+    let mut e = over_the_line(&["fallback"]);
+    let mut host = Recorder {
+        fail: true,
+        ..Recorder::default()
+    };
+    let err = compaction_core::engine::prepare(&mut e, &mut host, None).unwrap_err();
+    assert!(matches!(err, DriveError::Host { cause: Down(_), .. }), "{err:?}");
+    assert_eq!(host.models.len(), 2, "{:?}", host.models);
+}

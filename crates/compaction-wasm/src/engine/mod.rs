@@ -15,14 +15,14 @@ use compaction_core::engine::Engine as CoreEngine;
 use compaction_core::engine::EngineSettings as CoreSettings;
 use compaction_core::message::{Content, Message, Role, Uuid};
 use compaction_core::time::Timestamp;
-use compaction_core::transcript::export::{compaction_records, RecordContext};
+use compaction_core::transcript::log::SessionLog;
 use compaction_core::view::Source;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::dto::{self, Decision, Progress};
 use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_POISONED, INVALID_ARGUMENT};
-use crate::input::{self, UuidMaker};
+use crate::input;
 use crate::js::{opt_text, text};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
@@ -498,18 +498,14 @@ impl Engine {
     /// `compact_boundary`, summary and attachments. Written to a file, they
     /// resume with `readSession` and `loadSession`.
     pub fn records(&self) -> Result<Vec<String>, JsValue> {
-        self.read(|s| Ok(s.records(0)))
+        self.read(|s| Ok(s.records()))
     }
 
     /// The records written since the last `takeRecords()` (append them to
     /// the session file).
     #[wasm_bindgen(js_name = takeRecords)]
     pub fn take_records(&self) -> Result<Vec<String>, JsValue> {
-        self.with(|s| {
-            let out = s.records(s.taken);
-            s.taken = s.log.len();
-            Ok(out)
-        })
+        self.with(|s| Ok(s.take_records()))
     }
 
     /// Loads a session (from `readSession` or a `SessionImporter`, in the

@@ -17,24 +17,11 @@ pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue
     }
 }
 
-/// What the transcript log holds, in order.
-pub(super) enum Logged {
-    /// A message appended by the host (rendered from the store on demand).
-    Message { uuid: Uuid, parent: Option<Uuid> },
-    /// Records written whole (a compaction's boundary, summary, attachments).
-    Lines(Vec<String>),
-}
-
 /// The state behind one JS `Engine`.
 pub(crate) struct State {
     pub(crate) engine: CoreEngine,
-    pub(super) uuids: UuidMaker,
-    pub(super) log: Vec<Logged>,
-    /// Log items already handed out by `takeRecords()`.
-    pub(super) taken: usize,
-    /// The last record written (the next one's `parentUuid`).
-    pub(super) parent: Option<Uuid>,
-    pub(super) session_id: String,
+    /// The records to persist, and the uuids of messages without one.
+    pub(super) log: SessionLog,
     /// The host's latest clock reading (records get it as their time).
     pub(super) last_now: Option<Timestamp>,
     /// The host's `countTokens`, kept while the engine lives.
@@ -47,11 +34,7 @@ impl State {
     pub(crate) fn new(settings: CoreSettings, session_id: String) -> Result<Self, JsValue> {
         Ok(State {
             engine: CoreEngine::new(settings).map_err(|e| from_engine(&e))?,
-            uuids: UuidMaker::default(),
-            log: Vec::new(),
-            taken: 0,
-            parent: None,
-            session_id,
+            log: SessionLog::new(session_id),
             last_now: None,
             counter: None,
             formatted: None,
@@ -73,10 +56,7 @@ impl State {
         self.engine
             .append(message)
             .map_err(|e| from_engine_at(&e, &field()))?;
-        self.log.push(Logged::Message {
-            uuid: uuid.clone(),
-            parent: self.parent.replace(uuid.clone()),
-        });
+        self.log.appended(uuid.clone());
         Ok(uuid)
     }
 
@@ -93,11 +73,11 @@ impl State {
             let incoming = f.read(json, objects)?;
             return self.append_formatted(incoming);
         }
-        let mut maker = self.uuids.clone();
+        let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
         self.no_duplicates(&messages)?;
-        self.uuids = maker;
+        self.log.uuids = maker;
         if let Some(system) = system {
             self.engine.set_system(&system);
         }
@@ -106,7 +86,7 @@ impl State {
 
     /// Appends messages read beforehand ([`input::read_js`]); all or nothing.
     pub(crate) fn append_all_read(&mut self, read: Vec<input::Read>) -> Result<usize, JsValue> {
-        let mut maker = self.uuids.clone();
+        let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let mut messages = Vec::with_capacity(read.len());
         for (i, r) in read.into_iter().enumerate() {
@@ -115,7 +95,7 @@ impl State {
             })?;
             messages.push(m);
         }
-        self.uuids = maker;
+        self.log.uuids = maker;
         self.append_all(messages)
     }
 
@@ -190,15 +170,15 @@ impl State {
         let incoming = f.read_one(json, message, field)?;
         self.append_formatted(incoming)?;
         // A leading system message has no uuid: the system prompt's is "".
-        Ok(self.parent.clone().unwrap_or_else(|| Uuid(String::new())))
+        Ok(self.log.parent().cloned().unwrap_or_else(|| Uuid(String::new())))
     }
 
     /// Appends one message read beforehand ([`input::read_js`]).
     pub(crate) fn append_read(&mut self, message: input::Read, field: &str) -> Result<Uuid, JsValue> {
-        let mut maker = self.uuids.clone();
+        let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let (m, applied) = message.into_message(field, || maker.make(|u| store.get(u).is_some()))?;
-        self.uuids = maker;
+        self.log.uuids = maker;
         let uuid = self.append(m, field)?;
         // A response's applied edits replace the view's prediction; the
         // next decision reports a difference (R13.4).
@@ -214,10 +194,10 @@ impl State {
             return Ok(0);
         };
         let n = incoming.messages();
-        let mut maker = self.uuids.clone();
+        let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let uuids: Vec<Uuid> = (0..n).map(|_| maker.make(|u| store.get(u).is_some())).collect();
-        self.uuids = maker;
+        self.log.uuids = maker;
         self.engine.reserve(n);
         let now = self.last_now.clone();
         let result = f.take(incoming, now.as_ref(), uuids, |piece| match piece {
@@ -252,7 +232,7 @@ impl State {
         }
     }
 
-    pub(super) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
+    pub(crate) fn now(&mut self, now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
         let now = read_now(now)?;
         if now.is_some() {
             self.last_now.clone_from(&now);
@@ -264,35 +244,43 @@ impl State {
         convert_decision(d, |p| self.progress(p))
     }
 
+    /// Logs a finished compaction's records (with the restored attachments
+    /// now in the view) and returns them.
+    pub(crate) fn log_compaction(&mut self, result: &core_compact::Compacted) -> Vec<String> {
+        let attachments: Vec<Message> = self
+            .engine
+            .view()
+            .entries()
+            .iter()
+            .filter(|e| e.source == Source::Attachment)
+            .map(|e| (*e.message).clone())
+            .collect();
+        let timestamp = self
+            .last_now
+            .clone()
+            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        self.log.compacted(result, &attachments, timestamp)
+    }
+
+    /// A preparation's result in JS terms: every compaction it finished is
+    /// logged, in order; the decision's is the last of them.
+    pub(crate) fn prepared(&mut self, prepared: compaction_core::engine::Prepared) -> Decision {
+        let mut records = Vec::new();
+        for result in &prepared.compacted {
+            records = self.log_compaction(result);
+        }
+        convert_decision(prepared.decision, |p| match p {
+            core_compact::Progress::Compacted { result } => Progress::Compacted { result, records },
+            other => dry_progress(other),
+        })
+    }
+
     /// Converts a compaction's progress; a finished one is logged as
     /// transcript records.
     pub(crate) fn progress(&mut self, p: core_compact::Progress) -> Progress {
         match p {
             core_compact::Progress::Compacted { result } => {
-                let attachments: Vec<Message> = self
-                    .engine
-                    .view()
-                    .entries()
-                    .iter()
-                    .filter(|e| e.source == Source::Attachment)
-                    .map(|e| (*e.message).clone())
-                    .collect();
-                let ctx = RecordContext {
-                    session_id: self.session_id.clone(),
-                    version: "context-compaction".to_owned(),
-                    timestamp: self
-                        .last_now
-                        .clone()
-                        .unwrap_or_else(|| Timestamp::from_unix_ms(0)),
-                };
-                let records = compaction_records(&result, &attachments, &ctx);
-                self.parent = Some(
-                    attachments
-                        .last()
-                        .map(|m| m.uuid.clone())
-                        .unwrap_or_else(|| result.summary.uuid.clone()),
-                );
-                self.log.push(Logged::Lines(records.clone()));
+                let records = self.log_compaction(&result);
                 Progress::Compacted { result, records }
             }
             // Everything else converts as in a dry run.
@@ -309,37 +297,14 @@ impl State {
         }
     }
 
-    /// One transcript record for a message the host appended.
-    pub(super) fn render(&self, uuid: &Uuid, parent: &Option<Uuid>) -> String {
-        let Some(m) = self.engine.store().get(uuid) else {
-            return String::new();
-        };
-        let record = Record {
-            is_sidechain: false,
-            message: Payload {
-                content: &m.content,
-                role: m.role,
-                usage: m.usage.as_ref(),
-            },
-            parent_uuid: parent.as_ref(),
-            session_id: &self.session_id,
-            timestamp: m.timestamp.as_ref().map(Timestamp::as_str),
-            kind: m.role,
-            user_type: "external",
-            uuid: &m.uuid,
-        };
-        serde_json::to_string(&record).unwrap_or_default()
+    /// Every record so far.
+    pub(super) fn records(&self) -> Vec<String> {
+        self.log.records(self.engine.store())
     }
 
-    pub(super) fn records(&self, from: usize) -> Vec<String> {
-        let mut out = Vec::new();
-        for item in &self.log[from.min(self.log.len())..] {
-            match item {
-                Logged::Message { uuid, parent } => out.push(self.render(uuid, parent)),
-                Logged::Lines(lines) => out.extend(lines.iter().cloned()),
-            }
-        }
-        out
+    /// The records written since the last `take_records`.
+    pub(super) fn take_records(&mut self) -> Vec<String> {
+        self.log.take(self.engine.store())
     }
 
     /// Loads a resumed session's view (SPEC R11.2).
@@ -354,7 +319,7 @@ impl State {
         let n = session.messages.len();
         self.engine.reserve(n);
         for (i, (m, is_compact_summary)) in session.messages.into_iter().enumerate() {
-            self.uuids.follow(m.uuid.as_str());
+            self.log.uuids.follow(m.uuid.as_str());
             let result = if is_compact_summary {
                 self.engine.append_summary(m)
             } else {
@@ -363,45 +328,13 @@ impl State {
             result.map_err(|e| from_engine_at(&e, &format!("session.messages[{i}]")))?;
         }
         // New records continue the file's chain, with uuids it does not hold.
-        if let Some(leaf) = &session.leaf {
-            self.uuids.follow(leaf);
-        }
-        self.parent = session.leaf.map(Uuid);
-        if let Some(id) = session.session_id {
-            self.session_id = id;
-        }
+        self.log.resumed([], session.leaf, session.session_id);
         to_js(&dto::SessionLoad {
             report: session.report,
             boundary: session.boundary,
             appended: n as f64,
         })
     }
-}
-
-/// A transcript record for a message the host appended, in Claude Code's
-/// session format (keys in the order the earlier `json!` rendering gave).
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Record<'a> {
-    is_sidechain: bool,
-    message: Payload<'a>,
-    parent_uuid: Option<&'a Uuid>,
-    session_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    timestamp: Option<&'a str>,
-    #[serde(rename = "type")]
-    kind: Role,
-    user_type: &'static str,
-    uuid: &'a Uuid,
-}
-
-/// A record's `message`: the API payload.
-#[derive(Serialize)]
-struct Payload<'a> {
-    content: &'a Content,
-    role: Role,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    usage: Option<&'a compaction_core::message::Usage>,
 }
 
 /// A message reduced to what the API takes, borrowed (no copy before JS).

@@ -1,0 +1,243 @@
+//! The session file a host persists as it goes (R11): one record per
+//! message it appended, a compaction's records as [`compaction_records`]
+//! writes them, each chained to the one before, and the uuids given to
+//! messages that came without one. Every front door writes them through
+//! this one log, so the package and the CLI make the same uuids and records.
+
+use serde::Serialize;
+
+use super::export::{compaction_records, RecordContext};
+use crate::compact::Compacted;
+use crate::message::{Content, Message, Role, Usage, Uuid};
+use crate::store::Store;
+use crate::time::Timestamp;
+
+/// Makes uuids for messages that come without one: `m1`, `m2`, … skipping
+/// any the store holds already.
+#[derive(Debug, Default, Clone)]
+pub struct UuidMaker {
+    next: u64,
+}
+
+impl UuidMaker {
+    /// Makes the next uuids come after `uuid` when it is one of ours
+    /// (`m<n>`): a resumed session's file holds the earlier ones, even those
+    /// no longer in the view.
+    pub fn follow(&mut self, uuid: &str) {
+        if let Some(n) = uuid.strip_prefix('m').and_then(|n| n.parse::<u64>().ok()) {
+            self.next = self.next.max(n);
+        }
+    }
+
+    /// The next free uuid (`taken` says whether the store holds one already).
+    pub fn make(&mut self, taken: impl Fn(&Uuid) -> bool) -> Uuid {
+        loop {
+            self.next = self.next.saturating_add(1);
+            let uuid = Uuid(format!("m{}", self.next));
+            if !taken(&uuid) {
+                return uuid;
+            }
+        }
+    }
+}
+
+/// What the log holds, in order.
+#[derive(Debug, Clone)]
+enum Logged {
+    /// A message the host appended (rendered from the store on demand).
+    Message { uuid: Uuid, parent: Option<Uuid> },
+    /// Records written whole (a compaction's boundary, summary, attachments).
+    Lines(Vec<String>),
+}
+
+/// A session's records as the host appends and the engine compacts.
+#[derive(Debug, Clone)]
+pub struct SessionLog {
+    /// The uuids for messages that come without one.
+    pub uuids: UuidMaker,
+    items: Vec<Logged>,
+    taken: usize,
+    /// The last record written (the next one's `parentUuid`).
+    parent: Option<Uuid>,
+    session_id: String,
+}
+
+impl SessionLog {
+    /// An empty log for the session `session_id`.
+    pub fn new(session_id: String) -> Self {
+        SessionLog {
+            uuids: UuidMaker::default(),
+            items: Vec::new(),
+            taken: 0,
+            parent: None,
+            session_id,
+        }
+    }
+
+    /// The session id records carry.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+
+    /// The last record written: the next one's `parentUuid`.
+    pub fn parent(&self) -> Option<&Uuid> {
+        self.parent.as_ref()
+    }
+
+    /// Records that the host appended the message `uuid` (now in the store).
+    pub fn appended(&mut self, uuid: Uuid) {
+        let parent = self.parent.replace(uuid.clone());
+        self.items.push(Logged::Message { uuid, parent });
+    }
+
+    /// Writes a finished compaction's records (R7.9) with `timestamp`, the
+    /// restored `attachments` chained after its summary, and returns them.
+    pub fn compacted(
+        &mut self,
+        result: &Compacted,
+        attachments: &[Message],
+        timestamp: Timestamp,
+    ) -> Vec<String> {
+        let ctx = RecordContext {
+            session_id: self.session_id.clone(),
+            version: "context-compaction".to_owned(),
+            timestamp,
+        };
+        let records = compaction_records(result, attachments, &ctx);
+        self.parent = Some(
+            attachments
+                .last()
+                .map(|m| m.uuid.clone())
+                .unwrap_or_else(|| result.summary.uuid.clone()),
+        );
+        self.items.push(Logged::Lines(records.clone()));
+        records
+    }
+
+    /// Continues a resumed file (R11.2): new records chain after `leaf`, in
+    /// the file's session (when it names one), with uuids it does not hold.
+    pub fn resumed<'a>(
+        &mut self,
+        uuids: impl IntoIterator<Item = &'a str>,
+        leaf: Option<String>,
+        session_id: Option<String>,
+    ) {
+        for uuid in uuids {
+            self.uuids.follow(uuid);
+        }
+        if let Some(leaf) = &leaf {
+            self.uuids.follow(leaf);
+        }
+        self.parent = leaf.map(Uuid);
+        if let Some(id) = session_id {
+            self.session_id = id;
+        }
+    }
+
+    /// Every record so far, in order (messages rendered from `store`).
+    pub fn records(&self, store: &Store) -> Vec<String> {
+        self.records_from(store, 0)
+    }
+
+    /// The records written since the last [`SessionLog::take`], and marks
+    /// them taken.
+    pub fn take(&mut self, store: &Store) -> Vec<String> {
+        let out = self.records_from(store, self.taken);
+        self.taken = self.items.len();
+        out
+    }
+
+    fn records_from(&self, store: &Store, from: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for item in self.items.get(from..).unwrap_or_default() {
+            match item {
+                Logged::Message { uuid, parent } => out.extend(self.render(store, uuid, parent.as_ref())),
+                Logged::Lines(lines) => out.extend(lines.iter().cloned()),
+            }
+        }
+        out
+    }
+
+    /// One record for a message the host appended, in Claude Code's shape.
+    fn render(&self, store: &Store, uuid: &Uuid, parent: Option<&Uuid>) -> Option<String> {
+        let m = store.get(uuid)?;
+        let record = Record {
+            is_sidechain: false,
+            message: Payload {
+                content: &m.content,
+                role: m.role,
+                usage: m.usage.as_ref(),
+            },
+            parent_uuid: parent,
+            session_id: &self.session_id,
+            timestamp: m.timestamp.as_ref().map(Timestamp::as_str),
+            kind: m.role,
+            user_type: "external",
+            uuid: &m.uuid,
+        };
+        serde_json::to_string(&record).ok()
+    }
+}
+
+/// A record for a message the host appended (keys in the order Claude
+/// Code's files have them).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Record<'a> {
+    is_sidechain: bool,
+    message: Payload<'a>,
+    parent_uuid: Option<&'a Uuid>,
+    session_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: Role,
+    user_type: &'static str,
+    uuid: &'a Uuid,
+}
+
+/// A record's `message`: the API payload.
+#[derive(Serialize)]
+struct Payload<'a> {
+    content: &'a Content,
+    role: Role,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a Usage>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_chain_each_message_to_the_one_before_and_take_hands_out_only_new_ones() {
+        let mut store = Store::new();
+        let mut log = SessionLog::new("s1".into());
+        for m in [Message::user("a", "hi"), Message::assistant("b", "hello")] {
+            let uuid = m.uuid.clone();
+            store.append(m).unwrap();
+            log.appended(uuid);
+        }
+        let first = log.take(&store);
+        assert_eq!(first.len(), 2);
+        let second: serde_json::Value = serde_json::from_str(&first[1]).unwrap();
+        assert_eq!(second["parentUuid"], "a");
+        assert_eq!(second["sessionId"], "s1");
+        assert_eq!(second["type"], "assistant");
+        assert!(log.take(&store).is_empty());
+        assert_eq!(log.records(&store).len(), 2);
+    }
+
+    #[test]
+    fn made_uuids_skip_taken_ones_and_follow_a_resumed_file() {
+        let mut log = SessionLog::new("s".into());
+        log.resumed(["m7", "x"], Some("m9".into()), Some("file-session".into()));
+        assert_eq!(log.session_id(), "file-session");
+        assert_eq!(log.uuids.make(|u| u.as_str() == "m10").as_str(), "m11");
+        let mut store = Store::new();
+        store.append(Message::user("m11b", "x")).unwrap();
+        log.appended(Uuid("m11b".into()));
+        let r: serde_json::Value = serde_json::from_str(&log.records(&store)[0]).unwrap();
+        assert_eq!(r["parentUuid"], "m9");
+    }
+}
