@@ -142,3 +142,12 @@ test("langchain: LangChain's stored messages of a tool-using conversation round-
   assert.equal(out.at(-1), stored.at(-1));
   engine.free();
 });
+
+test("a history JSON cannot hold is an error naming it, in a format too", () => {
+  const e = createEngine();
+  assert.throws(() => e.load([{ role: "user", content: "a", n: 1n }]), (err) => err.code === "INVALID_MESSAGE" && err.field === "messages");
+  assert.throws(() => e.append({ role: "user", content: "a", n: 1n }), (err) => err.code === "INVALID_MESSAGE" && err.field === "message");
+  e.append({ role: "user", content: "still works" });
+  assert.equal(e.messages().length, 1);
+  e.free();
+});

@@ -2,6 +2,7 @@
 //! stderr, a non-zero exit status on failure.
 
 mod fidelity;
+mod format;
 mod session;
 mod transcript;
 

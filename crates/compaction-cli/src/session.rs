@@ -12,6 +12,7 @@ use compaction_core::compact::{
 };
 use compaction_core::engine::{drive, Answer, DriveError, Driver, Engine, Host, Request as EngineRequest};
 use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::format::Ledger;
 use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
 use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
@@ -32,6 +33,11 @@ pub struct SessionArgs {
     /// The history: a JSON file `{system?, messages}`.
     #[arg(long, value_name = "FILE.json")]
     pub messages: Option<PathBuf>,
+    /// The shape of `--messages`: `anthropic` (a request body), or a list
+    /// of another SDK's items (`ai-sdk`, `openai-chat`, `openai-responses`,
+    /// `langchain`); the view comes out in the same shape.
+    #[arg(long, value_name = "FORMAT", default_value = "anthropic")]
+    pub format: String,
     /// Or a Claude Code session file: its resumed view (SPEC R11.2) is the history.
     #[arg(long, value_name = "FILE.jsonl")]
     pub session: Option<PathBuf>,
@@ -212,8 +218,28 @@ fn preset_named(name: &str) -> Result<Preset, String> {
     })
 }
 
-/// The engine for `--messages` or `--session`.
-pub fn engine(args: &SessionArgs) -> Result<Engine, String> {
+/// The engine for `--messages` or `--session`, with the ledger of its
+/// `--format` (none for Anthropic's).
+pub fn engine_in(args: &SessionArgs) -> Result<(Engine, Option<Ledger>), String> {
+    if let Some(format) = crate::format::parse(&args.format)? {
+        let Some(path) = &args.messages else {
+            return Err("--format reads --messages (a session file is Anthropic-shaped)".to_owned());
+        };
+        let (engine, ledger) = crate::format::load(path, format, settings(args)?)?;
+        return Ok((engine, Some(ledger)));
+    }
+    engine_anthropic(args).map(|e| (e, None))
+}
+
+/// The view to print: in the history's format when it has one.
+fn view_of(engine: &Engine, ledger: &Option<Ledger>) -> Value {
+    match ledger {
+        Some(ledger) => crate::format::view(engine, ledger),
+        None => json!(engine.view().sent_messages().collect::<Vec<_>>()),
+    }
+}
+
+fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
     let settings = settings(args)?;
     match (&args.messages, &args.session) {
         (Some(path), _) => load(path, settings),
@@ -319,7 +345,7 @@ struct InputMessage {
 /// `compaction plan`: what the cascade would do before the next call,
 /// changing nothing, up to the first step that needs a model answer.
 pub fn plan(args: &PlanArgs) -> Result<Value, String> {
-    let engine = engine(&args.session)?;
+    let (engine, ledger) = engine_in(&args.session)?;
     let now = match &args.now {
         Some(text) => {
             Some(Timestamp::parse(text).ok_or_else(|| format!("invalid --now `{text}`: not RFC 3339"))?)
@@ -341,7 +367,7 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
     steps.extend(out.steps);
     Ok(json!({
         "steps": steps,
-        "view": probe.view().sent_messages().collect::<Vec<_>>(),
+        "view": view_of(&probe, &ledger),
         "requests": out.requests,
         "status": decision.status,
         "count": decision.count,
@@ -356,7 +382,7 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
 /// `compaction compact`: a manual compaction, summarised offline; the files
 /// it restores are read from disk relative to the working directory.
 pub fn compact(args: &CompactArgs) -> Result<Value, String> {
-    let mut engine = engine(&args.session)?;
+    let (mut engine, ledger) = engine_in(&args.session)?;
     let partial = match (&args.from, &args.up_to) {
         (Some(uuid), _) => Some((uuid, Direction::From)),
         (None, Some(uuid)) => Some((uuid, Direction::UpTo)),
@@ -385,7 +411,7 @@ pub fn compact(args: &CompactArgs) -> Result<Value, String> {
     match out.compaction {
         Some(Progress::Compacted { result }) => Ok(json!({
             "steps": steps,
-            "view": engine.view().sent_messages().collect::<Vec<_>>(),
+            "view": view_of(&engine, &ledger),
             // What the next call needs: the decision it would get.
             "betas": next_decision(&engine).betas,
             "contextManagement": next_decision(&engine).context_management,

@@ -491,3 +491,44 @@ fn plan_takes_the_budget_reduction_numbers_or_off() {
     let e = err(&compaction(&["plan", "--messages", p, "--reduction", "lots"]));
     assert!(e.contains("MAX,HEAD,TAIL"), "{e}");
 }
+
+#[test]
+fn plan_and_compact_speak_the_history_s_format() {
+    // A Chat Completions history: the view comes back in its shape, the
+    // untouched messages exactly as they came.
+    let items = json!([
+        {"role": "developer", "content": "You are a coding agent."},
+        {"role": "user", "content": "List the files", "name": "dev"},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "Bash", "arguments": "{\"command\":\"ls\"}"}}], "reasoning_content": "think"},
+        {"role": "tool", "tool_call_id": "call_1", "content": "a.rs\nb.rs"},
+        {"role": "assistant", "content": "Two files.", "refusal": null}
+    ]);
+    let path = std::env::temp_dir().join(format!("compaction-cli-{}-chat.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_vec(&items).unwrap()).unwrap();
+    let file = path.to_str().unwrap();
+    let v = ok(&compaction(&[
+        "plan",
+        "--format",
+        "openai-chat",
+        "--messages",
+        file,
+    ]));
+    assert_eq!(v["view"], items);
+    let v = ok(&compaction(&[
+        "compact",
+        "--format",
+        "openai-chat",
+        "--messages",
+        file,
+    ]));
+    let view = v["view"].as_array().unwrap();
+    assert_eq!(view[0], items[0], "the system prompt stays first");
+    assert_eq!(
+        view[1]["role"], "user",
+        "then the summary, as a Chat Completions user message"
+    );
+    assert!(view[1]["content"].as_str().unwrap().contains("Summary"));
+    let err = err(&compaction(&["plan", "--format", "gemini", "--messages", file]));
+    assert!(err.contains("--format"), "{err}");
+    std::fs::remove_file(&path).ok();
+}

@@ -13,7 +13,8 @@ use crate::compact::{
 };
 use crate::message::{Message, Role, Uuid};
 use crate::step::{CacheEffect, Owner, Step, Tier};
-use crate::view::Source;
+use crate::tokens::TokenFigure;
+use crate::view::{Entry, Source};
 
 impl Engine {
     pub(super) fn finish(
@@ -151,18 +152,7 @@ impl Engine {
         let before_entries = self.view.entries().to_vec();
         let produced: Vec<Uuid> = entries.iter().map(|(m, _)| m.uuid.clone()).collect();
         self.view.replace(entries);
-        // The new view is sent afresh: server-side clearing starts over.
-        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
-        self.microcompact.forget_server_clearing();
-        // Segment summaries asked for the old view no longer apply.
-        self.collapse_pending.clear();
-        self.lineage.insert(
-            summary_uuid.clone(),
-            crate::engine::Replaced {
-                before: before_entries,
-                produced,
-            },
-        );
+        self.settle_new_view(summary_uuid.clone(), before_entries, produced);
         let tier = if run.reactive {
             Tier::Reactive
         } else {
@@ -170,36 +160,18 @@ impl Engine {
         };
         let thinking = self.settle_thinking(tier);
         let post = self.count();
-        let dropped = run.pre.tokens.saturating_sub(post.tokens);
-        self.cumulative_dropped += dropped;
-        self.compactions += 1;
-        let boundary_uuid = boundary::derived_uuid(&format!("{seed} boundary"));
-        let boundary = BoundaryRecord {
-            kind: "system",
-            subtype: "compact_boundary",
-            uuid: boundary_uuid.clone(),
-            parent_uuid: None,
-            logical_parent_uuid: last,
-            content: "Conversation compacted",
-            level: "info",
-            compact_metadata: boundary::CompactMetadata {
+        let (boundary, record) = self.write_records(
+            &seed,
+            Written {
                 trigger: run.trigger,
-                pre_tokens: run.pre.tokens,
-                post_tokens: post.tokens,
-                preserved_messages: preserved_uuids,
-                cumulative_dropped_tokens: self.cumulative_dropped,
-            },
-        };
-        let record = SummaryRecord {
-            kind: "user",
-            uuid: summary_uuid.clone(),
-            parent_uuid: boundary_uuid,
-            is_compact_summary: true,
-            message: boundary::SummaryPayload {
-                role: "user",
+                pre: run.pre,
+                post,
+                preserved: preserved_uuids,
+                logical_parent: last,
+                summary_uuid: summary_uuid.clone(),
                 content: text,
             },
-        };
+        );
         let mut step = self.step(Tier::Compact, "R7.9", Owner::Client, EVIDENCE_FINALIZE, run.pre, vec![summary_uuid], 0,
             format!("new view assembled (summary + {} preserved + attachments), then the boundary written: {} → {} tokens",
                 boundary.compact_metadata.preserved_messages.len(), run.pre.tokens, post.tokens));
@@ -222,6 +194,66 @@ impl Engine {
                 }),
             },
         )
+    }
+}
+
+/// What a compaction's records say (R7.9).
+pub(super) struct Written {
+    pub(super) trigger: Trigger,
+    pub(super) pre: TokenFigure,
+    pub(super) post: TokenFigure,
+    pub(super) preserved: Vec<Uuid>,
+    pub(super) logical_parent: Option<Uuid>,
+    pub(super) summary_uuid: Uuid,
+    pub(super) content: String,
+}
+
+impl Engine {
+    /// A compaction's new view is in force (R7.8): what it replaced is kept
+    /// as lineage under `key` (for `expand`); the view is sent afresh, so
+    /// server-side clearing starts over, and segment summaries asked for the
+    /// old view no longer apply.
+    pub(super) fn settle_new_view(&mut self, key: Uuid, before: Vec<Entry>, produced: Vec<Uuid>) {
+        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+        self.microcompact.forget_server_clearing();
+        self.collapse_pending.clear();
+        self.lineage
+            .insert(key, crate::engine::Replaced { before, produced });
+    }
+
+    /// Counts a finished compaction and writes its two records (R7.9): the
+    /// `compact_boundary`, then the summary after it.
+    pub(super) fn write_records(&mut self, seed: &str, w: Written) -> (BoundaryRecord, SummaryRecord) {
+        self.cumulative_dropped += w.pre.tokens.saturating_sub(w.post.tokens);
+        self.compactions += 1;
+        let boundary_uuid = boundary::derived_uuid(&format!("{seed} boundary"));
+        let boundary = BoundaryRecord {
+            kind: "system",
+            subtype: "compact_boundary",
+            uuid: boundary_uuid.clone(),
+            parent_uuid: None,
+            logical_parent_uuid: w.logical_parent,
+            content: "Conversation compacted",
+            level: "info",
+            compact_metadata: boundary::CompactMetadata {
+                trigger: w.trigger,
+                pre_tokens: w.pre.tokens,
+                post_tokens: w.post.tokens,
+                preserved_messages: w.preserved,
+                cumulative_dropped_tokens: self.cumulative_dropped,
+            },
+        };
+        let record = SummaryRecord {
+            kind: "user",
+            uuid: w.summary_uuid,
+            parent_uuid: boundary_uuid,
+            is_compact_summary: true,
+            message: boundary::SummaryPayload {
+                role: "user",
+                content: w.content,
+            },
+        };
+        (boundary, record)
     }
 }
 

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use crate::compact::{boundary, BoundaryRecord, Compacted, Progress, SummaryRecord, Trigger};
+use crate::compact::{boundary, Compacted, Progress, Trigger};
 use crate::engine::Engine;
 use crate::message::{Block, Content, Message, Role, Uuid};
 use crate::microcompact::Amount;
@@ -161,46 +161,21 @@ impl Engine {
         // The API reads from the block on: the messages after it follow
         // the prefix it summarised, as the server saw it (R13.1 exempt).
         self.view.take_rewrite();
-        self.microcompact.rebuild(&self.view, &self.settings.microcompact);
-        self.microcompact.forget_server_clearing();
-        self.collapse_pending.clear();
-        self.lineage.insert(
-            uuid.clone(),
-            crate::engine::Replaced {
-                before: before_entries,
-                produced,
-            },
-        );
+        self.settle_new_view(uuid.clone(), before_entries, produced);
         let post = self.count();
-        self.cumulative_dropped += pre.tokens.saturating_sub(post.tokens);
-        self.compactions += 1;
-        let boundary_uuid = boundary::derived_uuid(&format!("{seed} boundary"));
-        let boundary = BoundaryRecord {
-            kind: "system",
-            subtype: "compact_boundary",
-            uuid: boundary_uuid.clone(),
-            parent_uuid: None,
-            logical_parent_uuid: self.view.entries().last().map(|e| e.message.uuid.clone()),
-            content: "Conversation compacted",
-            level: "info",
-            compact_metadata: boundary::CompactMetadata {
+        let logical_parent = self.view.entries().last().map(|e| e.message.uuid.clone());
+        let (boundary, record) = self.write_records(
+            &seed,
+            super::assemble::Written {
                 trigger: Trigger::Auto,
-                pre_tokens: pre.tokens,
-                post_tokens: post.tokens,
-                preserved_messages: preserved,
-                cumulative_dropped_tokens: self.cumulative_dropped,
-            },
-        };
-        let record = SummaryRecord {
-            kind: "user",
-            uuid: uuid.clone(),
-            parent_uuid: boundary_uuid,
-            is_compact_summary: true,
-            message: boundary::SummaryPayload {
-                role: "user",
+                pre,
+                post,
+                preserved,
+                logical_parent,
+                summary_uuid: uuid.clone(),
                 content: content.unwrap_or_default(),
             },
-        };
+        );
         let mut step = self.step(Tier::Compact, "R9.4", Owner::Server, Evidence::PublicApi, pre, summarised.to_vec(), 0,
             format!("a signed compaction block replaces exactly the {len} messages it summarised, byte for byte; nothing is inserted between it and the {} after them: {} → {} tokens",
                 after, pre.tokens, post.tokens));

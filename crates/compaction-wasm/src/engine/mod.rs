@@ -208,6 +208,11 @@ impl Engine {
             Some(json) => self.with(|s| s.load_text(&json, Some(list.clone()))),
             // Not writable as JSON (a BigInt, a cycle): one by one, so the
             // error names the message at fault.
+            None if self.read(|s| Ok(s.formatted.is_some()))? => Err(js_error(
+                crate::error::INVALID_MESSAGE,
+                "messages",
+                "messages is not writable as JSON (a BigInt, a cycle): a format reads its items as JSON",
+            )),
             None => {
                 let read = read_each(&list)?;
                 self.with(|s| s.append_all_read(read))

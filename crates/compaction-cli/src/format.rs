@@ -1,0 +1,69 @@
+//! `--format`: a history in another SDK's shape (`ai-sdk`, `openai-chat`,
+//! `openai-responses`, `langchain`), read and written back by
+//! `compaction_core::format`; the view comes out in the same shape, every
+//! message no tier touched exactly as it came.
+
+use std::path::Path;
+
+use compaction_core::compact::boundary::derived_uuid;
+use compaction_core::engine::{Engine, EngineSettings};
+use compaction_core::format::{Format, Ledger};
+use serde_json::Value;
+
+/// The format named by `--format` (`anthropic` is no conversion: `None`).
+pub fn parse(name: &str) -> Result<Option<Format>, String> {
+    match Format::from_name(name) {
+        Some(Format::Anthropic) => Ok(None),
+        Some(f) => Ok(Some(f)),
+        None => Err(format!(
+            "invalid --format `{name}`: one of {}",
+            Format::NAMES.join(", ")
+        )),
+    }
+}
+
+/// A fresh engine holding the file's history (a JSON list of items, or an
+/// object with `messages`) in `format`, and the ledger that writes it back.
+/// Off Anthropic, Tier 1 takes the client path (no server-side context
+/// editing, R4.2).
+pub fn load(path: &Path, format: Format, mut settings: EngineSettings) -> Result<(Engine, Ledger), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let list = if text.trim_start().starts_with('{') {
+        #[derive(serde::Deserialize)]
+        struct Body {
+            messages: Box<serde_json::value::RawValue>,
+        }
+        let body: Body = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        body.messages.get().to_owned()
+    } else {
+        text
+    };
+    settings.microcompact.context_editing = false;
+    let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
+    let mut ledger = Ledger::new(format);
+    let converted = ledger
+        .read(&list)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    for (i, c) in converted.into_iter().enumerate() {
+        let preamble = c.preamble;
+        let (m, origin) = c.into_message(derived_uuid(&format!("message {i}")));
+        ledger.record(&m, origin, preamble);
+        if preamble {
+            engine.set_system(ledger.system_text());
+        } else {
+            engine.append(m).map_err(|e| format!("messages[{i}]: {e}"))?;
+        }
+    }
+    Ok((engine, ledger))
+}
+
+/// The view in the ledger's format.
+pub fn view(engine: &Engine, ledger: &Ledger) -> Value {
+    let store = engine.store();
+    let items = ledger
+        .export(engine.view().sent_messages(), |u| store.get(u).map(|m| &**m))
+        .iter()
+        .map(|e| serde_json::from_str(e.text()).unwrap_or(Value::Null))
+        .collect();
+    Value::Array(items)
+}
