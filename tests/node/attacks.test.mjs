@@ -336,3 +336,15 @@ test("wasm memory does not grow across 1,000 engine create/free cycles", () => {
   for (let i = 0; i < 1000; i++) cycle();
   assert.equal(memory.buffer.byteLength, start);
 });
+
+test("a block its role cannot hold is refused (tool_use in a user message, tool_result in an assistant one); a ceiling above the window too", () => {
+  const engine = new Engine();
+  const use = { role: "user", content: [{ type: "text", text: "x" }, { type: "tool_use", id: "t1", name: "Read", input: {} }] };
+  refused(() => engine.append(use), "INVALID_MESSAGE", "message.content[1]");
+  refused(() => engine.load([{ role: "user", content: "ok" }, use]), "INVALID_MESSAGE", "messages[1].content[1]");
+  refused(() => engine.loadJson(JSON.stringify([{ role: "assistant", content: [{ type: "tool_result", tool_use_id: "t1", content: "r" }] }])), "INVALID_MESSAGE", "messages[0].content[0]");
+  assert.equal(engine.messages().length, 0);
+  refused(() => new Engine({ window: 200_000, ceiling: 1e15 }), "INVALID_SETTING", "ceiling");
+  refused(() => thresholds({ window: 200_000, ceiling: 200_001 }), "INVALID_SETTING", "ceiling");
+  assert.equal(thresholds({ window: 200_000, ceiling: 200_000 }).blocked, 197_000);
+});

@@ -223,6 +223,16 @@ impl Thresholds {
         check_positive(Setting::ReserveCap, settings.reserve_cap)?;
         if let Some(ceiling) = settings.ceiling {
             check_positive(Setting::Ceiling, ceiling)?;
+            if ceiling > settings.window {
+                return Err(Error::invalid(
+                    Setting::Ceiling,
+                    ceiling,
+                    format!(
+                        "must not exceed the window ({} tokens): the model reads no more than its window",
+                        settings.window
+                    ),
+                ));
+            }
         }
         check_at_most(Setting::CompactMargin, settings.compact_margin, MAX_TOKENS)?;
         check_at_most(Setting::WarnMargin, settings.warn_margin, MAX_TOKENS)?;

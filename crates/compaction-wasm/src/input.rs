@@ -348,8 +348,33 @@ impl Read {
         field: &str,
         uuid: impl FnOnce() -> Uuid,
     ) -> Result<(Message, Vec<compaction_core::api::applied::AppliedEdit>), JsValue> {
-        Ok((convert(self.raw, field, uuid)?, self.applied))
+        let message = convert(self.raw, field, uuid)?;
+        blocks_fit_role(&message, field)?;
+        Ok((message, self.applied))
     }
+}
+
+/// Refuses a block its role cannot hold in the API: a `tool_use` in a user
+/// message, a `tool_result` in an assistant one (the API would refuse the
+/// request; the engine would pair them wrongly).
+fn blocks_fit_role(message: &Message, field: &str) -> Result<(), JsValue> {
+    let wrong = match message.role {
+        Role::User => "tool_use",
+        Role::Assistant => "tool_result",
+        _ => return Ok(()),
+    };
+    let Some(at) = message.content.blocks().iter().position(|b| b.kind() == wrong) else {
+        return Ok(());
+    };
+    let place = format!("{field}.content[{at}]");
+    Err(js_error(
+        INVALID_MESSAGE,
+        &place,
+        &format!(
+            "{place}: a `{wrong}` block cannot be in a {} message",
+            message.role.as_str()
+        ),
+    ))
 }
 
 /// One message from a JS object.
@@ -367,7 +392,10 @@ pub fn from_json(
     let (system, items) = parse_messages(json, "")?;
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
-        out.push(convert(raw, &format!("messages[{i}]"), &mut uuid)?);
+        let field = format!("messages[{i}]");
+        let message = convert(raw, &field, &mut uuid)?;
+        blocks_fit_role(&message, &field)?;
+        out.push(message);
     }
     Ok((system, out))
 }

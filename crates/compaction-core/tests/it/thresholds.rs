@@ -67,6 +67,28 @@ fn r1_1_reserve_cap_is_a_setting() {
 }
 
 #[test]
+fn r1_2_a_ceiling_above_the_window_is_refused() {
+    let err =
+        Thresholds::compute(&ThresholdSettings::for_window(200_000).with_ceiling(1_000_000_000)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidSetting {
+                setting: Setting::Ceiling,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("must not exceed the window (200000 tokens)"),
+        "{err}"
+    );
+    assert!(Thresholds::compute(&ThresholdSettings::for_window(200_000).with_ceiling(200_000)).is_ok());
+}
+
+#[test]
 fn r1_2_ceiling_moves_only_the_blocked_line() {
     let t = lines(ThresholdSettings::for_window(200_000).with_ceiling(190_000));
     assert_eq!(t.blocked, 187_000);
