@@ -58,6 +58,11 @@ pub struct SessionArgs {
     /// (the `compact_20260112` edit).
     #[arg(long, value_name = "WHO", default_value = "client", value_parser = ["client", "server"])]
     pub compaction: String,
+    /// Budget reduction (SPEC R2.2): `MAX,HEAD,TAIL` characters (a tool
+    /// result over MAX keeps its first HEAD and last TAIL; the seed's
+    /// 4000,2400,1600), or `off`. Default: the preset's.
+    #[arg(long, value_name = "MAX,HEAD,TAIL|off")]
+    pub reduction: Option<String>,
     /// The session's transcript: a compaction's summary message names it,
     /// so the model can read older detail itself (SPEC R11.3).
     #[arg(long, value_name = "PATH")]
@@ -172,6 +177,36 @@ pub fn settings(args: &SessionArgs) -> Result<EngineSettings, String> {
         );
     }
     settings.compact.transcript_path.clone_from(&args.transcript_path);
+    if let Some(r) = &args.reduction {
+        settings.reduction = reduction(r)?;
+    }
+    Ok(settings)
+}
+
+/// `--reduction MAX,HEAD,TAIL` or `off`.
+fn reduction(text: &str) -> Result<compaction_core::reduction::ReductionSettings, String> {
+    use compaction_core::reduction::ReductionSettings;
+    if text == "off" {
+        return Ok(ReductionSettings::off());
+    }
+    let numbers: Option<Vec<usize>> = text.split(',').map(|n| n.trim().parse().ok()).collect();
+    let [max_chars, head_chars, tail_chars] = numbers.as_deref().unwrap_or_default() else {
+        return Err(format!(
+            "invalid --reduction \"{text}\": give MAX,HEAD,TAIL in characters (like 4000,2400,1600) or off"
+        ));
+    };
+    let settings = ReductionSettings {
+        max_chars: *max_chars,
+        head_chars: *head_chars,
+        tail_chars: *tail_chars,
+    };
+    if settings.max_chars >= ReductionSettings::OFF {
+        return Err(format!(
+            "invalid --reduction \"{text}\": MAX must be below {}; use off",
+            ReductionSettings::OFF
+        ));
+    }
+    settings.check().map_err(|e| e.message_naming(crate::flag))?;
     Ok(settings)
 }
 

@@ -28,6 +28,8 @@ pub enum Setting {
     BlockedMargin,
     /// The most of the budget the compact and warn margins may take (R1.5a).
     MarginSharePct,
+    /// Budget reduction's threshold, head and tail (R2.2).
+    Reduction,
 }
 
 impl Setting {
@@ -44,6 +46,7 @@ impl Setting {
             Setting::WarnMargin => "warn_margin",
             Setting::BlockedMargin => "blocked_margin",
             Setting::MarginSharePct => "margin_share_pct",
+            Setting::Reduction => "reduction",
         }
     }
 }

@@ -20,6 +20,49 @@ impl ReductionSettings {
     /// A `max_chars` no result reaches (2^32 − 1, exact in JS too): no
     /// reduction.
     pub const OFF: usize = u32::MAX as usize;
+
+    /// No budget reduction: every tool result is sent whole.
+    pub fn off() -> Self {
+        ReductionSettings {
+            max_chars: Self::OFF,
+            ..Self::default()
+        }
+    }
+
+    /// Whether budget reduction is off.
+    pub fn is_off(&self) -> bool {
+        // u64: on wasm32 `OFF` is `usize::MAX`.
+        self.max_chars as u64 >= Self::OFF as u64
+    }
+
+    /// Checks the numbers (R2.2): the head and tail kept must together be
+    /// at most the threshold, or a "reduced" result would not shrink; the
+    /// threshold is at least 1. Off passes.
+    pub fn check(&self) -> Result<(), crate::Error> {
+        use crate::error::Setting;
+        if self.is_off() {
+            return Ok(());
+        }
+        let shown = format!(
+            "{{ maxChars: {}, headChars: {}, tailChars: {} }}",
+            self.max_chars, self.head_chars, self.tail_chars
+        );
+        if self.max_chars == 0 {
+            return Err(crate::Error::invalid(
+                Setting::Reduction,
+                shown,
+                "the threshold must be at least 1 character",
+            ));
+        }
+        if self.head_chars.saturating_add(self.tail_chars) > self.max_chars {
+            return Err(crate::Error::invalid(
+                Setting::Reduction,
+                shown,
+                "head + tail must be at most the threshold, or a reduced result would not shrink",
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Default for ReductionSettings {
@@ -340,5 +383,29 @@ mod tests {
         let long = "z".repeat(10_000);
         assert!(reduce_message(&Message::user("u", long.clone()), &ReductionSettings::default()).is_none());
         assert!(reduce_message(&Message::assistant("a", long), &ReductionSettings::default()).is_none());
+    }
+}
+
+#[cfg(test)]
+mod settings_tests {
+    use super::ReductionSettings;
+
+    #[test]
+    fn the_numbers_are_checked_together() {
+        assert!(ReductionSettings::default().check().is_ok());
+        assert!(ReductionSettings::off().check().is_ok() && ReductionSettings::off().is_off());
+        let bad = ReductionSettings {
+            max_chars: 100,
+            head_chars: 60,
+            tail_chars: 41,
+        };
+        let e = bad.check().unwrap_err().to_string();
+        assert!(e.contains("reduction") && e.contains("head + tail"), "{e}");
+        let zero = ReductionSettings {
+            max_chars: 0,
+            head_chars: 0,
+            tail_chars: 0,
+        };
+        assert!(zero.check().is_err());
     }
 }

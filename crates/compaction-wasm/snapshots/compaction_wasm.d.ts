@@ -664,6 +664,23 @@ export interface EngineSettings {
      * `decision.contextManagement.edits` (R13.4).
      */
     clearThinking?: { type: "clear_thinking_20251015"; keep?: { type: "thinking_turns"; value: number } | { type: "all" } | "all" };
+    /**
+     * Budget reduction (R2.2): a tool result over `maxChars` characters
+     * (default 4,000) keeps its first `headChars` (2,400) and last
+     * `tailChars` (1,600) with a marker between; `false` turns it off
+     * (the `client-*` presets' default). Only results the model has not
+     * read yet are reduced. `headChars + tailChars` must be at most
+     * `maxChars`.
+     */
+    reduction?: false | { maxChars?: number; headChars?: number; tailChars?: number };
+    /**
+     * Your tokenizer (R1.6a): the engine counts every text with it instead
+     * of its by-script estimate (reported usage still wins where there is
+     * some). It must return a whole number; a throw or anything else makes
+     * the engine method that counted throw `COUNT_TOKENS_FAILED` with your
+     * error as `cause`.
+     */
+    countTokens?: (text: string) => number;
 }
 
 /**

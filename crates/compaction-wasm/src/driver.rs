@@ -171,6 +171,11 @@ async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
 /// `Engine.prepare`: the core [`Preparation`] stepped with `await`s (the
 /// rounds, and when a preparation ends, are the core's).
 pub(crate) async fn prepare(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
+    // The host's countTokens failing anywhere in the loop is its error.
+    crate::counter::checked(prepare_loop(state, host).await)
+}
+
+async fn prepare_loop(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
     let now = borrow(state)?.now(host.now.clone())?;
     let mut prep = Preparation::new(now, host.precompute);
     loop {

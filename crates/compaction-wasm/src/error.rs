@@ -28,6 +28,7 @@ pub fn js_field(setting: Setting) -> &'static str {
         Setting::WarnMargin => "warnMargin",
         Setting::BlockedMargin => "blockedMargin",
         Setting::MarginSharePct => "marginSharePct",
+        Setting::Reduction => "reduction",
         // `Setting` may grow; its engine name is the fallback.
         other => other.key(),
     }

@@ -23,6 +23,8 @@
 //! crosses between them as a plain JS object.
 
 #[cfg(feature = "engine")]
+pub mod counter;
+#[cfg(feature = "engine")]
 pub mod driver;
 pub mod dto;
 #[cfg(feature = "engine")]

@@ -19,10 +19,15 @@ pub fn plan(
     #[wasm_bindgen(unchecked_optional_param_type = "string | null")] now: JsValue,
 ) -> Result<JsValue, JsValue> {
     let now = crate::js::opt_text(&now, "now")?;
-    let (mut core_settings, session) = read_settings(&settings)?;
+    let (mut core_settings, session, counter) = read_settings(&settings)?;
     let formatted = crate::format::read_format(&settings, &mut core_settings)?;
     let mut state = State::new(core_settings, session)?;
     state.formatted = formatted;
+    state.counter = counter;
+    crate::counter::checked(plan_in(&mut state, messages, now))
+}
+
+fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<JsValue, JsValue> {
     if let Some(json) = messages.as_string() {
         state.load_json(&json)?;
     } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {

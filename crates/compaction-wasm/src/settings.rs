@@ -3,13 +3,19 @@
 //! field), or nothing.
 
 use compaction_core::engine::{EngineSettings as CoreSettings, Preset};
+use compaction_core::reduction::ReductionSettings;
 use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings as CoreThresholdSettings};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::counter::CounterSlot;
 
 use crate::error::{from_engine, js_error, INVALID_SETTING};
 use crate::thresholds::{describe, known_keys, number};
 
-const SETTINGS_FIELDS: [&str; 16] = [
+const SETTINGS_FIELDS: [&str; 18] = [
+    "reduction",
+    "countTokens",
     "preset",
     "format",
     "window",
@@ -29,7 +35,7 @@ const SETTINGS_FIELDS: [&str; 16] = [
 ];
 
 /// Settings from a preset name, an `EngineSettings` object, or `undefined`.
-pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), JsValue> {
+pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Option<CounterSlot>), JsValue> {
     let preset_of = |name: &str| {
         Preset::from_name(name).ok_or_else(|| {
             let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
@@ -42,10 +48,10 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), J
     };
     let default_session = "context-compaction".to_owned();
     if value.is_undefined() {
-        return Ok((Preset::Seed.settings(200_000), default_session));
+        return Ok((Preset::Seed.settings(200_000), default_session, None));
     }
     if let Some(name) = value.as_string() {
-        return Ok((preset_of(&name)?.settings(200_000), default_session));
+        return Ok((preset_of(&name)?.settings(200_000), default_session, None));
     }
     if !value.is_object() || value.is_function() {
         return Err(js_error(
@@ -167,6 +173,71 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String), J
             })?;
         }
     }
+    read_reduction(value, &mut settings)?;
+    let count = js_sys::Reflect::get(value, &"countTokens".into()).unwrap_or(JsValue::UNDEFINED);
+    let slot = if count.is_undefined() || count.is_null() {
+        None
+    } else {
+        let f = count.dyn_into::<js_sys::Function>().map_err(|v| {
+            js_error(
+                INVALID_SETTING,
+                "countTokens",
+                &format!(
+                    "invalid setting `countTokens` = {}: must be a function (text: string) => number",
+                    describe(&v)
+                ),
+            )
+        })?;
+        let (counter, slot) = crate::counter::register(f);
+        settings.estimator.counter = Some(counter);
+        Some(slot)
+    };
     let session = string("sessionId")?.unwrap_or(default_session);
-    Ok((settings, session))
+    Ok((settings, session, slot))
+}
+
+/// `reduction`: `false` (off) or `{ maxChars?, headChars?, tailChars? }`
+/// over the preset's numbers (R2.2), checked together.
+fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), JsValue> {
+    let r = js_sys::Reflect::get(value, &"reduction".into()).unwrap_or(JsValue::UNDEFINED);
+    if r.is_undefined() {
+        return Ok(());
+    }
+    if r.as_bool() == Some(false) {
+        settings.reduction = ReductionSettings::off();
+        return Ok(());
+    }
+    if !r.is_object() || r.is_function() || js_sys::Array::is_array(&r) {
+        return Err(js_error(
+            INVALID_SETTING,
+            "reduction",
+            &format!(
+                "invalid setting `reduction` = {}: must be false or {{ maxChars?, headChars?, tailChars? }}",
+                describe(&r)
+            ),
+        ));
+    }
+    known_keys(&r, &["maxChars", "headChars", "tailChars"])?;
+    if settings.reduction.is_off() {
+        settings.reduction = ReductionSettings::default();
+    }
+    for (field, slot) in [
+        ("maxChars", &mut settings.reduction.max_chars),
+        ("headChars", &mut settings.reduction.head_chars),
+        ("tailChars", &mut settings.reduction.tail_chars),
+    ] {
+        let v = js_sys::Reflect::get(&r, &field.into()).unwrap_or(JsValue::UNDEFINED);
+        if !v.is_undefined() {
+            let n = v.as_f64().unwrap_or(f64::NAN);
+            if !(n >= 0.0 && n.fract() == 0.0 && n < ReductionSettings::OFF as f64) {
+                return Err(js_error(
+                    INVALID_SETTING,
+                    &format!("reduction.{field}"),
+                    &format!("invalid setting `reduction.{field}` = {}: must be a whole number of characters below 4294967295", describe(&v)),
+                ));
+            }
+            *slot = n as usize;
+        }
+    }
+    settings.reduction.check().map_err(|e| from_engine(&e))
 }

@@ -462,6 +462,37 @@ fn replay_on_a_real_session_file() {
 }
 
 #[test]
+fn plan_takes_the_budget_reduction_numbers_or_off() {
+    // 12,000-character results: the seed reduces them, `off` sends them
+    // whole, a higher threshold leaves them whole too.
+    let path = generated("reduction", 8, 12_000);
+    let p = path.to_str().unwrap();
+    let count = |extra: &[&str]| -> u64 {
+        let mut args = vec!["plan", "--messages", p];
+        args.extend_from_slice(extra);
+        ok(&compaction(&args))["count"]["tokens"].as_u64().unwrap()
+    };
+    let seed = count(&[]);
+    let off = count(&["--reduction", "off"]);
+    let high = count(&["--reduction", "20000,12000,8000"]);
+    let low = count(&["--reduction", "1000,600,400"]);
+    assert!(
+        off > seed && high == off && low < seed,
+        "{seed} {off} {high} {low}"
+    );
+    let e = err(&compaction(&[
+        "plan",
+        "--messages",
+        p,
+        "--reduction",
+        "100,60,41",
+    ]));
+    assert!(e.contains("--reduction") && e.contains("head + tail"), "{e}");
+    let e = err(&compaction(&["plan", "--messages", p, "--reduction", "lots"]));
+    assert!(e.contains("MAX,HEAD,TAIL"), "{e}");
+}
+
+#[test]
 fn plan_and_compact_speak_the_history_s_format() {
     // A Chat Completions history: the view comes back in its shape, the
     // untouched messages exactly as they came.

@@ -144,6 +144,7 @@ impl Engine {
     /// An engine with these settings; invalid settings are an error (R1.5).
     pub fn new(settings: EngineSettings) -> Result<Self, Error> {
         let lines = Thresholds::compute(&settings.thresholds)?;
+        settings.reduction.check()?;
         let settings_breakers = settings.breakers;
         Ok(Engine {
             view: View::new(settings.estimator.clone()),

@@ -65,14 +65,15 @@ impl Engine {
         if self.shared.preparing.get() {
             return Err(busy());
         }
-        f(&mut state)
+        // The host's countTokens failing while `f` counted is the host's error.
+        crate::counter::checked(f(&mut state))
     }
 
     /// Runs `f` on the state for a call that only reads it (also while a
     /// `prepare()` is pending: a host callback may look).
     fn read<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
         let mut state = borrow(&self.shared)?;
-        f(&mut state)
+        crate::counter::checked(f(&mut state))
     }
 }
 
@@ -135,10 +136,11 @@ impl Engine {
         >,
     ) -> Result<Engine, JsValue> {
         let settings_js = settings.unwrap_or(JsValue::UNDEFINED);
-        let (mut settings, session) = read_settings(&settings_js)?;
+        let (mut settings, session, counter) = read_settings(&settings_js)?;
         let formatted = crate::format::read_format(&settings_js, &mut settings)?;
         let mut state = State::new(settings, session)?;
         state.formatted = formatted;
+        state.counter = counter;
         Ok(Engine {
             shared: Rc::new(Shared {
                 state: RefCell::new(state),

@@ -24,6 +24,8 @@ pub(crate) struct State {
     pub(super) log: SessionLog,
     /// The host's latest clock reading (records get it as their time).
     pub(super) last_now: Option<Timestamp>,
+    /// The host's `countTokens`, kept while the engine lives.
+    pub(crate) counter: Option<crate::counter::CounterSlot>,
     /// The history's format, when it is not Anthropic's (`settings.format`).
     pub(crate) formatted: Option<crate::format::Formatted>,
 }
@@ -34,6 +36,7 @@ impl State {
             engine: CoreEngine::new(settings).map_err(|e| from_engine(&e))?,
             log: SessionLog::new(session_id),
             last_now: None,
+            counter: None,
             formatted: None,
         })
     }
