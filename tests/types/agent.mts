@@ -1,9 +1,9 @@
 // A sample agent written against the official @anthropic-ai/sdk types:
 // `tsc --noEmit` must accept it with no casts (this folder holds no `as`;
 // tests/node/types-no-cast.test.mjs checks). Its MessageParam[] history
-// goes into the engine as is, the engine's messages go back to the beta
-// API as BetaMessageParam[], a summary request goes to the plain API as
-// MessageCreateParamsNonStreaming, and the edits come back assignable to
+// goes into the engine unchanged, the engine's messages are assignable to
+// the beta API's BetaMessageParam[], a summary request to the plain API's
+// MessageCreateParamsNonStreaming, and the edits to
 // BetaContextManagementConfig.
 import type Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming, MessageParam, TextBlockParam } from "@anthropic-ai/sdk/resources/messages";
