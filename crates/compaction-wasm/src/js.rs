@@ -253,12 +253,12 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
 /// A serde_json error in the caller's words: without the position in the
 /// engine's own serialisation ("at line 1 column 57", meaningless to a
 /// caller who passed an object) nor the binding's Rust type names
-/// ("expected struct InUsage"), cut short.
+/// ("expected struct ApiUsage"), cut short.
 pub fn clean(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let at = format!(" at line {} column {}", error.line(), error.column());
     let text = text.strip_suffix(at.as_str()).unwrap_or(&text).as_bytes();
-    // "struct InUsage" → "an object", "enum InRole" → "one of the names".
+    // "struct ApiUsage" → "an object", "enum InRole" → "one of the names".
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {
