@@ -5,7 +5,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::error::{js_error, js_error_caused, ENGINE_ERROR, INVALID_ARGUMENT};
+use crate::error::{js_error, js_error_caused, ENGINE_ERROR, INVALID_ARGUMENT, INVALID_MESSAGE};
 
 #[wasm_bindgen]
 extern "C" {
@@ -200,6 +200,27 @@ pub fn kind(value: &JsValue) -> String {
         Some(other) => format!("a {other}"),
         None => "a value".to_owned(),
     }
+}
+
+/// `value` as JSON text (an object or a list of them), or an error naming `field`.
+pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
+    if !value.is_object() {
+        return Err(js_error(
+            INVALID_MESSAGE,
+            field,
+            &format!("{field} must be an object"),
+        ));
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| {
+            js_error(
+                INVALID_MESSAGE,
+                field,
+                &format!("{field} is not writable as JSON"),
+            )
+        })
 }
 
 /// Values out: plain objects, `null` for absent optionals, numbers (never
