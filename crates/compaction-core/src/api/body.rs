@@ -68,6 +68,13 @@ impl MessageParam {
     /// the API would refuse the request and the engine would pair them
     /// wrongly).
     pub fn into_message(self, uuid: impl FnOnce() -> Uuid) -> Result<Message, ParamError> {
+        // One copy of the checks, whatever the caller's closure (the
+        // package calls this from three places).
+        let mut uuid = Some(uuid);
+        self.checked(&mut || uuid.take().map_or_else(|| Uuid(String::new()), |make| make()))
+    }
+
+    fn checked(self, uuid: &mut dyn FnMut() -> Uuid) -> Result<Message, ParamError> {
         let timestamp = match self.timestamp {
             None => None,
             Some(text) => Some(Timestamp::parse(&text).ok_or_else(|| ParamError {
