@@ -11,10 +11,16 @@
 //   trap, wasm-bindgen's own borrow of it is never returned, and its free()
 //   would throw "attempted to take ownership…" forever;
 // - any other error that reaches here without a `code` (none should) gets
-//   `code` "ENGINE_ERROR", the original as `cause`.
+//   `code` "ENGINE_ERROR", the original as `cause`;
+// - `prepare(host)` is this file's loop over the module's synchronous steps
+//   (`__prepareStart`, `__prepareStep`), each host callback awaited between
+//   two of them: a trap in any step rejects the promise with
+//   "ENGINE_POISONED" (the preparation stopped half way) instead of
+//   escaping from a microtask, and other engines' preparations go on.
 // Arguments are checked inside the module (each wrong type is an
 // INVALID_ARGUMENT error naming its field), not here.
 
+const apply = Reflect.apply;
 const OWNERSHIP = "attempted to take ownership of Rust value while it was borrowed";
 const NULL_POINTER = "null pointer passed to rust";
 
@@ -38,13 +44,15 @@ export function guard(Class, name) {
         `so its state can no longer be trusted: free() it and create a new ${name}`,
       cause,
     );
-  const settle = (self, method, error) => {
+  // `always`: a trap poisons even before the state was reached (a
+  // preparation stopped half way).
+  const settle = (self, method, error, always = false) => {
     if (error instanceof WebAssembly.RuntimeError) {
       // Poisoned when the trap stopped a call that held the state; a trap
       // before (copying an argument in, out of memory) left it whole.
       let stuck = true;
       try {
-        stuck = self.__poisoned();
+        stuck = always || self.__poisoned();
       } catch {}
       if (stuck) {
         poisoned.add(self);
@@ -64,6 +72,38 @@ export function guard(Class, name) {
     const what = error instanceof Error ? error.message : String(error);
     return coded("ENGINE_ERROR", `${name}.${method}: ${what}`, error);
   };
+  const { __prepareStart: start, __prepareStep: step } = proto;
+  if (typeof start === "function" && typeof step === "function") {
+    // Started synchronously (busy, a wrong host and a poisoned engine throw
+    // at once); the callbacks never run inside the prepare() call.
+    const drive = async (self) => {
+      await null;
+      let ok = true;
+      let value;
+      for (;;) {
+        if (poisoned.has(self)) throw poisonedError();
+        let next;
+        try {
+          next = step.call(self, ok, value);
+        } catch (e) {
+          throw settle(self, "prepare", e, true);
+        }
+        if (next.length === 1) return next[0];
+        try {
+          value = await apply(next[0], null, [next[1]]);
+          ok = true;
+        } catch (e) {
+          value = e;
+          ok = false;
+        }
+      }
+    };
+    const prepare = function prepare(host) {
+      start.call(this, host);
+      return drive(this);
+    };
+    Object.defineProperty(proto, "prepare", { value: prepare, writable: true, configurable: true, enumerable: false });
+  }
   for (const key of Object.getOwnPropertyNames(proto)) {
     const d = Object.getOwnPropertyDescriptor(proto, key);
     if (key === "constructor" || key === "free" || key.startsWith("__") || typeof d.value !== "function") continue;

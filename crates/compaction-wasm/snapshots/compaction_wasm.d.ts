@@ -28,6 +28,18 @@ export interface Host {
     precompute?: boolean;
 }
 
+export interface Engine {
+    /** Runs the cascade before a model call and answers every request it
+     * makes through `host` (a compaction with its PreCompact hooks,
+     * summary, fallbacks and files; Tier 3 segments; the precompute) until
+     * nothing is pending: the async twin of the engine's `drive`, and the
+     * binding's only request loop. Resolves to the last decision with every
+     * step taken. Then send `messages()`. Throws at once (`ENGINE_BUSY`,
+     * `INVALID_ARGUMENT`, `ENGINE_POISONED`) when it cannot start; a wasm
+     * trap in any of its steps rejects with `ENGINE_POISONED`. */
+    prepare(host: Host): Promise<Decision>;
+}
+
 
 
 /** `cache_control` as the API takes it. */
@@ -595,11 +607,12 @@ export interface EngineSettings {
     /**
      * The history's shape (default `"anthropic"`): `load`, `append`,
      * `messages()` and `plan` speak it; off Anthropic, Tier 1 takes the
-     * client's time-based path. The typed engines are in
-     * `context-compaction/ai-sdk`, `context-compaction/openai` and
-     * `context-compaction/langchain`.
+     * client's time-based path. `context-compaction` reads Anthropic's
+     * only; the other formats are the `Engine` and `plan` of
+     * `context-compaction/formats`, typed per SDK in
+     * `context-compaction/ai-sdk`, `/openai` and `/langchain`.
      */
-    format?: "anthropic" | "ai-sdk" | "openai-chat" | "openai-responses" | "langchain";
+    format?: "anthropic";
     /**
      * The model's context window (default 200,000).
      */
@@ -1363,15 +1376,6 @@ export class Engine {
      * What `beforeCall` would decide now, changing nothing (a dry run).
      */
     plan(now?: string | null): Decision;
-    /**
-     * Runs the cascade before a model call and answers every request it
-     * makes through `host` (a compaction with its PreCompact hooks,
-     * summary, fallbacks and files; Tier 3 segments; the precompute) until
-     * nothing is pending: the async twin of the engine's `drive`, and the
-     * binding's only request loop. Returns the last decision with every
-     * step taken. Then send `messages()`.
-     */
-    prepare(host: Host): Promise<Decision>;
     /**
      * The API refused the call as too long (`isPromptTooLong(error)`):
      * the reactive tier (SPEC R8.1). First collapse overflow recovery, on

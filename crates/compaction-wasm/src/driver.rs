@@ -1,14 +1,18 @@
-//! `engine.prepare(host)`: the async twin of the engine's `prepare`, and
-//! the binding's only request loop: it steps the core's [`Preparation`]
-//! (which runs the cascade, decides what a host failure does — the next
-//! model of the chain, or a failed request — and when to run the cascade
-//! again), putting each request to the host. The engine's state is never
-//! borrowed across an `await`: the host may read it while its call runs.
+//! `engine.prepare(host)`'s steps: the binding's only request loop. The
+//! loop itself is JS (`js/guard.js`: each `await` of a host callback
+//! between two synchronous calls into the module, so a trap in any step
+//! rejects the promise with `ENGINE_POISONED` instead of killing a
+//! microtask); each step here takes the host's outcome for the callback it
+//! asked for and steps the core's [`Preparation`] (which runs the cascade,
+//! decides what a host failure does — the next model of the chain, or a
+//! failed request — and when to run the cascade again) up to the next
+//! callback to call. The state is never borrowed across a callback: the
+//! host may read it while its call runs.
 
+use compaction_core::compact::FileAnswer;
 use compaction_core::engine::{Answer, Preparation, Request};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
 
 use crate::dto::{self, SummaryRequest};
 use crate::engine::{borrow, to_js, Shared};
@@ -80,135 +84,215 @@ impl JsHost {
         })
     }
 
-    /// Puts one request to the host: its answer, or the host's error with
-    /// the code naming the callback.
-    async fn ask(&self, request: &Request) -> Result<Answer, (&'static str, &'static str, JsValue)> {
+    /// The first callback `request` needs, or its answer when it needs none.
+    fn begin(&self, request: &Request) -> Asked {
         match request {
-            Request::PreCompact(r) => {
+            Request::PreCompact(_) => {
                 let Some(f) = &self.pre_compact else {
-                    return Ok(Answer::allow());
+                    return Asked::Answer(Answer::allow());
                 };
-                let arg = to_js(&dto::Request::from_core(request.clone()))
-                    .map_err(|e| (PRE_COMPACT_FAILED, "preCompact", e))?;
-                let _ = r;
-                let value = call(f, &arg)
-                    .await
-                    .map_err(|e| (PRE_COMPACT_FAILED, "preCompact", e))?;
-                crate::engine::read_hook(&value)
-                    .map(Answer::Hook)
-                    .map_err(|e| (PRE_COMPACT_FAILED, "preCompact", invalid("preCompact", &e)))
+                match to_js(&dto::Request::from_core(request.clone())) {
+                    Ok(arg) => Asked::Call(f.clone(), arg, Stage::PreCompact),
+                    Err(e) => Asked::Failed(PRE_COMPACT_FAILED, "preCompact", e),
+                }
             }
             Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => {
-                let arg = to_js(&SummaryRequest::from_core(r.clone()))
-                    .map_err(|e| (SUMMARIZER_FAILED, "summarize", e))?;
-                let value = call(&self.summarize, &arg)
-                    .await
-                    .map_err(|e| (SUMMARIZER_FAILED, "summarize", e))?;
-                // A resolved value that is no answer is the host's bug, not
-                // an unavailable model: it rejects at once.
-                crate::engine::answer_from_js(&value).map_err(|e| {
-                    (
-                        "",
-                        "summarize",
-                        invalid(
-                            "summarize",
-                            &format!("summarize must resolve to the summary text or an Answer: {e}"),
-                        ),
-                    )
-                })
+                match to_js(&SummaryRequest::from_core(r.clone())) {
+                    Ok(arg) => Asked::Call(self.summarize.clone(), arg, Stage::Summarize),
+                    Err(e) => Asked::Failed(SUMMARIZER_FAILED, "summarize", e),
+                }
             }
-            Request::Files(r) => {
-                let files = match &self.read_files {
-                    None => r
+            Request::Files(r) => match &self.read_files {
+                None => {
+                    let files = r
                         .paths
                         .iter()
                         .map(|path| compaction_core::compact::FileAnswer {
                             path: path.clone(),
                             content: Err("no readFiles given to prepare()".to_owned()),
                         })
-                        .collect(),
-                    Some(f) => {
-                        let paths: js_sys::Array = r.paths.iter().map(|p| JsValue::from_str(p)).collect();
-                        let value = call(f, &paths)
-                            .await
-                            .map_err(|e| (READ_FILES_FAILED, "readFiles", e))?;
-                        crate::engine::read_files(&value)
-                            .map_err(|e| (READ_FILES_FAILED, "readFiles", invalid("readFiles", &e)))?
-                    }
-                };
-                let hooks = match (&self.post_compact_hooks, r.post_compact_hooks) {
-                    (Some(f), true) => {
-                        let value = call(f, &JsValue::UNDEFINED)
-                            .await
-                            .map_err(|e| (POST_COMPACT_HOOKS_FAILED, "postCompactHooks", e))?;
-                        crate::engine::read_hooks(&value).map_err(|e| {
-                            (
-                                POST_COMPACT_HOOKS_FAILED,
-                                "postCompactHooks",
-                                invalid("postCompactHooks", &e),
-                            )
-                        })?
-                    }
-                    _ => Vec::new(),
-                };
-                Ok(Answer::Files { files, hooks })
-            }
+                        .collect();
+                    self.hooks_or_answer(files, r.post_compact_hooks)
+                }
+                Some(f) => {
+                    let paths: js_sys::Array = r.paths.iter().map(|p| JsValue::from_str(p)).collect();
+                    Asked::Call(f.clone(), paths.into(), Stage::ReadFiles)
+                }
+            },
         }
     }
+
+    /// The files' answer, once the PostCompact hooks (when asked for and
+    /// given) have been called.
+    fn hooks_or_answer(&self, files: Vec<FileAnswer>, wanted: bool) -> Asked {
+        match (&self.post_compact_hooks, wanted) {
+            (Some(f), true) => Asked::Call(f.clone(), JsValue::UNDEFINED, Stage::Hooks(files)),
+            _ => Asked::Answer(Answer::Files {
+                files,
+                hooks: Vec::new(),
+            }),
+        }
+    }
+
+    /// What the callback of `stage` gave (`Ok`: what its promise resolved
+    /// to; `Err`: what it threw or rejected with) makes of `request`.
+    fn settle(&self, request: &Request, stage: Stage, outcome: Result<JsValue, JsValue>) -> Asked {
+        match stage {
+            Stage::PreCompact => match outcome {
+                Err(e) => Asked::Failed(PRE_COMPACT_FAILED, "preCompact", e),
+                Ok(value) => match crate::engine::read_hook(&value) {
+                    Ok(hook) => Asked::Answer(Answer::Hook(hook)),
+                    Err(e) => Asked::Failed(PRE_COMPACT_FAILED, "preCompact", invalid("preCompact", &e)),
+                },
+            },
+            Stage::Summarize => match outcome {
+                Err(e) => Asked::Failed(SUMMARIZER_FAILED, "summarize", e),
+                // A resolved value that is no answer is the host's bug, not
+                // an unavailable model: it rejects at once.
+                Ok(value) => match crate::engine::answer_from_js(&value) {
+                    Ok(answer) => Asked::Answer(answer),
+                    Err(e) => Asked::Fatal(invalid(
+                        "summarize",
+                        &format!("summarize must resolve to the summary text or an Answer: {e}"),
+                    )),
+                },
+            },
+            Stage::ReadFiles => match outcome {
+                Err(e) => Asked::Failed(READ_FILES_FAILED, "readFiles", e),
+                Ok(value) => match crate::engine::read_files(&value) {
+                    Ok(files) => {
+                        let wanted = matches!(request, Request::Files(r) if r.post_compact_hooks);
+                        self.hooks_or_answer(files, wanted)
+                    }
+                    Err(e) => Asked::Failed(READ_FILES_FAILED, "readFiles", invalid("readFiles", &e)),
+                },
+            },
+            Stage::Hooks(files) => match outcome {
+                Err(e) => Asked::Failed(POST_COMPACT_HOOKS_FAILED, "postCompactHooks", e),
+                Ok(value) => match crate::engine::read_hooks(&value) {
+                    Ok(hooks) => Asked::Answer(Answer::Files { files, hooks }),
+                    Err(e) => Asked::Failed(
+                        POST_COMPACT_HOOKS_FAILED,
+                        "postCompactHooks",
+                        invalid("postCompactHooks", &e),
+                    ),
+                },
+            },
+        }
+    }
+}
+
+/// Which of a request's callbacks the host is running.
+enum Stage {
+    PreCompact,
+    Summarize,
+    ReadFiles,
+    /// `postCompactHooks`, after `readFiles` gave these files.
+    Hooks(Vec<FileAnswer>),
+}
+
+/// Where a request stands after a callback (or before the first).
+enum Asked {
+    /// Call this callback with this argument next.
+    Call(js_sys::Function, JsValue, Stage),
+    /// The request's answer.
+    Answer(Answer),
+    /// The host failed it: the code and field of the error, and the cause.
+    Failed(&'static str, &'static str, JsValue),
+    /// The host's bug: `prepare()` rejects with this at once.
+    Fatal(JsValue),
 }
 
 fn invalid(field: &str, message: &str) -> JsValue {
     js_error(INVALID_ARGUMENT, field, message)
 }
 
-/// Calls a JS callback and awaits what it returned (`Promise.resolve`
-/// never throws: a thenable whose `then` throws, or a Proxy, rejects).
-async fn call(f: &js_sys::Function, arg: &JsValue) -> Result<JsValue, JsValue> {
-    let out = f.call1(&JsValue::NULL, arg)?;
-    JsFuture::from(js_sys::Promise::resolve(&out)).await
+/// What a step asks the JS loop to do next.
+pub(crate) enum Next {
+    /// Call this callback with this argument, then step with its outcome.
+    Call(js_sys::Function, JsValue),
+    /// `prepare()` resolves to this decision.
+    Done(JsValue),
 }
 
-/// `Engine.prepare`: the core [`Preparation`] stepped with `await`s (the
-/// rounds, and when a preparation ends, are the core's).
-pub(crate) async fn prepare(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
-    // The host's countTokens failing anywhere in the loop is its error.
-    crate::counter::checked(prepare_loop(state, host).await)
+/// One pending `prepare()`: the host, the core's preparation, and the
+/// request whose callback the host is running.
+pub(crate) struct Run {
+    host: JsHost,
+    prep: Preparation,
+    asked: Option<(Request, Stage)>,
 }
 
-async fn prepare_loop(state: &Shared, host: JsHost) -> Result<JsValue, JsValue> {
-    let now = borrow(state)?.now(host.now.clone())?;
-    let mut prep = Preparation::new(now, host.precompute);
-    loop {
-        let next = prep.next(&mut borrow(state)?.engine);
-        let Some(request) = next else { break };
-        match host.ask(&request).await {
-            Ok(answer) => {
-                let mut s = borrow(state)?;
-                prep.answered(&mut s.engine, request.id(), answer)
-                    .map_err(|e| from_engine_at(&e, "answer"))?;
-            }
-            Err(("", _, error)) => return Err(error),
-            Err((code, field, cause)) => {
-                let mut s = borrow(state)?;
-                let go_on = prep
-                    .host_failed(&mut s.engine, &request)
-                    .map_err(|e| from_engine_at(&e, field))?;
-                if !go_on {
-                    let message = format!(
-                        "host.{field} failed on the {} request {}: {}",
-                        request.kind(),
-                        request.id(),
-                        describe(&cause)
-                    );
-                    return Err(js_error_caused(code, field, &message, &cause));
+impl Run {
+    /// A preparation with `host`, at the `now` it gives.
+    pub(crate) fn start(state: &Shared, host: JsHost) -> Result<Run, JsValue> {
+        let now = borrow(state)?.now(host.now.clone())?;
+        let prep = Preparation::new(now, host.precompute);
+        Ok(Run {
+            host,
+            prep,
+            asked: None,
+        })
+    }
+
+    /// Takes the outcome of the callback asked for last (ignored on the
+    /// first step) and runs to the next callback, or to the decision.
+    pub(crate) fn step(
+        &mut self,
+        state: &Shared,
+        outcome: Result<JsValue, JsValue>,
+    ) -> Result<Next, JsValue> {
+        let mut asked = self.asked.take().map(|(request, stage)| {
+            let next = self.host.settle(&request, stage, outcome);
+            (request, next)
+        });
+        loop {
+            let (request, next) = match asked.take() {
+                Some(pair) => pair,
+                None => {
+                    let next = self.prep.next(&mut borrow(state)?.engine);
+                    let Some(request) = next else {
+                        let mut s = borrow(state)?;
+                        let prep = std::mem::replace(&mut self.prep, Preparation::new(None, false));
+                        let prepared = prep.finish(&mut s.engine);
+                        let out = s.prepared(prepared);
+                        return to_js(&out).map(Next::Done);
+                    };
+                    let next = self.host.begin(&request);
+                    (request, next)
+                }
+            };
+            match next {
+                Asked::Call(f, arg, stage) => {
+                    self.asked = Some((request, stage));
+                    return Ok(Next::Call(f, arg));
+                }
+                Asked::Answer(answer) => {
+                    let mut s = borrow(state)?;
+                    self.prep
+                        .answered(&mut s.engine, request.id(), answer)
+                        .map_err(|e| from_engine_at(&e, "answer"))?;
+                }
+                Asked::Fatal(error) => return Err(error),
+                Asked::Failed(code, field, cause) => {
+                    let mut s = borrow(state)?;
+                    let go_on = self
+                        .prep
+                        .host_failed(&mut s.engine, &request)
+                        .map_err(|e| from_engine_at(&e, field))?;
+                    if !go_on {
+                        let message = format!(
+                            "host.{field} failed on the {} request {}: {}",
+                            request.kind(),
+                            request.id(),
+                            describe(&cause)
+                        );
+                        return Err(js_error_caused(code, field, &message, &cause));
+                    }
                 }
             }
         }
     }
-    let mut s = borrow(state)?;
-    let prepared = prep.finish(&mut s.engine);
-    let out = s.prepared(prepared);
-    to_js(&out)
 }
 
 /// What the host threw, in one line.

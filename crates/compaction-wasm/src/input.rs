@@ -3,7 +3,7 @@
 //! cheaper than handing wasm an already-parsed JS object), into the engine's
 //! `Message`.
 
-use compaction_core::message::{Content, Extra, Json, Message, Role, Usage, Uuid};
+use compaction_core::message::{ApiUsage, Content, Extra, Json, Message, Role, Usage, Uuid};
 use compaction_core::time::Timestamp;
 use std::cell::Cell;
 
@@ -24,7 +24,7 @@ struct In {
     #[serde(default)]
     timestamp: Option<String>,
     #[serde(default)]
-    usage: Option<InUsage>,
+    usage: Option<ApiUsage>,
     /// A `role: "system"` message's `clear_at` (R13.3), kept verbatim.
     #[serde(default)]
     clear_at: Option<Json>,
@@ -54,38 +54,6 @@ impl<'de> Deserialize<'de> for InRole {
             [InRole::User, InRole::Assistant, InRole::System],
         )
     }
-}
-
-/// The API's usage; the SDK types the cache counters `number | null`.
-#[derive(Deserialize)]
-struct InUsage {
-    #[serde(default)]
-    input_tokens: Option<f64>,
-    #[serde(default)]
-    output_tokens: Option<f64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<f64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<f64>,
-    /// Per-iteration usage (server compaction, server tool loops): the last
-    /// `message` iteration is the context the reply was sampled from.
-    #[serde(default)]
-    iterations: Option<Vec<InIteration>>,
-}
-
-/// One entry of `usage.iterations`.
-#[derive(Deserialize)]
-struct InIteration {
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
-    #[serde(default)]
-    input_tokens: Option<f64>,
-    #[serde(default)]
-    output_tokens: Option<f64>,
-    #[serde(default)]
-    cache_creation_input_tokens: Option<f64>,
-    #[serde(default)]
-    cache_read_input_tokens: Option<f64>,
 }
 
 /// A response's `context_management` (R13.4).
@@ -170,62 +138,13 @@ fn convert(raw: In, field: &str, uuid: impl FnOnce() -> Uuid) -> Result<Message,
     })
 }
 
-/// A usage's counters (the last `message` iteration's when there are
-/// iterations), each a whole number from 0 to 2^53 − 1: a larger one is
-/// refused, never wrapped.
-fn usage(u: &InUsage, field: &str) -> Result<Usage, JsValue> {
-    let last = u
-        .iterations
-        .as_deref()
-        .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
-    let (at, counters) = match last {
-        Some(i) => (
-            ".iterations[…]",
-            [
-                i.input_tokens,
-                i.output_tokens,
-                i.cache_creation_input_tokens,
-                i.cache_read_input_tokens,
-            ],
-        ),
-        None => (
-            "",
-            [
-                u.input_tokens,
-                u.output_tokens,
-                u.cache_creation_input_tokens,
-                u.cache_read_input_tokens,
-            ],
-        ),
-    };
-    const NAMES: [&str; 4] = [
-        "input_tokens",
-        "output_tokens",
-        "cache_creation_input_tokens",
-        "cache_read_input_tokens",
-    ];
-    let mut out = [0u64; 4];
-    for ((slot, value), name) in out.iter_mut().zip(counters).zip(NAMES) {
-        let v = value.unwrap_or(0.0);
-        if !(v.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&v)) {
-            let at = format!("{field}.usage{at}.{name}");
-            return Err(js_error(
-                INVALID_MESSAGE,
-                &at,
-                &format!(
-                    "{at}: {} is not a token count (a whole number from 0 to 2^53 - 1)",
-                    compaction_core::error::Num(v)
-                ),
-            ));
-        }
-        *slot = v as u64;
-    }
-    let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = out;
-    Ok(Usage {
-        input_tokens,
-        output_tokens,
-        cache_creation_input_tokens,
-        cache_read_input_tokens,
+/// A usage's counters (core's rule: the last `message` iteration's when
+/// there are iterations, each a whole number from 0 to 2^53 − 1), refused
+/// with the field path when one is not a token count.
+fn usage(u: &ApiUsage, field: &str) -> Result<Usage, JsValue> {
+    u.usage().map_err(|e| {
+        let at = format!("{field}.usage{}", e.path);
+        js_error(INVALID_MESSAGE, &at, &format!("{field}.{e}"))
     })
 }
 
@@ -290,7 +209,7 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         let mut m = m;
         // A counter the engine cannot hold (a file's 2^64 − 1) drops that
         // message's usage (the count estimates it), not the whole session.
-        if m.usage.as_ref().is_some_and(|u| usage(u, &field).is_err()) {
+        if m.usage.as_ref().is_some_and(|u| u.usage().is_err()) {
             m.usage = None;
         }
         let message = convert(m, &field, || Uuid(String::new()))?;

@@ -8,7 +8,6 @@
 //! ```
 
 use std::cell::{Cell, RefCell};
-use std::rc::Rc;
 
 use compaction_core::compact::{self as core_compact, CompactOptions};
 use compaction_core::engine::Engine as CoreEngine;
@@ -45,7 +44,7 @@ fn read_tokens(tokens: &JsValue) -> Result<u64, JsValue> {
 /// model; it says what to send and what to ask).
 #[wasm_bindgen]
 pub struct Engine {
-    shared: Rc<Shared>,
+    shared: Shared,
 }
 
 /// An engine's state and whether a `prepare()` is pending on it. No JS
@@ -55,6 +54,8 @@ pub struct Engine {
 pub(crate) struct Shared {
     pub(crate) state: RefCell<State>,
     pub(crate) preparing: Cell<bool>,
+    /// The pending `prepare()` (between its steps).
+    pub(crate) run: Cell<Option<crate::driver::Run>>,
 }
 
 impl Engine {
@@ -122,6 +123,18 @@ export interface Host {
     /** Answer the background precompute summary too (default true). */
     precompute?: boolean;
 }
+
+export interface Engine {
+    /** Runs the cascade before a model call and answers every request it
+     * makes through `host` (a compaction with its PreCompact hooks,
+     * summary, fallbacks and files; Tier 3 segments; the precompute) until
+     * nothing is pending: the async twin of the engine's `drive`, and the
+     * binding's only request loop. Resolves to the last decision with every
+     * step taken. Then send `messages()`. Throws at once (`ENGINE_BUSY`,
+     * `INVALID_ARGUMENT`, `ENGINE_POISONED`) when it cannot start; a wasm
+     * trap in any of its steps rejects with `ENGINE_POISONED`. */
+    prepare(host: Host): Promise<Decision>;
+}
 "#;
 
 #[wasm_bindgen]
@@ -142,10 +155,11 @@ impl Engine {
         state.formatted = formatted;
         state.counter = counter;
         Ok(Engine {
-            shared: Rc::new(Shared {
+            shared: Shared {
                 state: RefCell::new(state),
                 preparing: Cell::new(false),
-            }),
+                run: Cell::new(None),
+            },
         })
     }
 
@@ -179,7 +193,7 @@ impl Engine {
     ) -> Result<String, JsValue> {
         if self.read(|s| Ok(s.formatted.is_some()))? {
             // Written as JSON before the engine is borrowed (a getter may call back).
-            let json = crate::format::stringify(&message, "message")?;
+            let json = crate::js::json_text(&message, "message")?;
             return self.with(|s| s.append_formatted_json(&json, &message, "message").map(|u| u.0));
         }
         let message = input::read_js(&message, "message")?;
@@ -528,18 +542,11 @@ impl Engine {
         self.with(|s| s.load_session(session))
     }
 
-    /// Runs the cascade before a model call and answers every request it
-    /// makes through `host` (a compaction with its PreCompact hooks,
-    /// summary, fallbacks and files; Tier 3 segments; the precompute) until
-    /// nothing is pending: the async twin of the engine's `drive`, and the
-    /// binding's only request loop. Returns the last decision with every
-    /// step taken. Then send `messages()`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<Decision>")]
-    pub fn prepare(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "Host")] host: JsValue,
-    ) -> Result<js_sys::Promise, JsValue> {
-        // A poisoned engine says so now, not from inside the promise.
+    /// `prepare(host)`'s start (its loop is `js/guard.js`'s): checks the
+    /// engine and `host` and begins a preparation. Throws at once when
+    /// poisoned, busy, or `host` is wrong.
+    #[wasm_bindgen(js_name = __prepareStart, skip_typescript)]
+    pub fn prepare_start(&self, host: JsValue) -> Result<(), JsValue> {
         drop(borrow(&self.shared)?);
         if self.shared.preparing.get() {
             return Err(busy());
@@ -547,13 +554,41 @@ impl Engine {
         let host = crate::driver::JsHost::read(&host)?;
         // Validate `now` before anything runs.
         read_now(host.now.clone())?;
-        let shared = Rc::clone(&self.shared);
-        shared.preparing.set(true);
-        Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let out = crate::driver::prepare(&shared, host).await;
-            shared.preparing.set(false);
-            out
-        }))
+        let run = crate::driver::Run::start(&self.shared, host)?;
+        self.shared.run.set(Some(run));
+        self.shared.preparing.set(true);
+        Ok(())
+    }
+
+    /// One step of the pending `prepare()`: `ok`/`value` is the outcome of
+    /// the callback the last step asked for (what it resolved to, or what
+    /// it threw). Returns `[callback, argument]` to call next, or
+    /// `[decision]` when done; an error rejects `prepare()` and ends it.
+    #[wasm_bindgen(js_name = __prepareStep, skip_typescript)]
+    pub fn prepare_step(&self, ok: bool, value: JsValue) -> Result<js_sys::Array, JsValue> {
+        let Some(mut run) = self.shared.run.take() else {
+            return Err(js_error(
+                crate::error::ENGINE_ERROR,
+                "",
+                "no prepare() is pending on this engine",
+            ));
+        };
+        let outcome = if ok { Ok(value) } else { Err(value) };
+        // The host's countTokens failing in a step is its error.
+        match crate::counter::checked(run.step(&self.shared, outcome)) {
+            Ok(crate::driver::Next::Call(f, arg)) => {
+                self.shared.run.set(Some(run));
+                Ok(js_sys::Array::of2(&f, &arg))
+            }
+            Ok(crate::driver::Next::Done(decision)) => {
+                self.shared.preparing.set(false);
+                Ok(js_sys::Array::of1(&decision))
+            }
+            Err(e) => {
+                self.shared.preparing.set(false);
+                Err(e)
+            }
+        }
     }
 }
 

@@ -1,13 +1,13 @@
 //! The `Engine`'s protocol across the boundary: every request in
 //! `requests`, one `answer(id, answer)`, the PreCompact hook first, and
-//! `prepare(host)` rejecting with the summariser's error as `cause`.
+//! `prepare(host)`'s steps (driven here as `js/guard.js` drives them)
+//! rejecting with the summariser's error as `cause`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
 use compaction_wasm::engine::Engine;
 use js_sys::{Array, Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 fn get(object: &JsValue, key: &str) -> JsValue {
@@ -76,12 +76,30 @@ fn answer_takes_every_request_and_refuses_wrong_ids_and_kinds() {
     assert_eq!(get(&get(&done, "compaction"), "kind"), "compacted");
 }
 
+/// `prepare(host)` as the package's JS loop runs it, with every callback
+/// answering synchronously.
+fn drive(engine: &Engine, host: JsValue) -> Result<JsValue, JsValue> {
+    engine.prepare_start(host)?;
+    let (mut ok, mut value) = (true, JsValue::UNDEFINED);
+    loop {
+        let next = engine.prepare_step(ok, value)?;
+        if next.length() == 1 {
+            return Ok(next.get(0));
+        }
+        let f: Function = next.get(0).unchecked_into();
+        (ok, value) = match f.call1(&JsValue::NULL, &next.get(1)) {
+            Ok(v) => (true, v),
+            Err(e) => (false, e),
+        };
+    }
+}
+
 #[wasm_bindgen_test]
-async fn prepare_rejects_with_summarizer_failed_and_the_hosts_error_as_cause() {
+fn prepare_rejects_with_summarizer_failed_and_the_hosts_error_as_cause() {
     let engine = engine();
     let summarize = Function::new_with_args("request", "throw new Error('model down')");
     let host = object(&[("summarize", summarize.into())]);
-    let rejected = JsFuture::from(engine.prepare(host).unwrap()).await.unwrap_err();
+    let rejected = drive(&engine, host).unwrap_err();
     assert!(rejected.is_instance_of::<js_sys::Error>());
     assert_eq!(get(&rejected, "code"), "SUMMARIZER_FAILED");
     let cause = get(&rejected, "cause");
@@ -89,7 +107,7 @@ async fn prepare_rejects_with_summarizer_failed_and_the_hosts_error_as_cause() {
 }
 
 #[wasm_bindgen_test]
-async fn prepare_asks_the_precompact_hook_and_a_block_keeps_the_view() {
+fn prepare_asks_the_precompact_hook_and_a_block_keeps_the_view() {
     let engine = engine();
     let before = engine.messages().unwrap();
     let summarize = Function::new_with_args("request", "throw new Error('not asked')");
@@ -102,7 +120,7 @@ async fn prepare_asks_the_precompact_hook_and_a_block_keeps_the_view() {
         ("preCompact", pre_compact.into()),
         ("precompute", false.into()),
     ]);
-    let d = JsFuture::from(engine.prepare(host).unwrap()).await.unwrap();
+    let d = drive(&engine, host).unwrap();
     assert_eq!(get(&get(&d, "compaction"), "kind"), "failed");
     // One prepare(), one compaction, one hook call: a block is not retried.
     assert_eq!(get(&js_sys::global(), "preCompactCalls"), 1);
