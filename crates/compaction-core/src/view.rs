@@ -464,6 +464,23 @@ impl View {
         }
     }
 
+    /// Runs `change` as a change the last report already counted, when the
+    /// last message carries that report: a response's `applied_edits`
+    /// describe the request its usage counted (R13.4), so showing what the
+    /// server really cleared moves the estimate, not the count.
+    pub(crate) fn counted_by_last_report<T>(&mut self, change: impl FnOnce(&mut View) -> T) -> T {
+        let last = self.entries.len().checked_sub(1);
+        let kept = self
+            .anchor
+            .filter(|a| Some(a.position) == last)
+            .map(|a| a.prefix_delta);
+        let out = change(self);
+        if let (Some(delta), Some(a)) = (kept, self.anchor.as_mut()) {
+            a.prefix_delta = delta;
+        }
+        out
+    }
+
     /// The API stated the size of the request it refused (R8.1: "N from the
     /// error recalibrates the count"): `tokens` becomes the reported size of
     /// the whole view as it is now, as a usage report on its last message
