@@ -14,6 +14,7 @@ mod de;
 mod de_message;
 mod json;
 mod ser;
+pub mod surrogates;
 
 pub(crate) use json::{field_in, Text};
 pub use json::{Extra, Json};
@@ -181,6 +182,10 @@ impl Block {
     }
 }
 
+/// The largest token figure the engine accepts: 2^53 − 1, so that every
+/// figure survives a trip through a JavaScript number unchanged.
+pub const MAX_TOKENS: u64 = (1 << 53) - 1;
+
 /// The API `usage` of the request that produced an assistant message.
 /// With `iterations` (server compaction, server tool loops), the last
 /// `message` iteration is the context the reply was sampled from, and its
@@ -296,7 +301,7 @@ impl ApiUsage {
         let mut out = [0u64; 4];
         for ((slot, value), name) in out.iter_mut().zip(c).zip(NAMES) {
             let v = value.unwrap_or(0.0);
-            if !(v.fract() == 0.0 && (0.0..=crate::thresholds::MAX_TOKENS as f64).contains(&v)) {
+            if !(v.fract() == 0.0 && (0.0..=MAX_TOKENS as f64).contains(&v)) {
                 let at = at.map(|n| format!(".iterations[{n}]")).unwrap_or_default();
                 return Err(BadTokenCount {
                     path: format!("{at}.{name}"),

@@ -30,9 +30,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Num, Setting};
 
-/// The largest token figure the engine accepts: 2^53 − 1, so that every
-/// figure survives a trip through a JavaScript number unchanged.
-pub const MAX_TOKENS: u64 = (1 << 53) - 1;
+pub use crate::message::MAX_TOKENS;
 
 /// Validated settings for the threshold math. Build one with
 /// [`ThresholdSettings::for_window`] and the `with_*` methods, or convert

@@ -246,7 +246,7 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
         })?
         .as_string()
         .ok_or_else(|| "not serializable as JSON".to_owned())?;
-    let fixed = compaction_core::transcript::replace_lone_surrogates(json.as_bytes()).0;
+    let fixed = compaction_core::message::surrogates::replace_lone_surrogates(json.as_bytes()).0;
     serde_json::from_slice(&fixed).map_err(|e| clean(&e))
 }
 

@@ -179,7 +179,7 @@ pub struct BodyError {
 /// buffered. A lone surrogate escape (a text cut in the middle of an emoji)
 /// reads as U+FFFD, as the session importer reads it (R11.4).
 pub fn parse_body(json: &[u8]) -> Result<Body, BodyError> {
-    let fixed = crate::transcript::replace_lone_surrogates(json).0;
+    let fixed = crate::message::surrogates::replace_lone_surrogates(json).0;
     let at = Cell::new(BodyAt::Body);
     let read = || -> serde_json::Result<Body> {
         let mut de = serde_json::Deserializer::from_slice(&fixed);

@@ -132,7 +132,7 @@ impl Importer {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let (fixed, lone) = super::surrogates::replace_lone_surrogates(raw);
+        let (fixed, lone) = crate::message::surrogates::replace_lone_surrogates(raw);
         if lone > 0 {
             self.problem(
                 line,

@@ -73,17 +73,16 @@ mod model;
 mod record;
 pub mod replay;
 mod resume;
-mod surrogates;
 
 use serde::Serialize;
 
+pub use crate::message::surrogates::replace_lone_surrogates;
 pub use import::Importer;
 pub use model::{
     Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, Microcompaction,
     PreservedMessages, PreservedSegment, Transcript,
 };
 pub use resume::Resume;
-pub use surrogates::replace_lone_surrogates;
 
 /// Imports a whole file held in memory (the same as one [`Importer::feed`]
 /// and [`Importer::finish`]).

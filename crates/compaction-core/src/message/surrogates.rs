@@ -1,7 +1,8 @@
 //! Lone surrogate escapes (`\ud83d` with no low half after it): Claude Code
 //! writes them when a tool output is cut in the middle of an emoji, and
 //! JSON parsers refuse the line. They are rewritten to `\ufffd` (U+FFFD) so
-//! the record is kept, and counted so the import can report them.
+//! the record is kept, and counted so the import can report them. A request
+//! body read by `api::body` gets the same repair.
 
 use std::borrow::Cow;
 
