@@ -34,7 +34,8 @@
 //! - **Walk**: `parentUuid` back from the leaf, through every record that has
 //!   a uuid (`progress`, `system`, `attachment` included). A parent that is
 //!   not in the file continues from the nearest earlier main record in file
-//!   order (reported as `dangling_parent`); a cycle stops the walk.
+//!   order (reported as `dangling_parent`); a cycle stops the walk
+//!   (reported as `parent_cycle`, naming the record that closes it).
 //! - **Parallel tool calls**: lines sharing a `message.id` are one message,
 //!   wherever they sit in the graph, and a tool-result record off the walked
 //!   path is taken into the view when it answers a `tool_use` of the view
@@ -141,7 +142,10 @@ pub enum ProblemKind {
     DuplicateUuid,
     /// A `parentUuid` that names no record in the file.
     DanglingParent,
-    /// Walking `parentUuid` came back to a record already walked.
+    /// `parentUuid` links that loop: a record naming itself (the chain
+    /// continues from the record before it), or records naming later
+    /// records around to the first (reported at the record closing the
+    /// loop, by uuid; a walk stops where it would repeat a record).
     ParentCycle,
     /// A boundary's `logicalParentUuid` names no record in the file; the
     /// history continues from the last main record before the boundary.

@@ -128,3 +128,38 @@ fn a_last_line_without_newline_is_read_when_whole() {
     assert!(t.problems.is_empty());
     assert_eq!(uuids(&t), ["u", "v"]);
 }
+
+#[test]
+fn parent_cycles_are_reported_by_uuid_and_never_hang() {
+    // x names y (later) as its parent, y names x: a loop of two records; s
+    // names itself.
+    let t = import(&jsonl(&[
+        user("u", None, json!("start")),  // 1
+        user("x", Some("y"), json!("x")), // 2
+        assistant(
+            "y",
+            Some("x"),
+            "msg_y",
+            json!({"type": "text", "text": "y"}),
+            (1, 1),
+        ), // 3
+        user("s", Some("s"), json!("self")), // 4
+    ]));
+    use ProblemKind::*;
+    assert_eq!(kinds(&t), [(3, ParentCycle), (4, ParentCycle)]);
+    let loop_detail = &t.problems[0].detail;
+    assert!(
+        loop_detail.contains("`y`") && loop_detail.contains("= x"),
+        "{loop_detail}"
+    );
+    assert!(
+        t.problems[1].detail.contains("names the record itself"),
+        "{}",
+        t.problems[1].detail
+    );
+    // The self-link continues from the record before it; the loop stops
+    // where it would repeat: every record once.
+    view_is_legal(&t);
+    assert_eq!(uuids(&t), ["x", "y", "s"]);
+    assert_eq!(t.eras().len(), 1);
+}
