@@ -334,8 +334,10 @@ pub fn read_js(value: &JsValue, field: &str) -> Result<Read, JsValue> {
             ),
         ));
     }
-    let raw: In = crate::engine::from_js(value)
-        .map_err(|e| js_error(INVALID_MESSAGE, field, &format!("{field}: {e}")))?;
+    let raw: In = crate::js::from_js_at(value).map_err(|(e, path)| {
+        let field = format!("{field}{path}");
+        js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+    })?;
     let applied = applied_edits(value, field)?;
     Ok(Read { raw, applied })
 }
@@ -410,15 +412,20 @@ fn parse_messages(json: &str, prefix: &str) -> Result<(Option<String>, Vec<In>),
     // as U+FFFD, as the session importer reads it (R11.4).
     let fixed = compaction_core::transcript::replace_lone_surrogates(json.as_bytes()).0;
     let json = std::str::from_utf8(&fixed).unwrap_or(json);
-    parse_body(json, &at).map_err(|e| {
-        let e = crate::js::clean(&e);
+    parse_body(json, &at).map_err(|error| {
+        let e = crate::js::clean(&error);
         // A message of the wrong shape in valid JSON, or text that is not
         // JSON at all (even when the parse stopped at a wrong shape before
         // the text broke): a second, cheap pass over the text tells.
         let shape = serde_json::from_slice::<IgnoredAny>(json.as_bytes()).is_ok();
         match at.get() {
             At::Message(i) if shape => {
-                let field = format!("{prefix}messages[{i}]");
+                // The path inside the message: from the whole text's path
+                // (`[3].content[1]`, `.messages[3].content[1]`), past the index.
+                let path = crate::js::error_path(json.as_bytes(), &error);
+                let marker = format!("[{i}]");
+                let inside = path.find(&marker).map_or("", |p| &path[p + marker.len()..]);
+                let field = format!("{prefix}messages[{i}]{inside}");
                 js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
             }
             At::System if shape => js_error(INVALID_JSON, "system", &format!("system: {e}")),
