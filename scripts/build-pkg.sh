@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/: the engine's wasm bindings
-# (crates/compaction-wasm) as two modules, wasm-bindgen's `--target web`
+# (crates/compaction-wasm) as three modules, wasm-bindgen's `--target web`
 # glue for each, wasm-opt -Oz, and the entries in crates/compaction-wasm/js/.
 #   compaction_wasm_bg.wasm     the engine (`context-compaction`), built with
-#                               the crate's `engine` feature;
+#                               the crate's `engine` feature: Anthropic
+#                               messages only;
+#   compaction_formats_bg.wasm  the engine with the provider formats
+#                               (`context-compaction/formats`, `/ai-sdk`,
+#                               `/openai`, `/langchain`), built with its
+#                               `formats` feature; loaded only by those who
+#                               import one of them;
 #   compaction_session_bg.wasm  Claude Code session files
 #                               (`context-compaction/session`), built with
 #                               its `session` feature; loaded only by those
@@ -51,15 +57,16 @@ build_module() {
 }
 
 build_module engine compaction_wasm
+build_module formats compaction_formats
 build_module session compaction_session
 
 version="$(awk -F'"' '/^\[workspace.package\]/ { inside = 1 } inside && /^version *=/ { print $2; exit }' "$ROOT/Cargo.toml")"
-cp "$ROOT"/crates/compaction-wasm/js/{node.js,browser.js,guard.js,web.js,web.d.ts,require.cjs,index.d.ts,session-node.js,session-browser.js,session.d.ts,ai-sdk.js,ai-sdk.d.ts,openai.js,openai.d.ts,langchain.js,langchain.d.ts,README.md} "$out/"
+cp "$ROOT"/crates/compaction-wasm/js/{node.js,browser.js,guard.js,web.js,web.d.ts,require.cjs,index.d.ts,session-node.js,session-browser.js,session.d.ts,formats-node.js,formats-browser.js,formats.d.ts,ai-sdk.js,ai-sdk.d.ts,openai.js,openai.d.ts,langchain.js,langchain.d.ts,README.md} "$out/"
 # The licences the workspace names, and the SPEC the steps' rule ids (R1.3, …) point to.
 cp "$ROOT"/LICENSE-MIT "$ROOT"/LICENSE-APACHE "$ROOT"/crates/compaction-core/SPEC.md "$out/"
 sed "s/@VERSION@/$version/" "$ROOT/crates/compaction-wasm/js/package.json" >"$out/package.json"
 
-for name in compaction_wasm compaction_session; do
+for name in compaction_wasm compaction_formats compaction_session; do
     raw=$(stat -c %s "$out/${name}_bg.wasm")
     gz=$(gzip -9 -c "$out/${name}_bg.wasm" | wc -c)
     say "pkg/ built: context-compaction $version, ${name}_bg.wasm $raw bytes ($gz gzip)"

@@ -34,8 +34,8 @@ wasm_clippy() (
     wasm_env
     cargo clippy --locked --target wasm32-unknown-unknown -p compaction-wasm -p compaction-sandbox \
         --all-targets -- -D warnings
-    # The package's two modules, each alone (as scripts/build-pkg.sh builds them).
-    for feature in engine session; do
+    # The package's three modules, each alone (as scripts/build-pkg.sh builds them).
+    for feature in engine formats session; do
         cargo clippy --locked --target wasm32-unknown-unknown -p compaction-wasm \
             --no-default-features --features "$feature" -- -D warnings
     done
@@ -124,6 +124,7 @@ check "Playwright: pkg/ in a plain page, the sandbox" node --test --test-concurr
 # --- summary ------------------------------------------------------------------
 size() { [ -f "$1" ] && echo "$(stat -c %s "$1") bytes raw, $(gzip -9 -c "$1" | wc -c) gzip"; }
 say "sizes: package engine .wasm: $(size pkg/compaction_wasm_bg.wasm || echo 'not built')"
+say "sizes: package formats .wasm: $(size pkg/compaction_formats_bg.wasm || echo 'not built')"
 say "sizes: package session .wasm: $(size pkg/compaction_session_bg.wasm || echo 'not built')"
 say "sizes: sandbox .wasm: $(size "$(ls dist/*.wasm 2>/dev/null | head -1)" || echo 'not built')"
 for s in target/screenshots/*.png; do [ -f "$s" ] && say "screenshot: $ROOT/$s"; done

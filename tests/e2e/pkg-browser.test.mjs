@@ -49,6 +49,10 @@ test("thresholds(), an Engine and a resumed session work in a browser page, erro
   assert.deepEqual(results.wasmBeforeSession, ["compaction_wasm_bg.wasm"]);
   assert.deepEqual(results.wasmAfterSession, ["compaction_wasm_bg.wasm", "compaction_session_bg.wasm"]);
   assert.deepEqual(results.resume, { problems: 0, boundary: true, sameView: true });
+  // The formats module: fetched only by `context-compaction/formats`.
+  assert.deepEqual(results.wasmAfterFormats, ["compaction_wasm_bg.wasm", "compaction_session_bg.wasm", "compaction_formats_bg.wasm"]);
+  assert.deepEqual(results.formats.messages, [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }]);
+  assert.deepEqual(results.formats.baseError, { isError: true, code: "INVALID_SETTING", field: "format" });
   assert.deepEqual(errors, []);
   await context.close();
 });

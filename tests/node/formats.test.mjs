@@ -4,7 +4,8 @@
 // tail as the very objects given, signatures and encrypted_content intact.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Engine, plan } from "context-compaction";
+import { Engine as AnthropicEngine, plan as planAnthropic } from "context-compaction";
+import { Engine, plan } from "context-compaction/formats";
 import { createEngine, plan as planAiSdk } from "context-compaction/ai-sdk";
 import { chatEngine, responsesEngine, planChat } from "context-compaction/openai";
 import { langchainEngine } from "context-compaction/langchain";
@@ -78,6 +79,28 @@ test("plan speaks the format, statelessly", () => {
   assert.equal(same.count.tokens, d.count.tokens);
   const small = planAiSdk(undefined, aiSdk(2, 50));
   assert.equal(small.steps.length, 0);
+});
+
+test("context-compaction reads Anthropic messages only: another format is an error naming context-compaction/formats", () => {
+  for (const format of ["ai-sdk", "openai-chat", "openai-responses", "langchain", "gemini", 7]) {
+    const named = (err) =>
+      err instanceof Error &&
+      err.code === "INVALID_SETTING" &&
+      err.field === "format" &&
+      err.message.includes('"context-compaction/formats"');
+    assert.throws(() => new AnthropicEngine({ format }), named, String(format));
+    assert.throws(() => planAnthropic({ format }, "[]"), named, String(format));
+  }
+  const e = new AnthropicEngine({ format: "anthropic" });
+  e.append({ role: "user", content: "hi" });
+  assert.deepEqual(e.messages(), [{ role: "user", content: "hi" }]);
+  e.free();
+  // The formats entry's engine is a class of its own module.
+  assert.notEqual(Engine, AnthropicEngine);
+  const f = new Engine({ format: "langchain" });
+  f.append({ type: "human", data: { content: "hi" } });
+  assert.deepEqual(f.messages(), [{ type: "human", data: { content: "hi" } }]);
+  f.free();
 });
 
 test("errors name the field; the engine keeps working", () => {

@@ -104,7 +104,7 @@ for (const [settings, field] of bad) {
 // names that change with the toolchain and any code change.
 const publicTypes = (dts) => dts.slice(0, dts.indexOf("export type InitInput"));
 
-for (const name of ["compaction_wasm", "compaction_session"]) {
+for (const name of ["compaction_wasm", "compaction_formats", "compaction_session"]) {
   test(`the generated ${name}.d.ts matches the committed snapshot`, () => {
     const built = publicTypes(readFileSync(join(packageDir, `${name}.d.ts`), "utf8"));
     const path = join(snapshotDir, `${name}.d.ts`);
@@ -147,14 +147,21 @@ test("the exported functions, classes and data shapes have no `any`", () => {
   // TypeScript types a caught value; nothing else may be `unknown`.
   assert.match(engine, /export function isPromptTooLong\(error: unknown\): boolean;/);
   assert.match(engine, /export function promptTooLongTokens\(error: unknown\): number \| null;/);
+  // The engine module reads Anthropic messages only; the formats module is
+  // the same API with every format.
+  assert.match(engine, /format\?: "anthropic";/);
+  const formats = declarations("compaction_formats");
+  assert.match(formats, /format\?: "anthropic" \| "ai-sdk" \| "openai-chat" \| "openai-responses" \| "langchain";/);
+  assert.match(formats, /export class Engine \{/);
+  assert.match(formats, /export function plan\(/);
   const rest = engine.replace(/\(error: unknown\)/g, "(error)");
-  for (const part of [rest, session]) {
+  for (const part of [rest, formats.replace(/\(error: unknown\)/g, "(error)"), session]) {
     assert.doesNotMatch(part, /\bany\b/);
     assert.doesNotMatch(part, /\bunknown\b/);
   }
 });
 
-test("package.json: the engine, and session files as a second module only their importers load", () => {
+test("package.json: the engine, the provider formats and session files as modules only their importers load", () => {
   const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8"));
   assert.equal(manifest.type, "module");
   assert.deepEqual(Object.keys(manifest.exports["."]), ["types", "node", "default"]);
@@ -162,23 +169,40 @@ test("package.json: the engine, and session files as a second module only their 
   assert.deepEqual(manifest.exports["./web"], { types: "./web.d.ts", default: "./web.js" });
   assert.equal(manifest.exports["./compaction_wasm_bg.wasm"], "./compaction_wasm_bg.wasm");
   assert.match(manifest.repository.url, /github\.com/);
-  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs"]) {
+  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs", "formats.d.ts"]) {
     assert.ok(manifest.files.includes(file), file);
     assert.ok(readFileSync(join(packageDir, file), "utf8").length > 0, file);
   }
   assert.deepEqual(Object.keys(manifest.exports["./session"]), ["types", "node", "default"]);
+  assert.deepEqual(manifest.exports["./formats"], {
+    types: "./formats.d.ts",
+    node: "./formats-node.js",
+    default: "./formats-browser.js",
+  });
   const wasmFiles = manifest.files.filter((f) => f.endsWith(".wasm"));
-  assert.deepEqual(wasmFiles, ["compaction_wasm_bg.wasm", "compaction_session_bg.wasm"]);
-  for (const [entry, wasm, other] of [
-    ["node.js", "compaction_wasm_bg", "compaction_session"],
-    ["browser.js", "compaction_wasm_bg", "compaction_session"],
-    ["web.js", "compaction_wasm_bg", "compaction_session"],
-    ["session-node.js", "compaction_session_bg", "compaction_wasm"],
-    ["session-browser.js", "compaction_session_bg", "compaction_wasm"],
+  assert.deepEqual(wasmFiles, ["compaction_wasm_bg.wasm", "compaction_formats_bg.wasm", "compaction_session_bg.wasm"]);
+  const engine = ["compaction_wasm_bg", ["compaction_session", "compaction_formats"]];
+  const formats = ["compaction_formats_bg", ["compaction_wasm", "compaction_session"]];
+  for (const [entry, wasm, others] of [
+    ["node.js", ...engine],
+    ["browser.js", ...engine],
+    ["web.js", ...engine],
+    ["formats-node.js", ...formats],
+    ["formats-browser.js", ...formats],
+    ["session-node.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
+    ["session-browser.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
   ]) {
     const source = readFileSync(join(packageDir, entry), "utf8");
     assert.match(source, new RegExp(`${wasm}\\.wasm`), entry);
-    assert.doesNotMatch(source, new RegExp(`${other}[._]`), `${entry} must not load the other module`);
+    for (const other of others) {
+      assert.doesNotMatch(source, new RegExp(`${other}[._]`), `${entry} must not load the other module`);
+    }
+  }
+  // The SDK entries are built on the formats entry, never the engine's.
+  for (const entry of ["ai-sdk.js", "openai.js", "langchain.js"]) {
+    const source = readFileSync(join(packageDir, entry), "utf8");
+    assert.match(source, /from "context-compaction\/formats";/, entry);
+    assert.doesNotMatch(source, /from "context-compaction";/, entry);
   }
 });
 

@@ -1,106 +1,89 @@
 // A production-shaped agent loop, written from the package README: 300
 // model calls through the real @anthropic-ai/sdk client, whose `fetch` is a
-// stand-in for the Messages API that answers as the API does — BetaMessage
-// bodies with usage and context_management.applied_edits, and an HTTP 400
-// invalid_request_error "prompt is too long: N tokens > M maximum" whenever
-// the request exceeds the 200k window by its own count. The session has
-// growing tool logs, a 2-hour idle gap and a pasted Japanese document.
+// stand-in for the Messages API (./fake-anthropic.mjs) that answers as the
+// API does — BetaMessage bodies with usage and
+// context_management.applied_edits, and an HTTP 400 invalid_request_error
+// "prompt is too long: N tokens > M maximum" whenever the request exceeds
+// the 200k window by its own tokenizer, which counts CJK text 1.4 tokens a
+// character where the engine estimates one (R1.6a). The session has growing
+// tool logs, a 2-hour idle gap and a pasted Japanese document that the
+// engine counts as fitting and the API does not: the real 400 goes to the
+// reactive tier (R8.1), which recovers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import Anthropic from "@anthropic-ai/sdk";
 import { Engine, isPromptTooLong, promptTooLongTokens } from "context-compaction";
+import { BETA_CONTEXT_MANAGEMENT, fakeApi } from "./fake-anthropic.mjs";
 
 const WINDOW = 200_000;
-const SUMMARIZER = "You summarise coding sessions.";
+const MODEL = "claude-sonnet-4-6";
+const MAX_TOKENS = 8_192;
+const SYSTEM = "You are a careful coding agent.";
+const TOOLS = [{ name: "Bash", description: "Runs a shell command.", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } }];
+const SUMMARY = "<analysis>read it all</analysis>\n<summary>\n1. Primary Request and Intent: keep the service running.\n</summary>";
+/** The pasted design document: Japanese, one line repeated (10 characters, 9 of them kana or kanji). */
+const PASTE_LINE = "日本語の設計書です。";
 
-/** The stand-in API's tokenizer: Latin text ~3.5 characters a token, CJK 1.4 tokens a character. */
-function apiTokens(body) {
-  const text = JSON.stringify(body.messages) + JSON.stringify(body.system ?? "");
-  const cjk = (text.match(/[\u3040-\u30ff\u4e00-\u9fff]/g) ?? []).length;
-  return Math.ceil((text.length - cjk) / 3.5 + cjk * 1.4);
-}
-
-/** A fetch that answers like the Messages API; `script(i)` gives the i-th main reply's content. */
-function fakeApi(script) {
-  const log = { calls: 0, summaries: 0, refused: 0, sawEdits: 0, betas: new Set(), pairsBroken: 0 };
-  let main = 0;
-  const fetch = async (url, init) => {
-    const body = JSON.parse(init.body);
-    for (const b of (init.headers?.get?.("anthropic-beta") ?? new Headers(init.headers).get("anthropic-beta") ?? "").split(",")) if (b) log.betas.add(b.trim());
-    const tokens = apiTokens(body);
-    const json = (status, value) =>
-      new Response(JSON.stringify(value), { status, headers: { "content-type": "application/json", "request-id": `req_${log.calls}` } });
-    if (tokens > WINDOW) {
-      log.refused += 1;
-      return json(400, {
-        type: "error",
-        error: { type: "invalid_request_error", message: `prompt is too long: ${tokens} tokens > ${WINDOW} maximum` },
-        request_id: `req_${log.calls}`,
-      });
-    }
-    body.messages.forEach((m, i) => {
-      if (typeof m.content === "string") return;
-      for (const b of m.content) {
-        if (b.type !== "tool_result") continue;
-        const prev = body.messages[i - 1];
-        if (!(prev && Array.isArray(prev.content) && prev.content.some((u) => u.type === "tool_use" && u.id === b.tool_use_id))) log.pairsBroken += 1;
-      }
-    });
-    const isSummary = body.system === SUMMARIZER;
-    if (isSummary) log.summaries += 1;
-    else log.calls += 1;
-    const edits = body.context_management?.edits ?? [];
-    if (edits.length) log.sawEdits += 1;
-    const content = isSummary
-      ? [{ type: "text", text: "<analysis>read it all</analysis>\n<summary>\n1. Primary Request and Intent: keep the service running.\n</summary>", citations: null }]
-      : script(main++);
-    return json(200, {
-      id: `msg_${log.calls}_${log.summaries}`,
-      type: "message",
-      role: "assistant",
-      model: body.model,
-      content,
-      stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
-      stop_sequence: null,
-      usage: { input_tokens: tokens, output_tokens: 120, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, server_tool_use: null, service_tier: "standard" },
-      context_management: { applied_edits: edits.filter((e) => e.type === "clear_tool_uses_20250919").map(() => ({ type: "clear_tool_uses_20250919", cleared_tool_uses: 0, cleared_input_tokens: 0 })) },
-    });
-  };
-  return { fetch, log };
-}
-
-test("300 calls through the real SDK: never crashes, every tier fires, the 400 goes to the reactive tier", { timeout: 240_000 }, async () => {
+test("300 calls through the real SDK: never crashes, every tier fires, the API's 400 goes to the reactive tier", { timeout: 240_000 }, async () => {
   // Replies: two tool calls (Bash: growing logs), then an answer.
-  const script = (i) =>
+  const reply = (_body, i) =>
     i % 3 === 2
       ? [{ type: "text", text: `Done with step ${i}.`, citations: null }]
       : [{ type: "tool_use", id: `toolu_${i}`, name: "Bash", input: { command: `make test # ${i}` } }];
-  const { fetch, log } = fakeApi(script);
+  const { fetch, log } = fakeApi({
+    window: WINDOW,
+    reply,
+    summary: () => SUMMARY,
+    isSummary: (body) => body.tool_choice?.type === "none",
+  });
   const client = new Anthropic({ apiKey: "sk-ant-test", maxRetries: 0, fetch });
 
   let clock = Date.parse("2026-12-01T09:00:00Z");
   const now = () => new Date(clock).toISOString();
   const tiers = new Set();
   let reactiveAfter400 = 0;
+  let summaryTooLong = 0;
+  let decisionsWithEdits = 0;
 
+  // The summary call the engine asks for, through the same SDK; a summary
+  // request the API refuses as too long is answered `promptTooLong`, so the
+  // engine retries it shorter (R7.5).
   async function summarize(request) {
-    const reply = await client.beta.messages.create({
-      model: "claude-sonnet-4-5",
-      max_tokens: 16_000,
-      system: SUMMARIZER,
-      messages: [...request.messages, { role: "user", content: request.prompt }],
-    });
-    return reply.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    try {
+      const answer = await client.messages.create({
+        model: request.model,
+        max_tokens: MAX_TOKENS,
+        tools: TOOLS,
+        tool_choice: request.toolChoice,
+        messages: [...request.messages, { role: "user", content: request.prompt }],
+      });
+      return answer.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+    } catch (e) {
+      if (!isPromptTooLong(e)) throw e;
+      summaryTooLong += 1;
+      return { kind: "promptTooLong" };
+    }
   }
 
-  const engine = new Engine({ preset: "seed", window: WINDOW, maxOutputTokens: 16_000, model: "claude-sonnet-4-5" });
-  engine.setSystem("You are a careful coding agent.");
+  const engine = new Engine({ preset: "seed", window: WINDOW, maxOutputTokens: MAX_TOKENS, model: MODEL });
+  engine.setSystem(SYSTEM);
   let turn = 0;
+  let pasteChars = 0;
   while (log.calls < 300) {
     turn += 1;
     if (turn === 60) clock += 2 * 60 * 60 * 1000; // the user comes back two hours later
-    const paste = turn === 80 ? `\n${"日本語の設計書です。".repeat(12_000)}` : "";
+    // After the idle gap, once the count is back over 50k, the user pastes a
+    // Japanese design document sized to what the engine says is left under
+    // its compact line (less 3k, and 5% for the calibration of its
+    // estimate): by the engine's count the call fits, by the API's
+    // tokenizer the paste is ~29% larger and the prompt over the window.
+    let paste = "";
+    if (turn > 60 && pasteChars === 0 && engine.count().tokens > 50_000) {
+      const room = (engine.lines().compact - engine.count().tokens - 3_000) / 1.05;
+      paste = `\n${PASTE_LINE.repeat(Math.floor(room / PASTE_LINE.length))}`;
+      pasteChars = paste.length;
+    }
     const prompt = engine.append({ role: "user", content: `Task ${turn}: keep the service green.${paste}`, timestamp: now() });
     // The user pins every task's prompt but ten: snip deletes those ten
     // turns, and once it cannot get under the line Tier 3 collapses the
@@ -111,26 +94,35 @@ test("300 calls through the real SDK: never crashes, every tier fires, the 400 g
       const decision = await engine.prepare({ summarize, now: now() });
       decision.steps.forEach((s) => tiers.add(s.tier));
       assert.notEqual(decision.status.kind, "blocked", decision.steps.at(-1)?.reason);
-      let reply;
+      // R13.4: the decision names the beta its context_management needs.
+      if (decision.contextManagement) {
+        decisionsWithEdits += 1;
+        assert.ok(decision.betas.includes(BETA_CONTEXT_MANAGEMENT), `betas ${decision.betas} lack ${BETA_CONTEXT_MANAGEMENT}`);
+      }
+      let answer;
       try {
-        reply = await client.beta.messages.create({
-          model: "claude-sonnet-4-5",
-          max_tokens: 16_000,
-          system: "You are a careful coding agent.",
+        answer = await client.beta.messages.create({
+          model: MODEL,
+          max_tokens: MAX_TOKENS,
+          system: SYSTEM,
+          tools: TOOLS,
           messages: engine.messages(),
           context_management: decision.contextManagement ?? undefined,
           betas: decision.betas,
         });
       } catch (e) {
         if (!isPromptTooLong(e)) throw e;
-        const outcome = engine.promptTooLong(promptTooLongTokens(e));
+        assert.equal(e.status, 400, "the API's prompt-too-long is an HTTP 400");
+        const tokens = promptTooLongTokens(e);
+        assert.ok(tokens > WINDOW, `the error states the prompt's size (${tokens})`);
+        const outcome = engine.promptTooLong(tokens);
         outcome.steps.forEach((s) => tiers.add(s.tier));
         assert.notEqual(outcome.compaction?.kind, "failed", outcome.compaction?.reason);
         reactiveAfter400 += 1;
         continue;
       }
-      engine.append({ ...reply, timestamp: now() });
-      const uses = reply.content.filter((b) => b.type === "tool_use");
+      engine.append({ ...answer, timestamp: now() });
+      const uses = answer.content.filter((b) => b.type === "tool_use");
       if (uses.length === 0 || log.calls >= 300) break;
       const logs = Array.from({ length: 40 + log.calls * 3 }, (_, k) => `[${k}] PASS tests/test_${k}.py::test_case ok`).join("\n");
       engine.append({ role: "user", content: uses.map((u) => ({ type: "tool_result", tool_use_id: u.id, content: logs })), timestamp: now() });
@@ -139,13 +131,20 @@ test("300 calls through the real SDK: never crashes, every tier fires, the 400 g
 
   assert.equal(log.calls, 300);
   assert.equal(log.pairsBroken, 0, "no request separated a tool_use from its tool_result");
-  // R1.6a: the engine counts the CJK paste near one token a character, so it
-  // compacts before sending instead of overflowing the real window.
-  assert.equal(log.refused, 0, "the CJK paste never overflowed the real window");
-  assert.equal(reactiveAfter400, log.refused, "every 400 went to the reactive tier");
+  assert.ok(pasteChars > 100_000, `the paste came (${pasteChars} characters)`);
+  // Only the API's tokenizer could refuse: never a missing beta or a bad pair.
+  assert.deepEqual(new Set(log.refusals.map((r) => r.kind)), new Set(["tooLong"]), JSON.stringify(log.refusals));
+  const mainRefusals = log.refused - summaryTooLong;
+  assert.ok(mainRefusals >= 1, "the paste the engine counted as fitting was refused by the API with a real 400");
+  assert.equal(reactiveAfter400, mainRefusals, "every 400 of a model call went to the reactive tier");
+  assert.ok(tiers.has("reactive"), "the reactive tier ran");
   assert.ok(log.summaries >= 1, "summaries were asked through the SDK");
-  for (const tier of ["budgetReduction", "microcompact", "snip", "collapse", "compact"]) {
+  assert.ok(decisionsWithEdits >= 1 && log.sawEdits === decisionsWithEdits, `edits sent ${log.sawEdits}, decided ${decisionsWithEdits}`);
+  assert.ok(log.betas.has(BETA_CONTEXT_MANAGEMENT), "the beta header reached the API");
+  for (const tier of ["budgetReduction", "microcompact", "snip", "collapse", "compact", "reactive"]) {
     assert.ok(tiers.has(tier), `tier ${tier} fired (seen: ${[...tiers].join(", ")})`);
   }
-  console.log(`calls ${log.calls}, summaries ${log.summaries}, 400s ${log.refused}, edits sent ${log.sawEdits}, betas ${[...log.betas].join(",") || "none"}; tiers ${[...tiers].join(", ")}`);
+  console.log(
+    `calls ${log.calls}, summaries ${log.summaries}, 400s ${log.refused} (${summaryTooLong} of summary requests), reactive ${reactiveAfter400}, paste ${pasteChars} chars, edits sent ${log.sawEdits}, betas ${[...log.betas].join(",") || "none"}; tiers ${[...tiers].join(", ")}`,
+  );
 });

@@ -7,7 +7,10 @@ import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { AIMessage, HumanMessage, ToolMessage, mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } from "@langchain/core/messages";
-import type { Decision, FormatEngine } from "context-compaction";
+import type { Decision } from "context-compaction";
+import * as anthropic from "context-compaction";
+import type { FormatEngine } from "context-compaction/formats";
+import * as formats from "context-compaction/formats";
 import { createEngine, plan, prepareStep, type CompactionRecord } from "context-compaction/ai-sdk";
 import { chatEngine, planChat, planResponses, responsesEngine } from "context-compaction/openai";
 import { langchainEngine, planLangchain } from "context-compaction/langchain";
@@ -91,3 +94,14 @@ lc.load(
 );
 export const restored = mapStoredMessagesToChatMessages(lc.messages());
 export const lcPlan: Decision = planLangchain(undefined, lc.messages());
+
+// --- context-compaction/formats: the untyped-history engine of every format,
+// and the base engine, which takes Anthropic's only -------------------------
+const anyFormat = new formats.Engine({ format: "openai-chat", window: 200_000 });
+anyFormat.load([{ role: "user", content: "hi" }]);
+const planned: Decision = formats.plan({ format: "langchain" }, "[]");
+void planned;
+anyFormat.free();
+new anthropic.Engine({ format: "anthropic" }).free();
+// @ts-expect-error: `context-compaction` reads Anthropic messages only
+new anthropic.Engine({ format: "ai-sdk" });

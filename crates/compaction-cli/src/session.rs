@@ -5,6 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
+use compaction_core::api::body::{parse_body, BodyAt};
 use compaction_core::api::{CompactionMode, ThinkingMode};
 use compaction_core::compact::{
     CompactOptions, Direction, FileAnswer, HookOutcome, PartialCompact, PreCompactRequest, Progress,
@@ -13,7 +14,7 @@ use compaction_core::compact::{
 use compaction_core::engine::{drive, Answer, DriveError, Driver, Engine, Host, Request as EngineRequest};
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::format::Ledger;
-use compaction_core::message::{Content, Json, Message, Role, Usage, Uuid};
+use compaction_core::message::Uuid;
 use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
@@ -22,8 +23,6 @@ use compaction_core::transcript::log::UuidMaker;
 use compaction_core::transcript::replay::ReplayOptions;
 use compaction_core::transcript::Transcript;
 use compaction_core::Setting;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// Settings flags shared by `plan` and `compact`.
@@ -260,86 +259,35 @@ fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
     }
 }
 
-/// Reads `{system?, messages}` into a fresh engine. Each message is read
-/// from its own text, so what the engine keeps verbatim (tool inputs,
-/// unknown fields) keeps its bytes.
+/// Reads `{system?, messages}` (or a bare list of messages) into a fresh
+/// engine, through the same reader as the package's `loadJson`.
 pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let input: Request = serde_json::from_str(&text).map_err(|e| {
-        let what = if e.is_data() {
-            "not a request body `{system?, messages}`"
-        } else {
-            "not JSON"
+    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let body = parse_body(&text).map_err(|e| {
+        let what = match e.at {
+            _ if !e.is_json => "not JSON".to_owned(),
+            BodyAt::Message(i) => format!("messages[{i}]"),
+            BodyAt::System => "`system` must be a string or a list of text blocks".to_owned(),
+            BodyAt::Body => "not a request body `{system?, messages}`".to_owned(),
         };
-        format!("{}: {what}: {e}", path.display())
+        format!("{}: {what}: {}", path.display(), e.error)
     })?;
     let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
-    match input.system {
-        Value::Null => {}
-        Value::String(s) => engine.set_system(&s),
-        Value::Array(blocks) => {
-            let text: Vec<&str> = blocks
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect();
-            engine.set_system(&text.join("\n"));
-        }
-        other => {
-            return Err(format!(
-                "`system` must be a string or a list of text blocks, got {other}"
-            ))
-        }
+    if let Some(system) = &body.system {
+        engine.set_system(system);
     }
     // Messages without a uuid get the package's: m1, m2, … (one rule, in core).
     let mut uuids = UuidMaker::default();
-    for (i, raw) in input.messages.iter().enumerate() {
-        let m: InputMessage = serde_json::from_str(raw.get()).map_err(|e| format!("messages[{i}]: {e}"))?;
+    for (i, param) in body.messages.into_iter().enumerate() {
         let store = engine.store();
-        let message = Message {
-            uuid: m.uuid.unwrap_or_else(|| uuids.make(|u| store.get(u).is_some())),
-            role: m.role,
-            content: m.content,
-            timestamp: m.timestamp,
-            usage: m.usage,
-            extra: [("clear_at", m.clear_at), ("output_config", m.output_config)]
-                .into_iter()
-                .filter(|(_, v)| m.role == Role::System && v.is_some())
-                .filter_map(|(k, v)| Some((k.to_owned(), v?)))
-                .collect(),
-        };
+        let message = param
+            .into_message(|| uuids.make(|u| store.get(u).is_some()))
+            .map_err(|e| format!("messages[{i}]{}", e.text))?;
         engine
             .append(message)
             .map_err(|e| format!("messages[{i}]: {e}"))?;
     }
     Ok(engine)
-}
-
-/// A request body: `system` (any shape, checked above) and the messages,
-/// each kept as its text until it is read.
-#[derive(Deserialize)]
-struct Request {
-    #[serde(default)]
-    system: Value,
-    messages: Vec<Box<RawValue>>,
-}
-
-/// One message of `--messages`: a `MessageParam`, `uuid` optional.
-#[derive(Deserialize)]
-struct InputMessage {
-    #[serde(default)]
-    uuid: Option<Uuid>,
-    role: Role,
-    content: Content,
-    #[serde(default)]
-    timestamp: Option<Timestamp>,
-    #[serde(default)]
-    usage: Option<Usage>,
-    /// A `role: "system"` message's `clear_at` (R13.3), verbatim.
-    #[serde(default)]
-    clear_at: Option<Json>,
-    /// A `role: "system"` message's `output_config` (R13.3), verbatim.
-    #[serde(default)]
-    output_config: Option<Json>,
 }
 
 /// `compaction plan`: what the cascade would do before the next call,

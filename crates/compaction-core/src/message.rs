@@ -187,7 +187,7 @@ impl Block {
 /// counters are the ones kept (R13.4: a `compaction` iteration reports the
 /// cost of summarising, not the context's size).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "RawUsage")]
+#[serde(try_from = "ApiUsage")]
 pub struct Usage {
     /// Uncached input tokens.
     #[serde(default)]
@@ -203,57 +203,116 @@ pub struct Usage {
     pub cache_read_input_tokens: u64,
 }
 
-/// `usage` as the API sends it: the four counters (`null` reads as 0) and
-/// the optional per-iteration breakdown.
-#[derive(Deserialize)]
-struct RawUsage {
+/// `usage` as the API sends it: the four counters as JSON numbers (`null`
+/// or absent reads as 0) and the optional per-iteration breakdown. Convert
+/// it with `Usage::try_from`, which keeps the last `message` iteration's
+/// counters and refuses any that is not a token count.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ApiUsage {
     #[serde(default)]
-    input_tokens: Option<u64>,
+    input_tokens: Option<f64>,
     #[serde(default)]
-    output_tokens: Option<u64>,
+    output_tokens: Option<f64>,
     #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<f64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<f64>,
     #[serde(default)]
-    iterations: Option<Vec<RawIteration>>,
+    iterations: Option<Vec<ApiIteration>>,
 }
 
-/// One entry of `usage.iterations`.
-#[derive(Deserialize)]
-struct RawIteration {
+/// One entry of `usage.iterations`: its `type` and its four counters.
+#[derive(Debug, Clone, Default, Deserialize)]
+struct ApiIteration {
     #[serde(rename = "type", default)]
     kind: Option<String>,
     #[serde(default)]
-    input_tokens: Option<u64>,
+    input_tokens: Option<f64>,
     #[serde(default)]
-    output_tokens: Option<u64>,
+    output_tokens: Option<f64>,
     #[serde(default)]
-    cache_creation_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<f64>,
     #[serde(default)]
-    cache_read_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<f64>,
 }
 
-impl From<RawUsage> for Usage {
-    fn from(raw: RawUsage) -> Self {
-        let last_message = raw
-            .iterations
-            .as_deref()
-            .and_then(|its| its.iter().rev().find(|i| i.kind.as_deref() == Some("message")));
-        match last_message {
-            Some(i) => Usage {
-                input_tokens: i.input_tokens.unwrap_or(0),
-                output_tokens: i.output_tokens.unwrap_or(0),
-                cache_creation_input_tokens: i.cache_creation_input_tokens.unwrap_or(0),
-                cache_read_input_tokens: i.cache_read_input_tokens.unwrap_or(0),
-            },
-            None => Usage {
-                input_tokens: raw.input_tokens.unwrap_or(0),
-                output_tokens: raw.output_tokens.unwrap_or(0),
-                cache_creation_input_tokens: raw.cache_creation_input_tokens.unwrap_or(0),
-                cache_read_input_tokens: raw.cache_read_input_tokens.unwrap_or(0),
-            },
+/// A usage counter that is not a whole number from 0 to 2^53 − 1: refused,
+/// never wrapped or rounded.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("usage{path}: {} is not a token count (a whole number from 0 to 2^53 - 1)", crate::error::Num(*.value))]
+pub struct BadTokenCount {
+    /// Where, below `usage`: `.input_tokens`, `.iterations[2].output_tokens`.
+    pub path: String,
+    /// The number given.
+    pub value: f64,
+}
+
+impl TryFrom<ApiUsage> for Usage {
+    type Error = BadTokenCount;
+
+    fn try_from(raw: ApiUsage) -> Result<Self, BadTokenCount> {
+        raw.usage()
+    }
+}
+
+impl ApiUsage {
+    /// The engine's [`Usage`]: the last `message` iteration's counters when
+    /// there are iterations, else the top-level ones; each must be a whole
+    /// number from 0 to 2^53 − 1.
+    pub fn usage(&self) -> Result<Usage, BadTokenCount> {
+        let raw = self;
+        let last_message = raw.iterations.as_deref().and_then(|its| {
+            its.iter()
+                .enumerate()
+                .rev()
+                .find(|(_, i)| i.kind.as_deref() == Some("message"))
+        });
+        let (at, c) = match last_message {
+            Some((n, i)) => (
+                Some(n),
+                [
+                    i.input_tokens,
+                    i.output_tokens,
+                    i.cache_creation_input_tokens,
+                    i.cache_read_input_tokens,
+                ],
+            ),
+            None => (
+                None,
+                [
+                    raw.input_tokens,
+                    raw.output_tokens,
+                    raw.cache_creation_input_tokens,
+                    raw.cache_read_input_tokens,
+                ],
+            ),
+        };
+        const NAMES: [&str; 4] = [
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ];
+        let mut out = [0u64; 4];
+        for ((slot, value), name) in out.iter_mut().zip(c).zip(NAMES) {
+            let v = value.unwrap_or(0.0);
+            if !(v.fract() == 0.0 && (0.0..=crate::thresholds::MAX_TOKENS as f64).contains(&v)) {
+                let at = at.map(|n| format!(".iterations[{n}]")).unwrap_or_default();
+                return Err(BadTokenCount {
+                    path: format!("{at}.{name}"),
+                    value: v,
+                });
+            }
+            // Whole and within 0..=2^53−1: the cast is exact.
+            *slot = v as u64;
         }
+        let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = out;
+        Ok(Usage {
+            input_tokens,
+            output_tokens,
+            cache_creation_input_tokens,
+            cache_read_input_tokens,
+        })
     }
 }
 
@@ -427,5 +486,47 @@ mod tests {
         .unwrap();
         assert!(!results.is_user_prompt());
         assert!(!Message::assistant("c", "done").is_user_prompt());
+    }
+
+    #[test]
+    fn usage_keeps_the_last_message_iteration_and_refuses_what_is_not_a_count() {
+        let usage = |v: Value| {
+            serde_json::from_value::<ApiUsage>(v)
+                .map(Usage::try_from)
+                .unwrap()
+        };
+        let u = usage(
+            json!({"input_tokens": 900, "cache_read_input_tokens": null, "iterations": [
+                {"type": "message", "input_tokens": 1},
+                {"type": "compaction", "input_tokens": 150000},
+                {"type": "message", "input_tokens": 2100, "output_tokens": 40},
+                {"type": "compaction", "input_tokens": 7}
+            ]}),
+        )
+        .unwrap();
+        assert_eq!(
+            (u.input_tokens, u.output_tokens, u.cache_read_input_tokens),
+            (2100, 40, 0)
+        );
+        let top = usage(json!({"input_tokens": 9007199254740991_u64, "iterations": []})).unwrap();
+        assert_eq!(top.input_tokens, (1 << 53) - 1);
+        for (v, path) in [
+            (json!({"input_tokens": 9007199254740992_u64}), ".input_tokens"),
+            (json!({"output_tokens": -1}), ".output_tokens"),
+            (
+                json!({"iterations": [{"type": "message", "cache_read_input_tokens": 1.5}]}),
+                ".iterations[0].cache_read_input_tokens",
+            ),
+        ] {
+            let err = usage(v).unwrap_err();
+            assert_eq!(err.path, path);
+            assert!(err.to_string().starts_with(&format!("usage{path}: ")), "{err}");
+        }
+        // Through a message, serde names the problem too.
+        let err = serde_json::from_value::<Message>(json!({
+            "uuid": "u", "role": "assistant", "content": "x", "usage": {"input_tokens": 18446744073709551615_u64}
+        }))
+        .unwrap_err();
+        assert!(err.to_string().contains("usage.input_tokens"), "{err}");
     }
 }

@@ -92,6 +92,14 @@ pub struct Estimator {
     /// the rest of the content is about a fifth of the signature's length
     /// (0.16 – 0.22 from 1,000 signature characters up).
     pub signature_chars_per_token: u64,
+    /// Count a reply's output at its reported `output_tokens` as it
+    /// stands, even when its content's estimate is larger (default off:
+    /// the larger of the two, R1.6). A session file's usage is often a
+    /// streaming snapshot (`output_tokens` 1 – 25); Claude Code up to
+    /// 2.1.29 counted that snapshot as the file records it, later clients
+    /// the reply's final output, which the estimate stands in for (see
+    /// `transcript::choice`, where a replay turns this on by version).
+    pub reported_output_as_is: bool,
 }
 
 impl Default for Estimator {
@@ -107,6 +115,7 @@ impl Default for Estimator {
             tool_use_output_tokens: 87,
             more_tool_use_output_tokens: 35,
             signature_chars_per_token: 5,
+            reported_output_as_is: false,
         }
     }
 }

@@ -57,10 +57,12 @@ struct Anchor {
     position: usize,
     /// input + cache-creation + cache-read tokens of that request.
     reported: u64,
-    /// How much the reply's reported output exceeds its estimate: thinking
+    /// The reply's counted output minus its content's estimate: thinking
     /// the transcript does not show, for one (R1.6: tokens are estimated
-    /// unless known, and the reply's are known).
-    reply_extra: u64,
+    /// unless known, and the reply's are known); negative only when the
+    /// estimator takes a smaller report as it stands
+    /// ([`Estimator::reported_output_as_is`]).
+    reply_delta: i64,
     /// Estimated tokens of the entries before `position`.
     prefix_estimate: u64,
     /// Change since the request in the estimate of entries before
@@ -231,20 +233,28 @@ impl View {
             if let Some(last) = self.anchor {
                 // Only appends since the last report, and the prompt grew:
                 // the difference is the real size of what was appended.
-                let estimated = self.estimate.saturating_sub(last.prefix_estimate) + last.reply_extra;
+                let estimated = self
+                    .estimate
+                    .saturating_sub(last.prefix_estimate)
+                    .saturating_add_signed(last.reply_delta);
                 if last.prefix_delta == 0 && reported > last.reported && estimated > 0 {
                     self.calibration.real += reported - last.reported;
                     self.calibration.estimated += estimated;
                 }
             }
             // The reply's output: as reported, or its estimate when the
-            // report is smaller (a streaming snapshot, R1.6).
+            // report is smaller (a streaming snapshot, R1.6), unless the
+            // estimator takes the report as it stands.
             let output = message.usage.as_ref().map_or(0, |u| u.output_tokens);
-            let output = output.max(self.estimator.reply_output(&message));
+            let output = if self.estimator.reported_output_as_is {
+                output
+            } else {
+                output.max(self.estimator.reply_output(&message))
+            };
             self.anchor = Some(Anchor {
                 position,
                 reported,
-                reply_extra: output.saturating_sub(tokens),
+                reply_delta: signed(output) - signed(tokens),
                 prefix_estimate: self.estimate,
                 prefix_delta: 0,
             });
@@ -454,6 +464,23 @@ impl View {
         }
     }
 
+    /// Runs `change` as a change the last report already counted, when the
+    /// last message carries that report: a response's `applied_edits`
+    /// describe the request its usage counted (R13.4), so showing what the
+    /// server really cleared moves the estimate, not the count.
+    pub(crate) fn counted_by_last_report<T>(&mut self, change: impl FnOnce(&mut View) -> T) -> T {
+        let last = self.entries.len().checked_sub(1);
+        let kept = self
+            .anchor
+            .filter(|a| Some(a.position) == last)
+            .map(|a| a.prefix_delta);
+        let out = change(self);
+        if let (Some(delta), Some(a)) = (kept, self.anchor.as_mut()) {
+            a.prefix_delta = delta;
+        }
+        out
+    }
+
     /// The API stated the size of the request it refused (R8.1: "N from the
     /// error recalibrates the count"): `tokens` becomes the reported size of
     /// the whole view as it is now, as a usage report on its last message
@@ -463,7 +490,7 @@ impl View {
         self.anchor = Some(Anchor {
             position: self.entries.len(),
             reported: tokens,
-            reply_extra: 0,
+            reply_delta: 0,
             prefix_estimate: self.estimate,
             prefix_delta: 0,
         });
@@ -476,7 +503,8 @@ impl View {
     /// view estimated (plus `system_tokens`, the system prompt and tool
     /// definitions the host sends). The reply counts at its estimate or its
     /// reported output, whichever is larger (a session file's recorded
-    /// `output_tokens` is often a streaming snapshot). The estimate of what
+    /// `output_tokens` is often a streaming snapshot), or at its reported
+    /// output as it stands ([`Estimator::reported_output_as_is`]). The estimate of what
     /// followed the report is calibrated by earlier reports (R1.6a,
     /// [`Calibration`]).
     pub fn count(&self, system_tokens: u64) -> TokenFigure {
@@ -489,7 +517,9 @@ impl View {
         let estimate = self.estimate + extra;
         match self.anchor {
             Some(a) => {
-                let since = estimate.saturating_sub(a.prefix_estimate) + a.reply_extra;
+                let since = estimate
+                    .saturating_sub(a.prefix_estimate)
+                    .saturating_add_signed(a.reply_delta);
                 let since = self.calibration.apply(since, &self.estimator);
                 let reported = a.reported.saturating_add_signed(a.prefix_delta);
                 // Freeing that happened before the usage was reported (a
@@ -511,6 +541,12 @@ impl View {
     pub fn position(&self, uuid: &Uuid) -> Option<usize> {
         self.entries.iter().position(|e| &e.message.uuid == uuid)
     }
+}
+
+/// A token figure as a signed difference's operand (saturating: no
+/// overflow for any count).
+fn signed(tokens: u64) -> i64 {
+    i64::try_from(tokens).unwrap_or(i64::MAX)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 // (`ai`): the history is `ModelMessage[]`, `prepareStep` is a
 // `PrepareStepFunction`.
 import type { LanguageModel, ModelMessage, PrepareStepFunction, ToolSet } from "ai";
-import type { Answer, Decision, EngineSettings, FormatEngine, Host, MessageParam, PresetName, SummaryRequest } from "./index.js";
+import type { Answer, Decision, EngineSettings, FormatEngine, Host, MessageParam, PresetName, SummaryRequest } from "./formats.js";
 
 /** Settings of an engine over `ModelMessage`s (the format is fixed). */
 export type AiSdkSettings = Omit<EngineSettings, "format"> | PresetName;

@@ -2,7 +2,7 @@
 // `ModelMessage`s, and `prepareStep` for `generateText` / `streamText` /
 // `ToolLoopAgent`. The conversion is the engine's (settings.format "ai-sdk");
 // this file only keeps one engine across steps and feeds it what is new.
-import { Engine, plan as planAny } from "context-compaction";
+import { Engine, plan as planAny } from "context-compaction/formats";
 
 const settingsObject = (settings) =>
     settings === undefined ? {} : typeof settings === "string" ? { preset: settings } : settings;

@@ -1,6 +1,6 @@
 // Types of context-compaction/langchain, written against `@langchain/core`'s own.
 import type { StoredMessage } from "@langchain/core/messages";
-import type { Decision, EngineSettings, FormatEngine, PresetName } from "./index.js";
+import type { Decision, EngineSettings, FormatEngine, PresetName } from "./formats.js";
 
 /** Settings of an engine over stored messages (the format is fixed). */
 export type LangChainSettings = Omit<EngineSettings, "format"> | PresetName;

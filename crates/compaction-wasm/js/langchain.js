@@ -1,7 +1,7 @@
 // context-compaction/langchain: the engine over LangChain's stored messages
 // (`{ type, data }`, from `mapChatMessagesToStoredMessages`; back with
 // `mapStoredMessagesToChatMessages`). The conversion is the engine's.
-import { Engine, plan } from "context-compaction";
+import { Engine, plan } from "context-compaction/formats";
 
 const settingsObject = (settings) =>
     settings === undefined ? {} : typeof settings === "string" ? { preset: settings } : settings;

@@ -1,7 +1,7 @@
 // Types of context-compaction/openai, written against the `openai` SDK's own.
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
-import type { Decision, EngineSettings, FormatEngine, PresetName } from "./index.js";
+import type { Decision, EngineSettings, FormatEngine, PresetName } from "./formats.js";
 
 /** Settings of an engine over OpenAI shapes (the format is fixed). */
 export type OpenAISettings = Omit<EngineSettings, "format"> | PresetName;

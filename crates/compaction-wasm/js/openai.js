@@ -1,7 +1,7 @@
 // context-compaction/openai: the engine over OpenAI Chat Completions
 // messages and Responses input items (settings.format "openai-chat" and
 // "openai-responses"); the conversion is the engine's.
-import { Engine, plan } from "context-compaction";
+import { Engine, plan } from "context-compaction/formats";
 
 const settingsObject = (settings) =>
     settings === undefined ? {} : typeof settings === "string" ? { preset: settings } : settings;

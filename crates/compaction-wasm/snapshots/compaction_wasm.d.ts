@@ -607,11 +607,12 @@ export interface EngineSettings {
     /**
      * The history's shape (default `"anthropic"`): `load`, `append`,
      * `messages()` and `plan` speak it; off Anthropic, Tier 1 takes the
-     * client's time-based path. The typed engines are in
-     * `context-compaction/ai-sdk`, `context-compaction/openai` and
-     * `context-compaction/langchain`.
+     * client's time-based path. `context-compaction` reads Anthropic's
+     * only; the other formats are the `Engine` and `plan` of
+     * `context-compaction/formats`, typed per SDK in
+     * `context-compaction/ai-sdk`, `/openai` and `/langchain`.
      */
-    format?: "anthropic" | "ai-sdk" | "openai-chat" | "openai-responses" | "langchain";
+    format?: "anthropic";
     /**
      * The model's context window (default 200,000).
      */

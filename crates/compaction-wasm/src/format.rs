@@ -59,27 +59,6 @@ pub(crate) fn read_format(
     }))
 }
 
-/// `value` as JSON text (an object or a list of them), or an error naming `field`.
-pub(crate) fn stringify(value: &JsValue, field: &str) -> Result<String, JsValue> {
-    if !value.is_object() {
-        return Err(js_error(
-            INVALID_MESSAGE,
-            field,
-            &format!("{field} must be an object"),
-        ));
-    }
-    js_sys::JSON::stringify(value)
-        .ok()
-        .and_then(|s| s.as_string())
-        .ok_or_else(|| {
-            js_error(
-                INVALID_MESSAGE,
-                field,
-                &format!("{field} is not writable as JSON"),
-            )
-        })
-}
-
 fn message_error(e: FormatError) -> JsValue {
     js_error(INVALID_MESSAGE, &e.path, &e.to_string())
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::error::{js_error, js_error_caused, ENGINE_ERROR, INVALID_ARGUMENT};
+use crate::error::{js_error, js_error_caused, ENGINE_ERROR, INVALID_ARGUMENT, INVALID_MESSAGE};
 
 #[wasm_bindgen]
 extern "C" {
@@ -202,6 +202,27 @@ pub fn kind(value: &JsValue) -> String {
     }
 }
 
+/// `value` as JSON text (an object or a list of them), or an error naming `field`.
+pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
+    if !value.is_object() {
+        return Err(js_error(
+            INVALID_MESSAGE,
+            field,
+            &format!("{field} must be an object"),
+        ));
+    }
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+        .ok_or_else(|| {
+            js_error(
+                INVALID_MESSAGE,
+                field,
+                &format!("{field} is not writable as JSON"),
+            )
+        })
+}
+
 /// Values out: plain objects, `null` for absent optionals, numbers (never
 /// BigInt). Written as JSON by serde_json and read by the JS engine's
 /// `JSON.parse`: one code path for every type (a small module), and fast.
@@ -319,12 +340,12 @@ pub fn error_path(json: &[u8], error: &serde_json::Error) -> String {
 /// A serde_json error in the caller's words: without the position in the
 /// engine's own serialisation ("at line 1 column 57", meaningless to a
 /// caller who passed an object) nor the binding's Rust type names
-/// ("expected struct InUsage"), cut short.
+/// ("expected struct ApiUsage"), cut short.
 pub fn clean(error: &serde_json::Error) -> String {
     let text = error.to_string();
     let at = format!(" at line {} column {}", error.line(), error.column());
     let text = text.strip_suffix(at.as_str()).unwrap_or(&text).as_bytes();
-    // "struct InUsage" → "an object", "enum InRole" → "one of the names".
+    // "struct ApiUsage" → "an object", "enum InRole" → "one of the names".
     let mut out = Vec::with_capacity(text.len());
     let mut i = 0;
     while i < text.len() {

@@ -17,10 +17,12 @@
 //!   the engine's prompt-too-long classifier over a JS client's error.
 //! - [`dto`]: every shape that crosses, with generated TypeScript types.
 //!
-//! Two wasm modules come from this crate (features `engine` and `session`,
-//! see Cargo.toml): an agent that never reads a session file never loads
-//! the importer. They share [`dto`], [`error`] and [`js`]; a `Session`
-//! crosses between them as a plain JS object.
+//! Three wasm modules come from this crate (features `engine`, `formats`
+//! and `session`, see Cargo.toml): an agent that never reads a session file
+//! never loads the importer, and one that speaks Anthropic's messages never
+//! loads the provider formats ([`format`]; without the `formats` feature it
+//! is a stand-in that refuses the setting). They share [`dto`], [`error`]
+//! and [`js`]; a `Session` crosses between them as a plain JS object.
 
 #[cfg(feature = "engine")]
 pub mod counter;
@@ -30,7 +32,11 @@ pub mod dto;
 #[cfg(feature = "engine")]
 pub mod engine;
 pub mod error;
-#[cfg(feature = "engine")]
+#[cfg(feature = "formats")]
+pub mod format;
+// The engine module without the formats: the same names, never a format.
+#[cfg(all(feature = "engine", not(feature = "formats")))]
+#[path = "no_format.rs"]
 pub mod format;
 #[cfg(feature = "engine")]
 pub mod input;

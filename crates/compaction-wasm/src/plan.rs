@@ -33,7 +33,7 @@ fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<
     } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {
         if state.formatted.is_some() {
             // A format reads the whole list at once (Responses items group).
-            let json = crate::format::stringify(&list, "messages")?;
+            let json = crate::js::json_text(&list, "messages")?;
             state.load_text(&json, Some(list))?;
             let decision = state.before_call_raw(now)?;
             let decision = state.decision(decision);

@@ -8,6 +8,7 @@ use crate::message::Json;
 use crate::microcompact::{Amount, ClearToolUsesEdit};
 
 pub mod applied;
+pub mod body;
 pub(crate) mod plain;
 pub mod thinking;
 

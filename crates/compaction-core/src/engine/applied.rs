@@ -23,7 +23,10 @@ impl Engine {
             return None;
         }
         let before = self.count();
-        let blocks = self.microcompact.reconcile(&mut self.view, actual);
+        let microcompact = &mut self.microcompact;
+        let blocks = self
+            .view
+            .counted_by_last_report(|view| microcompact.reconcile(view, actual));
         let actual = self.microcompact.server_cleared();
         if actual == predicted {
             return None;

@@ -42,6 +42,7 @@ impl Engine {
         if !s.enabled {
             return false;
         }
+        self.drop_stale_segments(steps);
         let count = self.count();
         let start = self.collapse_start();
         let blocking = self.lines.budget * s.blocking_pct / 100;
@@ -73,6 +74,33 @@ impl Engine {
             }
         }
         !self.collapse_pending.is_empty() && count.tokens > blocking
+    }
+
+    /// A pending segment whose messages left the view (snip deleted them
+    /// after a 413's recovery asked for it) can no longer be asked for or
+    /// applied: it is dropped with a step, so it never holds Tier 4 back.
+    fn drop_stale_segments(&mut self, steps: &mut Vec<Step>) {
+        let stale: Vec<usize> = (0..self.collapse_pending.len())
+            .filter(|&i| self.messages_of(&self.collapse_pending[i].uuids).is_none())
+            .collect();
+        for i in stale.into_iter().rev() {
+            let p = self.collapse_pending.remove(i);
+            let step = Step::note(
+                Tier::Collapse,
+                "R6.1",
+                Owner::Client,
+                Evidence::ThirdParty,
+                self.count(),
+                format!(
+                    "the summary of turns {}–{} is no longer asked for: its messages left the view",
+                    p.turns.0, p.turns.1
+                ),
+            );
+            steps.push(Step {
+                messages: p.uuids,
+                ..step
+            });
+        }
     }
 
     /// Where Tier 3 starts: its own line (`start_pct` of the budget) or the

@@ -30,6 +30,28 @@ const VERSIONS: &[(Version, Version, Preset, &str)] = &[
     ),
 ];
 
+/// The client versions whose count took a reply's usage as its session
+/// file records it, a streaming snapshot of `output_tokens` included
+/// ([`crate::tokens::Estimator::reported_output_as_is`]); other versions
+/// count the reply's final output, which a replay estimates when the
+/// record holds a smaller snapshot. Evidence, on the calibration set
+/// (`../shared/fixtures/sessions/`), where a boundary's `preTokens` is the
+/// last usage plus characters / 4 of the records after the reply, plus
+/// the reply's output beyond its recorded snapshot or not:
+/// - 2.1.14 – 2.1.29 (839b35f7, 08940314, a318ad73, fdd24234, b82405ba,
+///   24a274a3): `preTokens` = the usage as recorded + characters / 4 of
+///   what followed, to the token, though each reply holds 70 – 600 tokens
+///   of content its snapshot (1 – 5) leaves out; and 24a274a3's request
+///   before its boundary was sent at 168,254 tokens without compacting,
+///   which only the snapshot count explains (the final one is 167,700).
+/// - 2.1.2 – 2.1.7 (880d23f9, 0276a600, b42aaf1f, b00b80af) and 2.1.33 –
+///   2.1.42 (1a289c77, 9e2434f3, 4f8c1176, b6aa9bbc): `preTokens` exceeds
+///   that by about the reply's content (77 – 310 tokens; 9e2434f3: its
+///   9,734-character text, recorded with `output_tokens` 3).
+/// - 2.1.8 – 2.1.13 and 2.1.30 – 2.1.32 are unmeasured and taken as their
+///   neighbours outside the range.
+const SNAPSHOT_OUTPUT: (Version, Version) = ((2, 1, 14), (2, 1, 29));
+
 /// Models → (context window, maximum output tokens), by id prefix, from
 /// Anthropic's published model table. The window is the standard one; a
 /// session whose requests exceed it used the 1M-token window.
@@ -69,6 +91,9 @@ pub struct Choice {
     /// The model's maximum output tokens (the reserve is the smaller of
     /// this and the preset's cap), when the model is known.
     pub max_output_tokens: Option<u64>,
+    /// Whether the client counted a reply's recorded `output_tokens` as it
+    /// stands, a streaming snapshot included ([`SNAPSHOT_OUTPUT`]).
+    pub reported_output_as_is: bool,
     /// One line per choice: what was chosen and why.
     pub reasons: Vec<String>,
 }
@@ -78,6 +103,7 @@ impl Choice {
     pub fn settings(&self) -> EngineSettings {
         let mut settings = self.preset.settings(self.window);
         settings.thresholds.max_output_tokens = self.max_output_tokens;
+        settings.estimator.reported_output_as_is = self.reported_output_as_is;
         settings
     }
 }
@@ -128,6 +154,16 @@ pub fn choose(transcript: &Transcript) -> Choice {
     let version = transcript.versions.last().cloned();
     let (preset, why) = preset_for_version(version.as_deref());
     let mut reasons = vec![why];
+    let reported_output_as_is = version
+        .as_deref()
+        .and_then(parse)
+        .is_some_and(|v| SNAPSHOT_OUTPUT.0 <= v && v <= SNAPSHOT_OUTPUT.1);
+    if reported_output_as_is {
+        reasons.push(
+            "clients 2.1.14 – 2.1.29 count a reply's output as its usage records it (a streaming snapshot included)"
+                .to_owned(),
+        );
+    }
     // The model most requests used, and the largest request.
     let mut models: Vec<(String, usize)> = Vec::new();
     let mut largest = 0u64;
@@ -186,6 +222,7 @@ pub fn choose(transcript: &Transcript) -> Choice {
         model,
         window,
         max_output_tokens,
+        reported_output_as_is,
         reasons,
     }
 }

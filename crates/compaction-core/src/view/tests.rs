@@ -117,6 +117,34 @@ fn r1_6_a_streaming_snapshot_smaller_than_the_reply_counts_the_estimate() {
 }
 
 #[test]
+fn r1_6_a_snapshot_taken_as_it_stands_leaves_the_replys_content_out() {
+    // Claude Code 2.1.14 – 2.1.29 counted a reply's usage as recorded.
+    let mut v = View::new(Estimator {
+        reported_output_as_is: true,
+        ..Estimator::claude_code()
+    });
+    let mut reply = Message::assistant("b", "y".repeat(4_000)); // 1,000 estimated
+    reply.usage = Some(Usage {
+        input_tokens: 5_000,
+        output_tokens: 3, // a streaming snapshot
+        ..Usage::default()
+    });
+    v.push(Arc::new(reply), Source::Stored, vec![]);
+    v.push(msg("c", 80), Source::Stored, vec![]);
+    // The snapshot (3), not the reply's 1,000, and what followed (20).
+    assert_eq!(v.count(0).tokens, 5_000 + 3 + 20);
+    // A larger report counts as reported either way.
+    let mut reply = Message::assistant("d", "y".repeat(40));
+    reply.usage = Some(Usage {
+        input_tokens: 6_000,
+        output_tokens: 900,
+        ..Usage::default()
+    });
+    v.push(Arc::new(reply), Source::Stored, vec![]);
+    assert_eq!(v.count(0).tokens, 6_000 + 900);
+}
+
+#[test]
 fn r1_6a_reported_usage_calibrates_the_estimate_since() {
     let mut v = View::new(Estimator::default());
     v.push(with_usage("a", 40, 10_000), Source::Stored, vec![]);

@@ -282,3 +282,35 @@ fn r13_4_applied_edits_that_differ_from_the_prediction_replace_it_with_a_step() 
     let cm = serde_json::to_value(d.context_management.unwrap()).unwrap();
     assert_eq!(cm["edits"][0]["keep"]["value"], 30);
 }
+
+#[test]
+fn r13_4_applied_edits_with_the_usage_they_came_with_leave_the_reported_count() {
+    let mut e = Engine::new(Preset::Seed.settings(200_000)).unwrap();
+    for n in 0..60 {
+        for m in turn(n, 2_000) {
+            e.append(m).unwrap();
+        }
+    }
+    let d = e.before_call(None);
+    assert!(
+        d.steps.iter().any(|s| s.rule == "R4.3"),
+        "server clearing predicted"
+    );
+    // The response reports its prompt as the server counted it, having
+    // cleared nothing; its applied_edits say so.
+    e.append(message(
+        json!({"uuid": "reply", "role": "assistant", "content": "done",
+        "usage": {"input_tokens": 40_000, "output_tokens": 10}}),
+    ))
+    .unwrap();
+    let reported = e.count().tokens;
+    let applied: Vec<compaction_core::api::applied::AppliedEdit> = serde_json::from_value(json!([
+        {"type": "clear_tool_uses_20250919", "cleared_tool_uses": 0, "cleared_input_tokens": 0}
+    ]))
+    .unwrap();
+    let step = e.applied_edits(&applied).expect("the prediction changed: a step");
+    assert_eq!(step.blocks.len(), 40, "the results are back in the view");
+    // The 40,000 already counted those results: restoring them in the view
+    // must not add them a second time.
+    assert_eq!(e.count().tokens, reported);
+}

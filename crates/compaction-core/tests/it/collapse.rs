@@ -233,3 +233,33 @@ fn r8_1_a_413_while_segments_are_pending_asks_for_those_again() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn r8_1_segments_asked_for_by_a_413_whose_messages_snip_deleted_are_dropped_and_tier_4_runs() {
+    let mut e = Engine::new(Preset::Seed.settings(200_000)).unwrap();
+    session(&mut e, 30, 1_000);
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(p, Stage::NeedsCollapse { .. }), "{p:?}");
+    // Before the answers come, a turn too big for the compact line: snip
+    // deletes the oldest turns, which the pending segments summarise.
+    e.append(Message::user("big", "paste")).unwrap();
+    e.append(Message::assistant("huge", "w".repeat(170_000 * 4)))
+        .unwrap();
+    let d = e.before_call(None);
+    assert!(d.steps.iter().any(|s| s.tier == Tier::Snip), "{:#?}", d.steps);
+    assert!(
+        d.steps.iter().any(|s| s.reason.contains("no longer asked for")),
+        "{:#?}",
+        d.steps
+    );
+    // Over the line, the engine is never left asking for nothing.
+    assert!(d.count.tokens > d.lines.compact);
+    assert!(
+        !crate::common::segments(&d.requests).is_empty() || d.compaction.is_some(),
+        "{:#?}",
+        d.steps
+    );
+    for r in crate::common::segments(&d.requests) {
+        assert!(r.messages.len() > 1);
+    }
+}

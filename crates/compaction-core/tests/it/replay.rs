@@ -180,3 +180,66 @@ fn r4_4_a_recorded_microcompaction_is_applied_by_the_replay() {
     assert_eq!(r.predicted.len(), 1, "{:?}", r.predicted);
     assert!(r.predicted[0].tokens > 175_000);
 }
+
+/// A session of `version` whose one request is recorded with a streaming
+/// snapshot (`output_tokens` 1) though its reply holds 400 characters and
+/// a call, then a 4,000-character result and a real automatic boundary.
+fn snapshot_session(version: &str) -> Vec<u8> {
+    use serde_json::json;
+    let at = "2026-02-12T16:13:26.000Z";
+    let records = [
+        json!({"type": "user", "uuid": "u1", "parentUuid": null, "version": version,
+               "timestamp": at, "message": {"role": "user", "content": "go"}}),
+        json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "version": version,
+               "timestamp": at, "requestId": "req",
+               "message": {"id": "msg_1", "role": "assistant", "model": "claude-opus-4-5-20251101",
+                           "content": [{"type": "text", "text": "y".repeat(400)},
+                                       {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}}],
+                           "usage": {"input_tokens": 166_100, "cache_read_input_tokens": 0,
+                                     "cache_creation_input_tokens": 0, "output_tokens": 1}}}),
+        json!({"type": "user", "uuid": "u2", "parentUuid": "a1", "version": version,
+               "timestamp": at, "message": {"role": "user", "content": [
+                   {"type": "tool_result", "tool_use_id": "toolu_1", "content": "r".repeat(4_000)}]}}),
+        json!({"type": "system", "subtype": "compact_boundary", "uuid": "b", "parentUuid": null,
+               "logicalParentUuid": "u2", "version": version, "timestamp": at,
+               "content": "Conversation compacted", "level": "info",
+               "compactMetadata": {"trigger": "auto", "preTokens": 167_101}}),
+        json!({"type": "user", "uuid": "s", "parentUuid": "b", "version": version, "timestamp": at,
+               "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+               "message": {"role": "user", "content": "This session is being continued…"}}),
+    ];
+    let mut out = Vec::new();
+    for r in &records {
+        out.extend_from_slice(r.to_string().as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+#[test]
+fn clients_2_1_14_to_2_1_29_count_a_recorded_snapshot_as_it_stands() {
+    for (version, as_is) in [
+        ("2.1.7", false),
+        ("2.1.14", true),
+        ("2.1.29", true),
+        ("2.1.33", false),
+    ] {
+        let t = import(&snapshot_session(version));
+        let chosen = choice::choose(&t);
+        assert_eq!(chosen.reported_output_as_is, as_is, "{version}");
+        let said = chosen.reasons.iter().any(|r| r.contains("streaming snapshot"));
+        assert_eq!(said, as_is, "{version}: {:?}", chosen.reasons);
+        let r = t.replay(chosen.preset, chosen.settings()).unwrap();
+        let at_real = r.at_real.first().expect("the real boundary's count").tokens;
+        if as_is {
+            // The usage as recorded (166,100 + 1) + the result (1,000):
+            // the boundary's preTokens, to the token.
+            assert_eq!(at_real, 167_101, "{version}");
+            assert_eq!(r.actual[0].pre_tokens, Some(at_real));
+        } else {
+            // The reply's final output stands in for the snapshot: its text
+            // (100), the call (Read 1, {} 1, framing 87).
+            assert_eq!(at_real, 166_100 + 100 + 1 + 1 + 87 + 1_000, "{version}");
+        }
+    }
+}

@@ -259,13 +259,19 @@ pub struct EngineSettings {
     pub preset: Option<PresetName>,
     /// The history's shape (default `"anthropic"`): `load`, `append`,
     /// `messages()` and `plan` speak it; off Anthropic, Tier 1 takes the
-    /// client's time-based path. The typed engines are in
-    /// `context-compaction/ai-sdk`, `context-compaction/openai` and
-    /// `context-compaction/langchain`.
-    #[tsify(
-        optional,
-        type = "\"anthropic\" | \"ai-sdk\" | \"openai-chat\" | \"openai-responses\" | \"langchain\""
+    /// client's time-based path. `context-compaction` reads Anthropic's
+    /// only; the other formats are the `Engine` and `plan` of
+    /// `context-compaction/formats`, typed per SDK in
+    /// `context-compaction/ai-sdk`, `/openai` and `/langchain`.
+    #[cfg_attr(
+        feature = "formats",
+        tsify(
+            optional,
+            type = "\"anthropic\" | \"ai-sdk\" | \"openai-chat\" | \"openai-responses\" | \"langchain\""
+        )
     )]
+    // The engine module without the formats reads Anthropic's only.
+    #[cfg_attr(not(feature = "formats"), tsify(optional, type = "\"anthropic\""))]
     pub format: Option<String>,
     /// The model's context window (default 200,000).
     #[tsify(optional)]

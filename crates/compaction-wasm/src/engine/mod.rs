@@ -193,7 +193,7 @@ impl Engine {
     ) -> Result<String, JsValue> {
         if self.read(|s| Ok(s.formatted.is_some()))? {
             // Written as JSON before the engine is borrowed (a getter may call back).
-            let json = crate::format::stringify(&message, "message")?;
+            let json = crate::js::json_text(&message, "message")?;
             return self.with(|s| s.append_formatted_json(&json, &message, "message").map(|u| u.0));
         }
         let message = input::read_js(&message, "message")?;

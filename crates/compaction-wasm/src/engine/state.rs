@@ -151,7 +151,7 @@ impl State {
     /// Appends one message object.
     pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
         if self.formatted.is_some() {
-            let json = crate::format::stringify(message, field)?;
+            let json = crate::js::json_text(message, field)?;
             return self.append_formatted_json(&json, message, field);
         }
         self.append_read(input::read_js(message, field)?, field)

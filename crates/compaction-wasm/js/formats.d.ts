@@ -1,0 +1,23 @@
+// Types of `context-compaction/formats`: exactly those wasm-bindgen generates
+// from the Rust bindings built with the provider formats
+// (compaction_formats.d.ts: the engine's API, whose `EngineSettings.format`
+// takes every format), and the one generic view of an `Engine` whose
+// `format` is another SDK's.
+export * from "./compaction_formats.js";
+import type { Engine } from "./compaction_formats.js";
+
+/** An `Engine` whose history is in another SDK's shape `M` (the setting
+ * `format`): `load`, `append` and `messages()` speak `M`, and every message
+ * no tier touched comes back as the very object you gave. The typed
+ * constructors are in `context-compaction/ai-sdk`, `context-compaction/openai`
+ * and `context-compaction/langchain`. */
+export interface FormatEngine<M> extends Omit<Engine, "append" | "load" | "messages"> {
+    /** Appends one message or item; returns the engine's uuid for it (a
+     * leading system message becomes the system prompt). */
+    append(message: M): string;
+    /** Appends a history (all or nothing); returns how many view messages
+     * it made. */
+    load(messages: readonly M[]): number;
+    /** The messages to send now, in the format. */
+    messages(): M[];
+}
