@@ -39,6 +39,7 @@ struct RunKey {
     failing: Vec<String>,
     hook: String,
     instructions: String,
+    reads: String,
     precompute: PrecomputeSwitch,
 }
 
@@ -51,6 +52,7 @@ impl RunKey {
             failing: s.failing.clone(),
             hook: s.hook_instructions.clone(),
             instructions: s.instructions.clone(),
+            reads: s.reads.clone(),
             precompute: s.precompute,
         }
     }
@@ -105,6 +107,7 @@ pub fn App() -> Html {
         let deps = (
             state.scenario.clone(),
             state.fields[Field::ExtraGroups as usize].clone(),
+            state.reads.clone(),
         );
         use_memo(deps, move |_| state.scenario().map(Rc::new))
     };

@@ -65,6 +65,10 @@ pub fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>)
         let s = state.clone();
         Callback::from(move |t| s.dispatch(Action::Instructions(t)))
     };
+    let reads = {
+        let s = state.clone();
+        Callback::from(move |t| s.dispatch(Action::Reads(t)))
+    };
     html! { <>
         <fieldset>
             <legend>{ "Model and lines" }</legend>
@@ -85,6 +89,7 @@ pub fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>)
             { field(Field::MaxFiles, "most recent files restored", "1") }
             { field(Field::PerFile, "longer files are cut to this", "500") }
             { field(Field::Total, "all files together", "1000") }
+            <TextArea id="reads" label="Files the session reads" hint="compact-analysis: one path per line, read by its second request; empty: its own two files. The candidates are the files most recently read (R7.7)" value={state.reads.clone()} on_change={reads} />
             if files.is_empty() {
                 <p class="muted">{ "No compaction restores files in this run." }</p>
             } else {

@@ -138,6 +138,9 @@ pub struct SandboxState {
     pub hook_instructions: String,
     /// `/compact` instructions.
     pub instructions: String,
+    /// Files the session's second request reads, one per line
+    /// (compact-analysis; empty: the scenario's own).
+    pub reads: String,
     /// A stored precompute.
     pub precompute: PrecomputeSwitch,
     /// The event shown (index into the exploration's moments).
@@ -171,6 +174,8 @@ pub enum Action {
     HookInstructions(String),
     /// The `/compact` instructions.
     Instructions(String),
+    /// The files the session reads, one per line.
+    Reads(String),
     /// The stored precompute.
     Precompute(PrecomputeSwitch),
     /// Show this event (clamped later to the exploration's length).
@@ -206,6 +211,7 @@ impl Reducible for SandboxState {
             }
             Action::HookInstructions(text) => next.hook_instructions = text,
             Action::Instructions(text) => next.instructions = text,
+            Action::Reads(text) => next.reads = text,
             Action::Precompute(p) => next.precompute = p,
             Action::Moment(i) => {
                 next.moment = i;
@@ -258,6 +264,7 @@ impl SandboxState {
             failing: knobs.policy.failing_files.clone(),
             hook_instructions: knobs.policy.hook.added_instructions.join("\n"),
             instructions,
+            reads: String::new(),
             precompute: knobs.precompute,
             moment: usize::MAX,
             step: None,
@@ -288,7 +295,14 @@ impl SandboxState {
     /// scenario's name and that field only).
     pub fn scenario(&self) -> Result<Scenario, String> {
         let extra = self.extra_groups()?;
-        sandbox::scenario(&self.scenario, extra)
+        let reads: Vec<String> = self
+            .reads
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect();
+        sandbox::scenario_reading(&self.scenario, extra, &reads)
             .ok_or_else(|| format!("no built-in scenario is called “{}”", self.scenario))
     }
 
@@ -378,6 +392,9 @@ impl SandboxState {
             pairs.push(("hookAdds".into(), self.hook_instructions.clone()));
         }
         pairs.push(("instructions".into(), self.instructions.clone()));
+        if !self.reads.is_empty() {
+            pairs.push(("reads".into(), self.reads.clone()));
+        }
         if self.precompute != PrecomputeSwitch::None {
             pairs.push(("precompute".into(), self.precompute.name().into()));
         }
@@ -433,6 +450,9 @@ impl SandboxState {
         }
         if let Some(v) = get("instructions") {
             state.instructions = v;
+        }
+        if let Some(v) = get("reads") {
+            state.reads = v;
         }
         if let Some(p) = get("precompute").as_deref().and_then(PrecomputeSwitch::by_name) {
             state.precompute = p;

@@ -12,12 +12,14 @@ use std::rc::Rc;
 use compaction_core::thresholds::{ThresholdSettings, Thresholds};
 use compaction_sandbox::app::{App, Readout, ReadoutProps};
 use compaction_sandbox::context::{ContextView, ContextViewProps};
-use compaction_sandbox::timeline::{Flows, FlowsProps, StepList, StepListProps};
+use compaction_sandbox::timeline::{evidence, owner_name, Flows, FlowsProps, StepList, StepListProps};
 use compaction_scenarios::figures::grouped;
-use compaction_scenarios::sandbox::{explore, failure_stages, scenario, Exploration, Knobs, Moment};
+use compaction_scenarios::sandbox::{
+    explore, failure_stages, scenario, scenario_reading, Exploration, Knobs, Moment, Outcome,
+};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
-use web_sys::{Element, HtmlElement, HtmlInputElement};
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 use yew::{Callback, Renderer};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -216,5 +218,104 @@ async fn the_page_reruns_the_engine_when_a_control_changes() {
     assert!(
         text(&root).contains(&grouped(967_000)),
         "the page shows the new compact line"
+    );
+}
+
+/// Types `value` into the text area `selector` as a visitor does.
+async fn type_into(root: &Element, selector: &str, value: &str) {
+    let field: HtmlTextAreaElement = root
+        .query_selector(selector)
+        .unwrap()
+        .expect(selector)
+        .dyn_into()
+        .unwrap();
+    field.set_value(value);
+    field
+        .dispatch_event(&web_sys::InputEvent::new("input").unwrap())
+        .unwrap();
+    settle().await;
+}
+
+/// The summary text the page shows.
+fn summary_shown(root: &Element) -> String {
+    root.query_selector("details.summary-text pre")
+        .unwrap()
+        .and_then(|e| e.text_content())
+        .unwrap_or_default()
+}
+
+/// The attachment candidates the page lists, in order.
+fn candidates_shown(root: &Element) -> Vec<String> {
+    let rows = root.query_selector_all("table.attachments tbody tr").unwrap();
+    (0..rows.length())
+        .filter_map(|i| {
+            rows.item(i)?
+                .dyn_into::<Element>()
+                .ok()?
+                .get_attribute("data-path")
+        })
+        .collect()
+}
+
+#[wasm_bindgen_test]
+async fn inputs_change_the_summarys_emphasis_and_the_candidates_and_each_step_shows_owner_and_evidence() {
+    let root = mount_point();
+    Renderer::<App>::with_root(root.clone()).render();
+    settle().await;
+    // compact-analysis's own /compact instructions choose what it quotes.
+    let own = summary_shown(&root);
+    assert!(
+        own.contains("instructions' terms (user, requests, source, locations, probe"),
+        "{own}"
+    );
+    let own_files = candidates_shown(&root);
+    assert!(own_files.contains(&"analysis/runtime-probes/agent-loop-tool-result-resume.json".to_owned()));
+    // The user's instructions change the summary's emphasis.
+    type_into(&root, "textarea#instructions", "focus on the runtime probe").await;
+    let probe = summary_shown(&root);
+    assert!(probe.contains("instructions' terms (runtime, probe):"), "{probe}");
+    assert!(probe.contains("agent-loop-tool-result-resume.json"), "{probe}");
+    assert_ne!(own, probe);
+    // The session's inputs change the attachment candidates.
+    type_into(&root, "textarea#reads", "src/alpha.rs\nsrc/beta.rs").await;
+    let reads = ["src/alpha.rs".to_owned(), "src/beta.rs".to_owned()];
+    let s = scenario_reading("compact-analysis", 0, &reads).unwrap();
+    let mut knobs = Knobs::of(&s);
+    knobs.instructions = Some("focus on the runtime probe".to_owned());
+    let e = explore(&s, &knobs).unwrap();
+    let m = e.moments.iter().find(|m| m.frame.kind == "compact").unwrap();
+    let Some(Outcome::Compacted { attachments, .. }) = &m.outcome else {
+        panic!("the /compact compacts: {:?}", m.outcome);
+    };
+    let expected: Vec<String> = attachments.iter().map(|c| c.path.clone()).collect();
+    assert_eq!(candidates_shown(&root), expected);
+    assert_eq!(
+        expected[..2],
+        ["src/beta.rs", "src/alpha.rs"],
+        "the most recent reads first"
+    );
+    assert!(!expected
+        .iter()
+        .any(|p| p.ends_with("agent-loop-tool-result-resume.json")));
+    // Every step the engine took shows the owner and evidence it gave.
+    let rows = root.query_selector_all("table.steps tbody tr").unwrap();
+    assert_eq!(rows.length() as usize, m.frame.steps.len());
+    for (i, step) in m.frame.steps.iter().enumerate() {
+        let row = rows.item(i as u32).unwrap().text_content().unwrap_or_default();
+        assert!(
+            row.contains(owner_name(step.owner)),
+            "step {i} {}: owner in {row}",
+            step.rule
+        );
+        let (kind, detail) = evidence(&step.evidence);
+        assert!(row.contains(kind), "step {i} {}: evidence in {row}", step.rule);
+        if let Some(d) = detail {
+            assert!(row.contains(d), "step {i}: evidence detail {d} in {row}");
+        }
+    }
+    let owners: Vec<&str> = m.frame.steps.iter().map(|s| owner_name(s.owner)).collect();
+    assert!(
+        owners.contains(&"client") && owners.contains(&"model"),
+        "{owners:?}"
     );
 }

@@ -389,22 +389,37 @@ impl Builder {
 /// Seed 002's own session: analysing `/compact`, then a manual `/compact`
 /// with instructions (precomputed miss).
 pub fn compact_analysis() -> Scenario {
-    compact_analysis_with(0)
+    compact_analysis_with(0, &[])
 }
 
 /// [`compact_analysis`] with `extra_groups` more tool-call groups (reads of
-/// notes) before the `/compact`: the sandbox's "message groups" control.
-pub fn compact_analysis_with(extra_groups: usize) -> Scenario {
+/// notes) before the `/compact` (the sandbox's "message groups"), and its
+/// second request reading `reads` (3,000 characters each) instead of its
+/// own two files when `reads` is not empty (the sandbox's "files the
+/// session reads": the attachment candidates follow it, R7.7).
+pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario {
     let mut b = Builder::new();
     b.prompt("Find out what Claude Code 2.1.235 does on /compact. Confirm four things: how the Summary is made, whether recent messages are kept, how files are restored, how Resume continues.")
         .tool("Grep", "reverse/javascript/cli.readable.js", 1_800)
         .call()
         .tool("Read", "reverse/javascript/cli.readable.js", 6_400)
         .call()
-        .prompt("Do not only analyse the prompt. Check whether manual /compact keeps tool_use/tool_result, which files it re-reads, and how compact_boundary takes part in Resume.")
-        .tool("Read", "reverse/javascript/cli.readable.js", 9_000)
-        .tool("Read", "analysis/runtime-probes/agent-loop-tool-result-resume.json", 3_000)
-        .tool("Bash", "skill/claude-code-version-diff/scripts/validate_snapshot.py", 600);
+        .prompt("Do not only analyse the prompt. Check whether manual /compact keeps tool_use/tool_result, which files it re-reads, and how compact_boundary takes part in Resume.");
+    if reads.is_empty() {
+        b.tool("Read", "reverse/javascript/cli.readable.js", 9_000).tool(
+            "Read",
+            "analysis/runtime-probes/agent-loop-tool-result-resume.json",
+            3_000,
+        );
+    }
+    for path in reads {
+        b.tool("Read", path, 3_000);
+    }
+    b.tool(
+        "Bash",
+        "skill/claude-code-version-diff/scripts/validate_snapshot.py",
+        600,
+    );
     for k in 0..extra_groups {
         b.tool("Read", &format!("analysis/notes/note_{k:02}.md"), 1_200);
     }

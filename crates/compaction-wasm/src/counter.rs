@@ -89,19 +89,25 @@ fn fail(cause: JsValue) {
 /// `result`, unless the host's `countTokens` failed while it was computed:
 /// then the `COUNT_TOKENS_FAILED` error, with the host's error as `cause`.
 pub fn checked<T>(result: Result<T, JsValue>) -> Result<T, JsValue> {
-    match FAILED.with(|f| f.borrow_mut().take()) {
+    // One copy of the error's making, whatever `T` is.
+    match failure() {
         None => result,
-        Some(cause) => {
-            let said = cause
-                .dyn_ref::<js_sys::Error>()
-                .and_then(|e| e.message().as_string())
-                .unwrap_or_else(|| describe(&cause));
-            Err(js_error_caused(
-                COUNT_TOKENS_FAILED,
-                "countTokens",
-                &format!("settings.countTokens failed: {said} (the host's error is the cause)"),
-                &cause,
-            ))
-        }
+        Some(error) => Err(error),
     }
+}
+
+/// The `COUNT_TOKENS_FAILED` error, if the host's `countTokens` failed
+/// since the last call (taking that failure).
+fn failure() -> Option<JsValue> {
+    let cause = FAILED.with(|f| f.borrow_mut().take())?;
+    let said = cause
+        .dyn_ref::<js_sys::Error>()
+        .and_then(|e| e.message().as_string())
+        .unwrap_or_else(|| describe(&cause));
+    Some(js_error_caused(
+        COUNT_TOKENS_FAILED,
+        "countTokens",
+        &format!("settings.countTokens failed: {said} (the host's error is the cause)"),
+        &cause,
+    ))
 }

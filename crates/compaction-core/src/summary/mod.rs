@@ -30,6 +30,7 @@ use std::borrow::Cow;
 
 use crate::message::{Block, Content, Message, Role, ToolResultContent};
 
+pub mod emphasis;
 pub mod offline;
 pub mod parser;
 pub mod prompt;

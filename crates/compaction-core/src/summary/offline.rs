@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use crate::hash::HashSet;
 
+use super::emphasis;
 use super::prompt::{PromptOptions, SECTIONS};
 use super::{assistant_text, file_paths, tool_result_text, truncate_chars, user_prompt_text, FileUse};
 use crate::message::{Block, Message};
@@ -57,7 +58,9 @@ impl Default for OfflineLimits {
 /// `<summary>…</summary>`), byte-identical for identical input.
 ///
 /// `options.manual_instructions` and `options.hook_instructions` are
-/// recorded in section 1 (an extractive summariser cannot act on them);
+/// recorded in section 1, and their terms choose what the summary brings
+/// forward ([`super::emphasis`]): the lines quoted in section 1, the files
+/// and errors listed first in sections 3 and 4;
 /// `options.retry` changes nothing, since nothing the check looks for is
 /// ever left out.
 pub fn offline_summary(messages: &[Message], options: &PromptOptions) -> String {
@@ -76,9 +79,25 @@ pub(crate) fn offline_summary_of<'a>(
     options: &PromptOptions,
     limits: &OfflineLimits,
 ) -> String {
-    let facts = Facts::gather(messages);
+    let messages: Vec<&Message> = messages.into_iter().collect();
+    let mut facts = Facts::gather(messages.iter().copied());
+    let terms = emphasis::terms(options.manual().into_iter().chain(options.hooks()));
+    emphasis::first_named(&mut facts.edited, &terms, String::as_str);
+    emphasis::first_named(&mut facts.read, &terms, String::as_str);
+    emphasis::first_named(&mut facts.errors, &terms, |e| e.first_line.as_str());
     let mut sections: Vec<String> = Vec::with_capacity(SECTIONS.len());
-    sections.push(primary_request(&facts, options, limits));
+    let mut request = primary_request(&facts, options, limits);
+    let quotes = emphasis::quoted(messages.iter().copied(), &terms);
+    if !quotes.is_empty() {
+        request.push_str(&format!(
+            "\nWhat the history says of the instructions' terms ({}):",
+            terms.join(", ")
+        ));
+        for (position, line) in quotes {
+            request.push_str(&format!("\n- message {}: {line}", position + 1));
+        }
+    }
+    sections.push(request);
     sections.push(concepts(&facts, limits));
     sections.push(files(&facts, limits));
     sections.push(errors(&facts, limits));
@@ -374,6 +393,44 @@ mod tests {
         assert!(reply.contains("6. All User Messages:\n- fix the parser\n- now add tests\n"));
         assert!(reply.contains("The last assistant message said:\nFixed the parser."));
         assert!(reply.contains("Continue with: now add tests"));
+    }
+
+    #[test]
+    fn instructions_change_what_the_summary_brings_forward() {
+        let history = vec![
+            Message::user("u1", "fix the parser, then update the docs"),
+            tool_use("t1", "Read", json!({"file_path": "docs/guide.md"})),
+            result("t1", "# Guide\nThe docs explain the CLI.", false),
+            tool_use("t2", "Read", json!({"file_path": "src/parser.rs"})),
+            result("t2", "fn parse() {}", false),
+            tool_use("t3", "Bash", json!({"command": "cargo test"})),
+            result("t3", "error: the parser panics on empty input", true),
+        ];
+        let plain = offline_summary(&history, &PromptOptions::default());
+        assert!(!plain.contains("instructions' terms"));
+        assert!(plain.contains("Read or searched:\n- docs/guide.md\n- src/parser.rs"));
+        let with = |text: &str| {
+            let options = PromptOptions {
+                manual_instructions: Some(text.to_owned()),
+                ..PromptOptions::default()
+            };
+            offline_summary(&history, &options)
+        };
+        let parser = with("focus on the parser");
+        assert!(parser.contains("What the history says of the instructions' terms (parser):"));
+        assert!(parser.contains("- message 1: fix the parser, then update the docs"));
+        assert!(parser.contains("- message 7: error: the parser panics on empty input"));
+        assert!(parser.contains("Read or searched:\n- src/parser.rs\n- docs/guide.md"));
+        let docs = with("keep the docs guide");
+        assert!(docs.contains("(docs, guide):"));
+        assert!(docs.contains("- message 3: # Guide"));
+        assert!(!docs.contains("- message 7:"));
+        assert!(docs.contains("Read or searched:\n- docs/guide.md\n- src/parser.rs"));
+        // Only the order and the quotes change: nothing the check needs is lost.
+        for reply in [&parser, &docs] {
+            let summary = crate::summary::parse_summary(reply).unwrap();
+            assert!(crate::summary::check_retention(&summary, &history).is_complete());
+        }
     }
 
     #[test]

@@ -40,7 +40,7 @@ const VERSIONS: &[(Version, Version, Preset, &str)] = &[
 /// the reply's output beyond its recorded snapshot or not:
 /// - 2.1.14 – 2.1.29 (839b35f7, 08940314, a318ad73, fdd24234, b82405ba,
 ///   24a274a3): `preTokens` = the usage as recorded + characters / 4 of
-///   what followed, to the token, though each reply holds 70 – 600 tokens
+///   what followed, within a token, though each reply holds 70 – 600 tokens
 ///   of content its snapshot (1 – 5) leaves out; and 24a274a3's request
 ///   before its boundary was sent at 168,254 tokens without compacting,
 ///   which only the snapshot count explains (the final one is 167,700).

@@ -263,3 +263,87 @@ fn r8_1_segments_asked_for_by_a_413_whose_messages_snip_deleted_are_dropped_and_
         assert!(r.messages.len() > 1);
     }
 }
+
+/// One R8.1 episode as the steps tell it: recovery, then the emergency
+/// compaction saying why (refused again after recovery), an automatic
+/// boundary, then the end; a new turn starts over at recovery, and a 413
+/// with nothing to collapse says so and compacts at once.
+#[test]
+fn r8_1_each_stage_of_the_episode_says_why_and_a_new_turn_starts_over_at_recovery() {
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 30, 1_000);
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    let Stage::NeedsCollapse { requests } = p else {
+        panic!("{}", short(&p))
+    };
+    for r in &requests {
+        e.answer(r.id, Answer::Offline).map(|o| o.steps).unwrap();
+    }
+    let (steps, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert_eq!((steps[0].tier, steps[0].rule), (Tier::Reactive, "R8.1"));
+    assert!(
+        steps[0]
+            .reason
+            .contains("refused again after collapse overflow recovery")
+            && steps[0].reason.contains("emergency compaction")
+            && steps[0].reason.contains("once this turn"),
+        "{}",
+        steps[0].reason
+    );
+    let Stage::NeedsSummary { request } = p else {
+        panic!("{}", short(&p))
+    };
+    let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+    if let Stage::NeedsFiles { request } = p {
+        p = e
+            .answer(request.id, crate::common::files(&[]))
+            .map(split)
+            .unwrap()
+            .1;
+    }
+    let Stage::Compacted { result } = p else {
+        panic!("{}", short(&p))
+    };
+    assert_eq!(
+        result.boundary.compact_metadata.trigger,
+        compaction_core::compact::Trigger::Auto
+    );
+    let (steps, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(
+        matches!(p, Stage::Failed { ref reason } if reason.contains("cannot continue")),
+        "{}",
+        short(&p)
+    );
+    assert!(
+        steps[0].reason.contains("the host ends it"),
+        "{}",
+        steps[0].reason
+    );
+
+    // A new turn: a fresh episode, at recovery again once there are whole
+    // turns to collapse.
+    for t in 1..=30 {
+        e.append(Message::user(format!("q{t}"), format!("again {t}")))
+            .unwrap();
+        e.append(Message::assistant(format!("b{t}"), "w".repeat(3_992)))
+            .unwrap();
+    }
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(p, Stage::NeedsCollapse { .. }), "{}", short(&p));
+
+    // Nothing to collapse: the step says so and the compaction starts.
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e, 6, 1_000);
+    let (steps, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(
+        steps[0].reason.contains("there is nothing to collapse"),
+        "{}",
+        steps[0].reason
+    );
+    assert!(matches!(p, Stage::NeedsSummary { .. }), "{}", short(&p));
+}
+
+/// The start of a stage's debug text (a failing assertion stays readable).
+fn short(p: &Stage) -> String {
+    format!("{p:?}").chars().take(300).collect()
+}

@@ -210,8 +210,15 @@ pub struct Exploration {
 /// The built-in scenario `name`, with `extra_groups` more tool-call groups
 /// when it is compact-analysis (the "message groups" control).
 pub fn scenario(name: &str, extra_groups: usize) -> Option<Scenario> {
+    scenario_reading(name, extra_groups, &[])
+}
+
+/// [`scenario`] whose compact-analysis session reads `reads` in its second
+/// request instead of its own files (the "files the session reads" input:
+/// the attachment candidates follow it, R7.7); other scenarios ignore it.
+pub fn scenario_reading(name: &str, extra_groups: usize, reads: &[String]) -> Option<Scenario> {
     if name == "compact-analysis" {
-        Some(scenarios::compact_analysis_with(extra_groups))
+        Some(scenarios::compact_analysis_with(extra_groups, reads))
     } else {
         scenarios::by_name(name)
     }

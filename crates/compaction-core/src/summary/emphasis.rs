@@ -1,0 +1,173 @@
+//! What the offline summariser brings forward when the user or a hook
+//! gave instructions (R7.2, R7.10; seed 002: "inputs change the Summary's
+//! emphasis"). An extractive summariser cannot follow instructions as a
+//! model would; it can let their words choose what it quotes: the
+//! instructions' terms (words of four or more letters or digits, less a
+//! few common ones, lower-cased) pick
+//! - the lines of the summarised messages that name the most of them,
+//!   quoted in section 1 (at most [`QUOTED_LINES`], in history order);
+//! - the files whose paths name one, listed first in section 3;
+//! - the tool errors that name one, listed first in section 4.
+//!
+//! Nothing is left out for it: only the order and the quotes change, so
+//! the retention check still passes. Without instructions, or with
+//! instructions of common words only, the summary is as before.
+
+use super::{assistant_text, tool_result_text, truncate_chars, user_prompt_text};
+use crate::message::{Block, Message};
+
+/// Lines quoted for the instructions (at most).
+pub const QUOTED_LINES: usize = 6;
+
+/// Characters kept of one quoted line.
+const LINE_CHARS: usize = 300;
+
+/// Words that say how to summarise rather than what about.
+const COMMON: &[&str] = &[
+    "about",
+    "also",
+    "been",
+    "each",
+    "every",
+    "focus",
+    "from",
+    "have",
+    "into",
+    "just",
+    "keep",
+    "make",
+    "more",
+    "most",
+    "only",
+    "other",
+    "please",
+    "should",
+    "some",
+    "such",
+    "summarise",
+    "summarize",
+    "summary",
+    "sure",
+    "than",
+    "that",
+    "their",
+    "them",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "will",
+    "with",
+    "would",
+    "your",
+];
+
+/// The instructions' terms, each once, in the order they first appear.
+pub fn terms<'a>(instructions: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for text in instructions {
+        for word in text.split(|c: char| !c.is_alphanumeric()) {
+            let word = word.to_lowercase();
+            if word.chars().count() >= 4 && !COMMON.contains(&word.as_str()) && !out.contains(&word) {
+                out.push(word);
+            }
+        }
+    }
+    out
+}
+
+/// How many of `terms` `text` names (case-insensitive).
+pub fn named(text: &str, terms: &[String]) -> usize {
+    if terms.is_empty() {
+        return 0;
+    }
+    let lower = text.to_lowercase();
+    terms.iter().filter(|t| lower.contains(t.as_str())).count()
+}
+
+/// The lines to quote: `(message position, line)` of the lines that name
+/// the most terms (ties: the later line), at most [`QUOTED_LINES`], in
+/// history order.
+pub fn quoted<'a>(messages: impl IntoIterator<Item = &'a Message>, terms: &[String]) -> Vec<(usize, String)> {
+    if terms.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<(usize, usize, usize, String)> = Vec::new(); // (score, position, order, line)
+    for (position, message) in messages.into_iter().enumerate() {
+        for text in texts(message) {
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                let score = named(line, terms);
+                if score > 0 && !found.iter().any(|f| f.3 == line) {
+                    let order = found.len();
+                    found.push((score, position, order, line.to_owned()));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.cmp(&a.2)));
+    found.truncate(QUOTED_LINES);
+    found.sort_by_key(|f| f.2);
+    found
+        .into_iter()
+        .map(|(_, position, _, line)| (position, truncate_chars(&line, LINE_CHARS)))
+        .collect()
+}
+
+/// The text a message shows: a prompt, the assistant's text, tool results.
+fn texts(message: &Message) -> Vec<String> {
+    let mut out: Vec<String> = user_prompt_text(message).into_iter().collect();
+    out.extend(assistant_text(message));
+    for block in message.content.blocks() {
+        if let Block::ToolResult { content, .. } = block {
+            out.push(tool_result_text(content));
+        }
+    }
+    out
+}
+
+/// `items` with those naming a term first (each group in its own order).
+pub fn first_named<T>(items: &mut [T], terms: &[String], text: impl Fn(&T) -> &str) {
+    items.sort_by_key(|item| usize::from(named(text(item), terms) == 0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terms_are_the_instructions_own_words() {
+        let t = terms(["Focus on the parser errors; keep the TODO list.", "parser tests"]);
+        assert_eq!(t, ["parser", "errors", "todo", "list", "tests"]);
+        assert_eq!(terms(["keep it short"]), ["short"]);
+        assert!(terms(["focus on this"]).is_empty());
+    }
+
+    #[test]
+    fn the_lines_naming_most_terms_are_quoted_in_order() {
+        let history = [
+            Message::user("u1", "fix the parser"),
+            Message::assistant(
+                "a1",
+                "The parser fails on errors in nested blocks.\nunrelated line",
+            ),
+            Message::user("u2", "and the docs"),
+        ];
+        let t = terms(["parser errors"]);
+        let q = quoted(&history, &t);
+        assert_eq!(
+            q,
+            [
+                (0, "fix the parser".to_owned()),
+                (1, "The parser fails on errors in nested blocks.".to_owned())
+            ]
+        );
+        assert!(quoted(&history, &[]).is_empty());
+    }
+}
