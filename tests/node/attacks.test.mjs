@@ -7,6 +7,7 @@
 // are printed at the end (`# attacks …`).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
 
 import { Engine, plan, thresholds } from "context-compaction";
 import { initSync } from "context-compaction/web";
@@ -206,6 +207,99 @@ test("SessionImporter: a detached buffer, wrong types and throwing values leave 
   three.feed("");
   three.feed(line.slice(at));
   assert.deepEqual(three.finish().messages, whole.messages, "an empty chunk between the halves");
+});
+
+test("session options: unansweredToolUse drop (default) or errorResult; wrong options are INVALID_ARGUMENT naming the field", () => {
+  const line = (r) => JSON.stringify({ parentUuid: null, sessionId: "s", ...r }) + "\n";
+  const call = (uuid, id) => ({ type: "assistant", uuid, message: { id: `msg_${uuid}`, role: "assistant", content: [{ type: "tool_use", id, name: "Read", input: {} }] } });
+  const file =
+    line({ type: "user", uuid: "u", message: { role: "user", content: "go" } }) +
+    line({ ...call("a", "t1"), parentUuid: "u" }) +
+    line({ type: "user", uuid: "n", parentUuid: "a", message: { role: "user", content: "next" } }) +
+    line({ ...call("c", "t2"), parentUuid: "n" });
+  const uuids = (session) => session.messages.map((m) => m.uuid);
+  const dropped = readSession(file);
+  assert.deepEqual(uuids(dropped), ["u", "n"]);
+  assert.deepEqual(uuids(readSession(file, { unansweredToolUse: "drop" })), ["u", "n"]);
+  for (const session of [readSession(file, { unansweredToolUse: "errorResult" }), (() => {
+    const importer = new SessionImporter({ unansweredToolUse: "errorResult" });
+    importer.feed(file.slice(0, 100));
+    importer.feed(file.slice(100));
+    return importer.finish();
+  })()]) {
+    assert.deepEqual(uuids(session), ["u", "a", "n", "c", "c-unanswered"]);
+    assert.equal(session.messages[2].content[0].type, "tool_result");
+    assert.equal(session.messages[2].content[0].is_error, true);
+    assert.deepEqual(session.messages[2].content[1], { type: "text", text: "next" });
+    assert.equal(session.report.activeMessages, 5);
+    assert.equal(session.report.problems.filter((p) => p.kind === "orphan_tool_use" && /synthetic error/.test(p.detail)).length, 2);
+    const engine = new Engine();
+    engine.loadSession(session);
+    assertAnswered(engine.messages(), "errorResult");
+    usable(engine, "errorResult session");
+  }
+  const bad = [5, "errorResult", [], new Map(), Object.create({ unansweredToolUse: "errorResult" }), revokedObject(), throwing({})];
+  for (const options of bad) {
+    refused(() => readSession(file, options), "INVALID_ARGUMENT", undefined, `readSession(file, ${typeof options})`);
+    refused(() => new SessionImporter(options), "INVALID_ARGUMENT", undefined, `new SessionImporter(${typeof options})`);
+  }
+  refused(() => readSession(file, { unansweredToolUse: "keep" }), "INVALID_ARGUMENT", "options.unansweredToolUse");
+  refused(() => readSession(file, { unansweredToolUse: 1 }), "INVALID_ARGUMENT", "options.unansweredToolUse");
+  refused(() => readSession(file, { unanswered: "drop" }), "INVALID_ARGUMENT", "options.unanswered");
+  assert.deepEqual(readSession(file, Object.assign(Object.create(null), { unansweredToolUse: "drop" })), dropped);
+  assert.deepEqual(readSession(file, null), dropped);
+});
+
+/** Every tool_use of `messages` answered by a tool_result in the user
+ * messages right after it (the API joins consecutive user messages). */
+function assertAnswered(messages, label) {
+  const blocks = (m) => (Array.isArray(m?.content) ? m.content : []);
+  for (let i = 0; i < messages.length; i++) {
+    const calls = blocks(messages[i]).filter((b) => b.type === "tool_use").map((b) => b.id);
+    if (!calls.length) continue;
+    const answers = new Set();
+    for (let j = i + 1; messages[j]?.role === "user"; j++) {
+      for (const b of blocks(messages[j])) if (b.type === "tool_result") answers.add(b.tool_use_id);
+    }
+    for (const id of calls) assert.ok(answers.has(id), `${label}: tool_use ${id} of message ${i} is not answered in the user messages after it`);
+  }
+}
+
+// 300 flips and 200 cuts in both modes: core's transcript::problems test;
+// here 40 rounds through the package.
+test("the five fixture files, single-byte flips and half-cut lines: every resumed view answers every tool_use, in both modes", () => {
+  const dir = new URL("../../crates/compaction-core/tests/fixtures/transcripts/", import.meta.url);
+  const names = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
+  assert.equal(names.length, 5);
+  let seed = 15;
+  const next = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+  let resumes = 0;
+  for (let round = 0; round < 40; round++) {
+    let bytes = Buffer.from(readFileSync(new URL(names[round % 5], dir)));
+    if (round < 24) {
+      bytes[next(bytes.length)] = next(256);
+    } else {
+      // One line loses its second half (its newline stays).
+      const starts = [0];
+      for (let i = 0; i < bytes.length - 1; i++) if (bytes[i] === 10) starts.push(i + 1);
+      const at = starts[next(starts.length)];
+      const end = bytes.indexOf(10, at) < 0 ? bytes.length : bytes.indexOf(10, at);
+      bytes = Buffer.concat([bytes.subarray(0, at + Math.floor((end - at) / 2)), bytes.subarray(end)]);
+    }
+    for (const unansweredToolUse of ["drop", "errorResult"]) {
+      const session = readSession(bytes, { unansweredToolUse });
+      assertAnswered(session.messages, `round ${round} ${unansweredToolUse}`);
+      // Into an engine now and then (the view it sends is the session's).
+      if (round % 8 === 0) {
+        const engine = new Engine();
+        attack(() => engine.loadSession(session), `fixture round ${round} ${unansweredToolUse}`);
+        assertAnswered(engine.messages(), `round ${round} ${unansweredToolUse} loaded`);
+        engine.free();
+      }
+      resumes++;
+    }
+  }
+  assert.equal(resumes, 80);
 });
 
 test("ENGINE_BUSY exactly during a pending prepare(): a second prepare, a change from a callback; reads are fine", async () => {

@@ -155,14 +155,15 @@ const garbage = [
   [null, "message"],
   ["hello", "message"],
   [42, "message"],
-  [{ role: "robot", content: "x" }, "message"],
-  [{ role: "user" }, "message"],
-  [{ role: "user", content: 5 }, "message"],
-  [{ role: "user", content: [{ text: "no type" }] }, "message"],
-  [{ role: "user", content: [{ type: "tool_result" }] }, "message"],
+  [{ role: "robot", content: "x" }, "message.role"],
+  [{ role: "user" }, "message.content"],
+  [{ role: "user", content: 5 }, "message.content"],
+  [{ role: "user", content: [{ text: "no type" }] }, "message.content[0]"],
+  [{ role: "user", content: [{ type: "tool_result" }] }, "message.content[0]"],
+  [{ role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: 5 }] }, "message.content[1].text"],
   [{ role: "user", content: "x", timestamp: "yesterday" }, "message.timestamp"],
   [{ role: "user", content: "x", uuid: "" }, "message.uuid"],
-  [{ role: "system", content: 7 }, "message"],
+  [{ role: "system", content: 7 }, "message.content"],
   [{ role: "assistant", content: "x", usage: { input_tokens: -5 } }, "message.usage.input_tokens"],
   [{ role: "user", content: "x", usage: { input_tokens: 1.5 } }, "message.usage.input_tokens"],
 ];
@@ -173,14 +174,17 @@ test("garbage messages are INVALID_MESSAGE errors naming the field, and the same
     throwsCode(() => engine.append(message), "INVALID_MESSAGE", field);
   }
   throwsCode(() => engine.loadJson("{not json"), "INVALID_JSON", "messages");
-  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":"user"}]'), "INVALID_MESSAGE", "messages[1]");
-  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":1,"content":"x"}]'), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":"user"}]'), "INVALID_MESSAGE", "messages[1].content");
+  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":1,"content":"x"}]'), "INVALID_MESSAGE", "messages[1].role");
+  throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},\n {"role":"user","content":[{"type":"text","text":"a"},\n  {"type":"text","text":[5]}]}]'), "INVALID_MESSAGE", "messages[1].content[1].text");
   throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"},{"role":1,"content":"x"'), "INVALID_JSON", "messages");
-  throwsCode(() => engine.loadJson('{"messages":[{"role":"user","content":"ok"},{"role":"user","content":7}]}'), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.loadJson('{"messages":[{"role":"user","content":"ok"},{"role":"user","content":7}]}'), "INVALID_MESSAGE", "messages[1].content");
+  throwsCode(() => engine.loadJson('{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":{}}]}]}'), "INVALID_MESSAGE", "messages[0].content[0].text");
   throwsCode(() => engine.loadJson('{"system":7,"messages":[]}'), "INVALID_JSON", "system");
   throwsCode(() => engine.loadJson('{"model":"m"}'), "INVALID_JSON", "messages");
   throwsCode(() => engine.loadJson('[{"role":"user","content":"ok"}] trailing'), "INVALID_JSON", "messages");
-  throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: 1 }]), "INVALID_MESSAGE", "messages[1]");
+  throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: 1 }]), "INVALID_MESSAGE", "messages[1].role");
+  throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: "user", content: [{ type: "text", text: "a" }, { type: "text", text: null }] }]), "INVALID_MESSAGE", "messages[1].content[1].text");
   throwsCode(() => engine.load([{ role: "user", content: "ok" }, "hi"]), "INVALID_MESSAGE", "messages[1]");
   // Not writable as JSON: still named by index.
   throwsCode(() => engine.load([{ role: "user", content: "ok" }, { role: "user", content: "x", usage: { input_tokens: 1n } }]), "INVALID_MESSAGE", "messages[1]");

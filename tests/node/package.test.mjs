@@ -141,7 +141,8 @@ test("the exported functions, classes and data shapes have no `any`", () => {
   const session = declarations("compaction_session");
   assert.match(session, /export class SessionImporter \{/);
   assert.match(session, /finish\(\): Session;/);
-  assert.match(session, /export function readSession\(source: string \| Uint8Array\): Session;/);
+  assert.match(session, /export function readSession\(source: string \| Uint8Array, options\?: SessionOptions \| null\): Session;/);
+  assert.match(session, /constructor\(options\?: SessionOptions \| null\);/);
   // The error classifiers take whatever a `catch` caught: `unknown`, as
   // TypeScript types a caught value; nothing else may be `unknown`.
   assert.match(engine, /export function isPromptTooLong\(error: unknown\): boolean;/);

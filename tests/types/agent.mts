@@ -99,6 +99,21 @@ function onPromptTooLong(): Outcome {
   return outcome;
 }
 
+// On-demand compaction (R13.2): its own request, with the SDK's types.
+async function compactNow(): Promise<void> {
+  const request = engine.compactionRequest("Keep ticket ids.");
+  if (request === null) return;
+  const reply = await client.beta.messages.create({
+    model: "claude-sonnet-4-6",
+    max_tokens: 8_192,
+    messages: engine.messages(),
+    compaction: request.compaction,
+    betas: request.betas,
+  });
+  const block = reply.content.find((b) => b.type === "compaction");
+  if (block) engine.swapInSummary(request.summarised, block);
+}
+
 const importer = new SessionImporter();
 importer.feed("{}\n");
 importer.feed(new Uint8Array([10]));
@@ -110,7 +125,7 @@ const loaded: SessionLoad = new Engine("seed").loadSession(readSession("{}\n"));
 const resumedFrom: string | null = loaded.boundary;
 const dry: Decision = plan("client-2.1", JSON.stringify(history));
 const tokens: number = dry.count.tokens;
-console.log(turn, onPromptTooLong, problems, tokens, engine.records().length, resumedFrom);
+console.log(turn, onPromptTooLong, compactNow, problems, tokens, engine.records().length, resumedFrom);
 
 // @ts-expect-error a role the API does not have
 engine.append({ role: "tool", content: "x" });

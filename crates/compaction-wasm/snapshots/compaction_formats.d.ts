@@ -444,6 +444,20 @@ export interface MissingPrompt {
 }
 
 /**
+ * An on-demand compaction request's `compaction` parameter.
+ */
+export interface CompactionConfig {
+    /**
+     * `"summarize"`.
+     */
+    type: "summarize";
+    /**
+     * Replaces the server's summary prompt for this request.
+     */
+    instructions?: string;
+}
+
+/**
  * Before every compaction, manual, automatic or reactive, the engine asks
  * your PreCompact hooks (SPEC R7.2): answer with `{ kind: "hook", block?,
  * addedInstructions? }`.
@@ -1233,6 +1247,30 @@ export interface CompactMetadata {
 }
 
 /**
+ * `compactionRequest()`: an on-demand compaction of the whole view (SPEC
+ * R13.2). Send `{ model, max_tokens, messages: engine.messages(),
+ * compaction, betas }` through `client.beta.messages.create`, with no
+ * `context_management` (the API refuses the two together, R13.4), then
+ * `swapInSummary(summarised, block)` with the `compaction` block it
+ * returns. (A mirror: the engine's value crosses as it is.)
+ */
+export interface OnDemandCompaction {
+    /**
+     * The uuids of the messages it summarises: the whole view, in order.
+     */
+    summarised: string[];
+    /**
+     * The request's `compaction` parameter (the SDK's `BetaCompactionConfig`).
+     */
+    compaction: CompactionConfig;
+    /**
+     * The beta headers it needs: `compact-2026-09-04` and what the
+     * messages hold, never `context-management-2025-06-27`.
+     */
+    betas: string[];
+}
+
+/**
  * `usage` as the engine reports it (all four counters).
  */
 export interface ReportedUsage {
@@ -1315,6 +1353,15 @@ export class Engine {
      * `requests` (or `prepare(host)` does).
      */
     compact(instructions?: string | null): Outcome;
+    /**
+     * An on-demand compaction of the whole view (SPEC R13.2): the
+     * request's `compaction` parameter and `betas`, and the uuids it
+     * summarises. Send it with `messages()` and no `context_management`,
+     * then `swapInSummary(summarised, block)` with the returned
+     * `compaction` block. `instructions` replace the server's prompt.
+     * `null` when the view is empty or ends with an unanswered tool call.
+     */
+    compactionRequest(instructions?: string | null): OnDemandCompaction | null;
     /**
      * The count now (SPEC R1.6).
      */

@@ -1,5 +1,22 @@
 /* tslint:disable */
 /* eslint-disable */
+
+/** How a session file is resumed (`readSession(source, options)`,
+ * `new SessionImporter(options)`). */
+export interface SessionOptions {
+    /** A message of the resumed view holding a `tool_use` that nothing in
+     * the view answers (its result line cut, damaged or never written: a
+     * session stopped while a tool ran). `"drop"` (the default) leaves the
+     * message out whole, with the results of its other calls, like an
+     * orphan `tool_result`; `"errorResult"` keeps it and answers each such
+     * call with a synthetic `tool_result` (`is_error: true`) at the start of
+     * the next user message, or in a user message of its own. Either way
+     * the view is legal for the API and each change is a problem
+     * (`orphan_tool_use`) in the report. */
+    unansweredToolUse?: "drop" | "errorResult";
+}
+
+
 /**
  * A Claude Code session file read by `readSession` or a
  * `SessionImporter` (the `context-compaction/session` module): its report,
@@ -231,9 +248,10 @@ export class SessionImporter {
      */
     finish(): Session;
     /**
-     * An importer with nothing fed yet.
+     * An importer with nothing fed yet; `options` say how the view is
+     * resumed (`SessionOptions`).
      */
-    constructor();
+    constructor(options?: SessionOptions | null);
     /**
      * Bytes fed so far.
      */
@@ -246,5 +264,5 @@ export class SessionImporter {
  * report and the view a resumed session sees, for `engine.loadSession`.
  * Bad lines are problems in the report, never an exception.
  */
-export function readSession(source: string | Uint8Array): Session;
+export function readSession(source: string | Uint8Array, options?: SessionOptions | null): Session;
 

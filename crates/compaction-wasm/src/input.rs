@@ -147,8 +147,10 @@ pub fn read_js(value: &JsValue, field: &str) -> Result<Read, JsValue> {
             ),
         ));
     }
-    let raw: MessageParam = crate::engine::from_js(value)
-        .map_err(|e| js_error(INVALID_MESSAGE, field, &format!("{field}: {e}")))?;
+    let raw: MessageParam = crate::js::from_js_at(value).map_err(|(e, path)| {
+        let field = format!("{field}{path}");
+        js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+    })?;
     let applied = applied_edits(value, field)?;
     Ok(Read { raw, applied })
 }
@@ -196,7 +198,13 @@ fn parse_messages(json: &str, prefix: &str) -> Result<(Option<String>, Vec<Messa
         let text = crate::js::clean(&e.error);
         match e.at {
             BodyAt::Message(i) if e.is_json => {
-                let field = format!("{prefix}messages[{i}]");
+                // The path inside the message: from the whole text's path
+                // (`[3].content[1]`, `.messages[3].content[1]`), past the
+                // index (lone surrogates are fixed in place: same offsets).
+                let path = crate::js::error_path(json.as_bytes(), &e.error);
+                let marker = format!("[{i}]");
+                let inside = path.find(&marker).map_or("", |p| &path[p + marker.len()..]);
+                let field = format!("{prefix}messages[{i}]{inside}");
                 js_error(INVALID_MESSAGE, &field, &format!("{field}: {text}"))
             }
             BodyAt::System if e.is_json => js_error(INVALID_JSON, "system", &format!("system: {text}")),

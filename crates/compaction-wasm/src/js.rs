@@ -235,6 +235,19 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 /// same path as the JSON-string bulk loads). `undefined`, functions and
 /// symbols are errors, never silently dropped.
 pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, String> {
+    from_js_at(value).map_err(|(e, _)| e)
+}
+
+/// [`from_js`], a shape error with the path inside `value` where it is
+/// (`.content[1].input`; empty at the top).
+pub fn from_js_at<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, (String, String)> {
+    let json = from_js_text(value).map_err(|e| (e, String::new()))?;
+    let fixed = compaction_core::message::surrogates::replace_lone_surrogates(json.as_bytes()).0;
+    serde_json::from_slice(&fixed).map_err(|e| (clean(&e), error_path(&fixed, &e)))
+}
+
+/// `value` as JSON text.
+fn from_js_text(value: &JsValue) -> Result<String, String> {
     if value.is_undefined() || value.is_function() || value.is_symbol() {
         return Err("expected a JSON value".to_owned());
     }
@@ -246,8 +259,82 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
         })?
         .as_string()
         .ok_or_else(|| "not serializable as JSON".to_owned())?;
-    let fixed = compaction_core::message::surrogates::replace_lone_surrogates(json.as_bytes()).0;
-    serde_json::from_slice(&fixed).map_err(|e| clean(&e))
+    Ok(json)
+}
+
+/// Where a serde_json error stopped in `json`: the path of the value there
+/// (`.content[1].input`, `[3].content`), a missing field's name added. Only
+/// on errors: a scan of the text up to the error's position.
+pub fn error_path(json: &[u8], error: &serde_json::Error) -> String {
+    // The error's line and column (bytes) as an offset.
+    let mut line = 1;
+    let mut start = 0;
+    for (i, &b) in json.iter().enumerate() {
+        if line == error.line() {
+            break;
+        }
+        if b == b'\n' {
+            line += 1;
+            start = i + 1;
+        }
+    }
+    let end = (start + error.column()).min(json.len());
+    // Per open container: an object's current key, an array's index.
+    let mut stack: Vec<Result<Option<String>, usize>> = Vec::new();
+    let mut key_next = false;
+    let mut i = 0;
+    while i < end {
+        match json.get(i).copied().unwrap_or(b' ') {
+            b'{' => {
+                stack.push(Ok(None));
+                key_next = true;
+            }
+            b'[' => stack.push(Err(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Err(n)) => *n += 1,
+                Some(Ok(_)) => key_next = true,
+                None => {}
+            },
+            b'"' => {
+                let from = i + 1;
+                i += 1;
+                while i < json.len() && json.get(i) != Some(&b'"') {
+                    i += if json.get(i) == Some(&b'\\') { 2 } else { 1 };
+                }
+                if key_next {
+                    if let Some(Ok(key)) = stack.last_mut() {
+                        let text = json.get(from..i.min(json.len())).unwrap_or_default();
+                        *key = Some(String::from_utf8_lossy(text).into_owned());
+                    }
+                    key_next = false;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for frame in &stack {
+        match frame {
+            Ok(Some(key)) => {
+                path.push('.');
+                path.push_str(&cut(key, 60));
+            }
+            Ok(None) => {}
+            Err(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    let text = error.to_string();
+    if let Some(rest) = text.strip_prefix("missing field `") {
+        if let Some(name) = rest.split('`').next() {
+            path.push('.');
+            path.push_str(name);
+        }
+    }
+    path
 }
 
 /// A serde_json error in the caller's words: without the position in the

@@ -6,7 +6,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use compaction_core::transcript::{Importer, Resume, Transcript};
+use compaction_core::transcript::{Importer, Resume, Transcript, Unanswered};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -25,11 +25,67 @@ pub struct SessionImporter {
     /// A string chunk's last UTF-16 unit when it is a high surrogate: its
     /// pair's other half opens the next chunk.
     high: Cell<Option<u16>>,
+    /// The options' repair of unanswered calls.
+    unanswered: Unanswered,
 }
 
-impl Default for SessionImporter {
-    fn default() -> Self {
-        SessionImporter::new()
+#[wasm_bindgen(typescript_custom_section)]
+const SESSION_OPTIONS: &str = r#"
+/** How a session file is resumed (`readSession(source, options)`,
+ * `new SessionImporter(options)`). */
+export interface SessionOptions {
+    /** A message of the resumed view holding a `tool_use` that nothing in
+     * the view answers (its result line cut, damaged or never written: a
+     * session stopped while a tool ran). `"drop"` (the default) leaves the
+     * message out whole, with the results of its other calls, like an
+     * orphan `tool_result`; `"errorResult"` keeps it and answers each such
+     * call with a synthetic `tool_result` (`is_error: true`) at the start of
+     * the next user message, or in a user message of its own. Either way
+     * the view is legal for the API and each change is a problem
+     * (`orphan_tool_use`) in the report. */
+    unansweredToolUse?: "drop" | "errorResult";
+}
+"#;
+
+/// Reads `SessionOptions` (undefined or null: the defaults; only own
+/// properties of a plain object).
+fn read_options(options: &JsValue) -> Result<Unanswered, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(Unanswered::Drop);
+    }
+    let Some(keys) = crate::js::plain_keys(options, "options")? else {
+        return Err(js_error(
+            INVALID_ARGUMENT,
+            "options",
+            &format!(
+                "options must be a plain object {{ unansweredToolUse? }}, got {}",
+                crate::js::kind(options)
+            ),
+        ));
+    };
+    if let Some(key) = keys.iter().find(|k| k.as_str() != "unansweredToolUse") {
+        return Err(js_error(
+            INVALID_ARGUMENT,
+            &format!("options.{}", crate::js::cut(key, 40)),
+            &format!(
+                "options.{}: unknown option (known: unansweredToolUse)",
+                crate::js::cut(key, 40)
+            ),
+        ));
+    }
+    let value = crate::js::own(options, "unansweredToolUse", "options.unansweredToolUse")?;
+    match value.as_string().as_deref() {
+        _ if value.is_undefined() => Ok(Unanswered::Drop),
+        Some("drop") => Ok(Unanswered::Drop),
+        Some("errorResult") => Ok(Unanswered::ErrorResult),
+        _ => Err(js_error(
+            INVALID_ARGUMENT,
+            "options.unansweredToolUse",
+            &format!(
+                "options.unansweredToolUse must be \"drop\" or \"errorResult\", got {}",
+                crate::js::kind(&value)
+            ),
+        )),
     }
 }
 
@@ -43,13 +99,17 @@ fn finished() -> JsValue {
 
 #[wasm_bindgen]
 impl SessionImporter {
-    /// An importer with nothing fed yet.
+    /// An importer with nothing fed yet; `options` say how the view is
+    /// resumed (`SessionOptions`).
     #[wasm_bindgen(constructor)]
-    pub fn new() -> SessionImporter {
-        SessionImporter {
+    pub fn new(
+        #[wasm_bindgen(unchecked_optional_param_type = "SessionOptions | null")] options: Option<JsValue>,
+    ) -> Result<SessionImporter, JsValue> {
+        Ok(SessionImporter {
             importer: RefCell::new(Some(Importer::new())),
             high: Cell::new(None),
-        }
+            unanswered: read_options(&options.unwrap_or(JsValue::UNDEFINED))?,
+        })
     }
 
     /// Feeds the next chunk of the file: a string or bytes (a chunk may end
@@ -110,7 +170,7 @@ impl SessionImporter {
             .and_then(|mut i| i.take())
             .ok_or_else(finished)?;
         importer.feed(&tail);
-        to_js(&session_of(&importer.finish()))
+        to_js(&session_of(&importer.finish(), self.unanswered))
     }
 }
 
@@ -166,16 +226,18 @@ fn push_char(out: &mut Vec<u8>, c: char) {
 #[wasm_bindgen(js_name = readSession, unchecked_return_type = "Session")]
 pub fn read_session(
     #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] source: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "SessionOptions | null")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
+    let unanswered = read_options(&options.unwrap_or(JsValue::UNDEFINED))?;
     if let Some(text) = source.as_string() {
         let mut importer = Importer::new();
         importer.feed(text.as_bytes());
-        return to_js(&session_of(&importer.finish()));
+        return to_js(&session_of(&importer.finish(), unanswered));
     }
     if let Some(bytes) = crate::js::byte_view(&source, "session")? {
         let mut importer = Importer::new();
         importer.feed(&bytes);
-        return to_js(&session_of(&importer.finish()));
+        return to_js(&session_of(&importer.finish(), unanswered));
     }
     Err(js_error(
         INVALID_ARGUMENT,
@@ -185,9 +247,9 @@ pub fn read_session(
 }
 
 /// The session a transcript resumes to (SPEC R11.2), with its report.
-fn session_of(transcript: &Transcript) -> Session {
-    let resume = transcript.resume();
-    let report = report(transcript, &resume);
+fn session_of(transcript: &Transcript, unanswered: Unanswered) -> Session {
+    let resume = transcript.resume_with(unanswered);
+    let report = report(transcript, &resume, unanswered);
     Session {
         report,
         boundary: resume.boundary.as_ref().map(|b| b.uuid.0.clone()),
@@ -214,7 +276,7 @@ fn session_of(transcript: &Transcript) -> Session {
 }
 
 /// The import report of a transcript and its resumed view.
-fn report(transcript: &Transcript, resume: &Resume) -> ImportReport {
+fn report(transcript: &Transcript, resume: &Resume, unanswered: Unanswered) -> ImportReport {
     let i = transcript.inspection();
     let mut problems: Vec<Problem> = i.problems.iter().map(problem).collect();
     problems.extend(resume.problems.iter().map(problem));
@@ -243,7 +305,12 @@ fn report(transcript: &Transcript, resume: &Resume) -> ImportReport {
         versions: i.versions.clone(),
         sessions: i.sessions.clone(),
         leaf: i.leaf.as_ref().map(|u| u.0.clone()),
-        active_messages: f64::from(i.active_messages),
+        // The core counts the default view; synthetic answers add messages.
+        active_messages: if unanswered == Unanswered::Drop {
+            f64::from(i.active_messages)
+        } else {
+            resume.messages.len() as f64
+        },
         problems,
     }
 }

@@ -170,6 +170,48 @@ pub(crate) fn betas(needs: &Needs, context_management: Option<&ContextManagement
     out.into_iter().map(str::to_owned).collect()
 }
 
+/// An on-demand compaction request's `compaction` parameter (beta
+/// `compact-2026-09-04`): the API summarises the messages sent and answers
+/// with one signed `compaction` block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactionConfig {
+    /// Always `summarize`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Replaces the server's summary prompt for this request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}
+
+/// An on-demand compaction request (R13.2): send the view's messages with
+/// `compaction` and these `betas` and no `context_management` (the API
+/// refuses the two together, R13.4), then swap the block it returns in for
+/// exactly `summarised` (R9.4).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OnDemandCompaction {
+    /// The messages it summarises: the whole view, in order.
+    pub summarised: Vec<crate::message::Uuid>,
+    /// The request's `compaction` parameter.
+    pub compaction: CompactionConfig,
+    /// The beta headers it needs, sorted: `compact-2026-09-04` and what the
+    /// messages hold, never `context-management-2025-06-27`.
+    pub betas: Vec<String>,
+}
+
+/// The betas of an on-demand compaction request over messages with these
+/// features: no `context_management` goes with it.
+pub(crate) fn on_demand_betas(features: crate::view::Features) -> Vec<String> {
+    let needs = Needs {
+        features,
+        ..Needs::default()
+    };
+    let mut out = betas(&needs, None);
+    out.push(BETA_COMPACT_ON_DEMAND.to_owned());
+    out.sort_unstable();
+    out
+}
+
 /// `thinking.block_binding` for the request (R13.1): merge it into the
 /// host's `thinking` parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

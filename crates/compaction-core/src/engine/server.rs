@@ -91,6 +91,38 @@ impl Engine {
         )
     }
 
+    /// An on-demand compaction of the whole view (R13.2, beta
+    /// `compact-2026-09-04`): the request's `compaction` parameter, its
+    /// betas and the messages it summarises, for
+    /// [`Engine::swap_in_compaction`] with the block the API returns. It
+    /// never carries `context_management` (R13.4). `instructions` replace
+    /// the server's prompt (else the engine's, with the
+    /// `server_instructions` setting). `None` when the view is empty or
+    /// ends with a tool call not yet answered, which the API cannot compact.
+    pub fn compaction_request(&self, instructions: Option<&str>) -> Option<crate::api::OnDemandCompaction> {
+        let last = self.view.entries().last()?;
+        if last.message.role == Role::Assistant && last.message.tool_use_ids().next().is_some() {
+            return None;
+        }
+        let instructions = instructions
+            .filter(|i| !i.trim().is_empty())
+            .map(str::to_owned)
+            .or_else(|| {
+                self.settings
+                    .api
+                    .server_instructions
+                    .then(|| summary_prompt(&PromptOptions::default()))
+            });
+        Some(crate::api::OnDemandCompaction {
+            summarised: self.view.messages().map(|m| m.uuid.clone()).collect(),
+            compaction: crate::api::CompactionConfig {
+                kind: "summarize",
+                instructions,
+            },
+            betas: crate::api::on_demand_betas(self.view.features()),
+        })
+    }
+
     /// R9.4 for a signed `compaction` block made elsewhere (the API's
     /// on-demand or background compaction) of exactly the messages
     /// `summarised`, which must open the view in order and end on a legal

@@ -144,7 +144,17 @@ impl Graph {
             };
             let link = match self.index.get(&parent) {
                 Some(&p) if p != at => Link::Parent(p),
-                _ => {
+                Some(_) => {
+                    if let Some(node) = self.nodes.get(at) {
+                        problems.push(Problem::new(
+                            node.line,
+                            ProblemKind::ParentCycle,
+                            format!("`parentUuid` = {parent} names the record itself; the chain continues from the record before it"),
+                        ));
+                    }
+                    Link::Dangling(self.main_before(at))
+                }
+                None => {
                     let fallback = self.main_before(at);
                     if let Some(node) = self.nodes.get(at).filter(|n| !n.sidechain) {
                         let then = match fallback.and_then(|f| self.nodes.get(f)) {
@@ -164,11 +174,59 @@ impl Graph {
                 node.link = link;
             }
         }
+        self.report_cycles(problems);
         self.resolve_boundaries(messages, boundaries, problems);
         self.leaf = self
             .nodes
             .iter()
             .rposition(|n| !n.sidechain && matches!(n.kind, NodeKind::Message(_) | NodeKind::Boundary(_)));
+    }
+
+    /// Reports each `parentUuid` loop (records naming later records as
+    /// parents, around to the first): the record whose link closes it, by
+    /// uuid. A walk stops where it would repeat a record.
+    fn report_cycles(&self, problems: &mut Vec<Problem>) {
+        // Per node: 0 not reached yet, 1 on the path being followed, 2 done.
+        let mut seen = vec![0u8; self.nodes.len()];
+        for start in 0..self.nodes.len() {
+            let mut path: Vec<usize> = Vec::new();
+            let mut at = Some(start);
+            while let Some(i) = at {
+                match seen.get(i) {
+                    Some(0) => {}
+                    Some(1) => {
+                        let closing = path.last().and_then(|&c| self.nodes.get(c));
+                        if let (Some(node), Some(to)) = (closing, self.nodes.get(i)) {
+                            let length = path.len() - path.iter().position(|&p| p == i).unwrap_or(0);
+                            problems.push(Problem::new(
+                                node.line,
+                                ProblemKind::ParentCycle,
+                                format!(
+                                    "`parentUuid` of record `{}` = {} closes a cycle of {length} records (line {} back to line {}); the walk stops where it would repeat a record",
+                                    node.uuid, to.uuid, node.line, to.line
+                                ),
+                            ));
+                        }
+                        break;
+                    }
+                    _ => break,
+                }
+                if let Some(s) = seen.get_mut(i) {
+                    *s = 1;
+                }
+                path.push(i);
+                at = match self.nodes.get(i).map(|n| &n.link) {
+                    Some(Link::Parent(p)) => Some(*p),
+                    Some(Link::Dangling(fallback)) => *fallback,
+                    _ => None,
+                };
+            }
+            for i in path {
+                if let Some(s) = seen.get_mut(i) {
+                    *s = 2;
+                }
+            }
+        }
     }
 
     fn resolve_boundaries(

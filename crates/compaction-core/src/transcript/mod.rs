@@ -34,7 +34,8 @@
 //! - **Walk**: `parentUuid` back from the leaf, through every record that has
 //!   a uuid (`progress`, `system`, `attachment` included). A parent that is
 //!   not in the file continues from the nearest earlier main record in file
-//!   order (reported as `dangling_parent`); a cycle stops the walk.
+//!   order (reported as `dangling_parent`); a cycle stops the walk
+//!   (reported as `parent_cycle`, naming the record that closes it).
 //! - **Parallel tool calls**: lines sharing a `message.id` are one message,
 //!   wherever they sit in the graph, and a tool-result record off the walked
 //!   path is taken into the view when it answers a `tool_use` of the view
@@ -57,7 +58,9 @@
 //! - **Unanswered calls** (SPEC R11.4): a message of the view holding a
 //!   `tool_use` that nothing in the view answers — its result line damaged,
 //!   cut or never written — is left out of the view whole, like an orphan
-//!   `tool_result`, and reported (`orphan_tool_use`).
+//!   `tool_result`, and reported (`orphan_tool_use`); or, with
+//!   [`Unanswered::ErrorResult`] ([`Transcript::resume_with`]), kept and
+//!   answered with a synthetic error `tool_result`.
 //! - **Synthetic messages** (`model: "<synthetic>"`, `isApiErrorMessage`)
 //!   are kept in the view, flagged, without usage: no request produced them.
 //! - **Blank lines** carry nothing and are skipped without a problem; a last
@@ -82,7 +85,7 @@ pub use model::{
     Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, Microcompaction,
     PreservedMessages, PreservedSegment, Transcript,
 };
-pub use resume::Resume;
+pub use resume::{Resume, Unanswered, UNANSWERED_RESULT};
 
 /// Imports a whole file held in memory (the same as one [`Importer::feed`]
 /// and [`Importer::finish`]).
@@ -140,7 +143,10 @@ pub enum ProblemKind {
     DuplicateUuid,
     /// A `parentUuid` that names no record in the file.
     DanglingParent,
-    /// Walking `parentUuid` came back to a record already walked.
+    /// `parentUuid` links that loop: a record naming itself (the chain
+    /// continues from the record before it), or records naming later
+    /// records around to the first (reported at the record closing the
+    /// loop, by uuid; a walk stops where it would repeat a record).
     ParentCycle,
     /// A boundary's `logicalParentUuid` names no record in the file; the
     /// history continues from the last main record before the boundary.
@@ -157,7 +163,8 @@ pub enum ProblemKind {
     /// each is read as U+FFFD and the record is kept (R11.4).
     LoneSurrogate,
     /// A `tool_result` whose `tool_use` is not in the file, or (in a resumed
-    /// view) not before it; in the view the block is left out.
+    /// view) not in the assistant message just before its run of user
+    /// messages, where the API wants it; in the view the block is left out.
     OrphanToolResult,
     /// A `tool_use` that no `tool_result` in the file answers (its result
     /// line missing or unreadable); in a resumed view, a message holding a

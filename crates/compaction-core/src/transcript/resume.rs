@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::model::{Boundary, Era, ImportedMessage, Transcript};
 use super::{Problem, ProblemKind};
-use crate::message::{Block, Content, Usage};
+use crate::message::{Block, Content, Extra, Message, Role, ToolResultContent, Usage};
 
 /// The active view of an imported session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -26,18 +26,48 @@ pub struct Resume {
     pub problems: Vec<Problem>,
 }
 
+/// What a resumed view does with a message holding a `tool_use` that
+/// nothing in the view answers (its result line damaged, cut or never
+/// written; SPEC R11.4). Either way the view is legal and the change is
+/// reported (`orphan_tool_use`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Unanswered {
+    /// Leave the message out whole, with the results of its other calls
+    /// (the same repair as an orphan `tool_result`). The default.
+    #[default]
+    Drop,
+    /// Keep it, and answer each unanswered call with a synthetic error
+    /// `tool_result` ([`UNANSWERED_RESULT`]) at the start of the next user
+    /// message (or in a user message of its own when the next message is
+    /// not one, or there is none).
+    ErrorResult,
+}
+
+/// The text of a synthetic error `tool_result` ([`Unanswered::ErrorResult`]).
+pub const UNANSWERED_RESULT: &str =
+    "[no result: this tool call's result is not in the session file (the session was cut off, or the line was lost)]";
+
 impl Transcript {
+    /// The active view a resumed session would see (SPEC R11.2), with the
+    /// default repair of unanswered calls ([`Unanswered::Drop`]).
+    pub fn resume(&self) -> Resume {
+        self.resume_with(Unanswered::Drop)
+    }
+
     /// The active view a resumed session would see (SPEC R11.2).
     ///
     /// Tool pairs are made legal ([`crate::groups::pairing_is_legal`]) this
-    /// way: a `tool_result` block whose `tool_use` is not earlier in the
-    /// view, or whose `tool_use` was already answered, is left out of the
+    /// way: a `tool_result` block whose `tool_use` is not in the assistant
+    /// message just before its run of user messages, or whose `tool_use`
+    /// was already answered, is left out of the
     /// view and reported; a message with nothing else in it is left out
     /// too. A message holding a `tool_use` that nothing in the view answers
     /// (its result line missing or unreadable) is left out whole, with the
-    /// results of its other calls (SPEC R11.4). Every change is reported.
-    pub fn resume(&self) -> Resume {
-        let Some((era, repairs, problems)) = self.active_view() else {
+    /// results of its other calls, or answered with synthetic error
+    /// results, as `unanswered` says (SPEC R11.4). Every change is
+    /// reported.
+    pub fn resume_with(&self, unanswered: Unanswered) -> Resume {
+        let Some((era, repairs, problems)) = self.active_view(unanswered) else {
             return Resume {
                 boundary: None,
                 messages: Vec::new(),
@@ -60,6 +90,9 @@ impl Transcript {
         }
         // Backwards, so earlier positions stay valid.
         for repair in repairs.iter().rev() {
+            if !repair.answer.is_empty() {
+                answer_after(&mut messages, repair.at, &repair.answer);
+            }
             if repair.whole {
                 if repair.at < messages.len() {
                     messages.remove(repair.at);
@@ -100,13 +133,13 @@ impl Transcript {
     /// How many messages [`Transcript::resume`] returns, without copying
     /// them.
     pub fn active_len(&self) -> usize {
-        self.active_view().map_or(0, |(era, repairs, _)| {
+        self.active_view(Unanswered::Drop).map_or(0, |(era, repairs, _)| {
             era.messages.len() - repairs.iter().filter(|r| r.whole).count()
         })
     }
 
     /// The newest era and the repairs that make its tool pairs legal.
-    fn active_view(&self) -> Option<(Era, Vec<Repair>, Vec<Problem>)> {
+    fn active_view(&self, unanswered: Unanswered) -> Option<(Era, Vec<Repair>, Vec<Problem>)> {
         let start = self.graph.view_start()?;
         let (era, _) = self.graph.era(start, &self.messages, &mut HashSet::default());
         let view: Vec<&ImportedMessage> = era
@@ -114,7 +147,10 @@ impl Transcript {
             .iter()
             .filter_map(|&m| self.messages.get(m))
             .collect();
-        let (repairs, problems) = plan_repairs(&view);
+        let (repairs, problems) = match unanswered {
+            Unanswered::Drop => plan_repairs(&view),
+            Unanswered::ErrorResult => plan_answers(&view),
+        };
         Some((era, repairs, problems))
     }
 
@@ -138,11 +174,97 @@ impl Transcript {
 }
 
 /// A change that keeps tool pairs legal: in the view's message at `at`,
-/// the blocks at `blocks` are left out; `whole` when that was all of them.
+/// the blocks at `blocks` are left out; `whole` when that was all of them;
+/// the calls `answer` get synthetic error results after it.
 struct Repair {
     at: usize,
     blocks: Vec<usize>,
     whole: bool,
+    answer: Vec<String>,
+}
+
+/// The repairs with unanswered calls answered ([`Unanswered::ErrorResult`]):
+/// results answering nothing are left out as in [`plan_repairs`]; no
+/// message is dropped for its calls, so one pass holds.
+fn plan_answers(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
+    let (mut repairs, mut problems, mut answered) = plan_results(view, &HashSet::default());
+    for (at, m) in view.iter().enumerate() {
+        // An id used again later is answered once, at its first call.
+        let missing: Vec<String> = m
+            .message
+            .tool_use_ids()
+            .filter(|id| answered.insert(id))
+            .map(str::to_owned)
+            .collect();
+        if missing.is_empty() {
+            continue;
+        }
+        problems.push(Problem::new(
+            m.line,
+            ProblemKind::OrphanToolUse,
+            format!(
+                "nothing in the view answers the `tool_use` {} of message `{}`: answered with a synthetic error `tool_result`",
+                missing.iter().map(|id| format!("`{id}`")).collect::<Vec<_>>().join(", "),
+                m.message.uuid,
+            ),
+        ));
+        repairs.push(Repair {
+            at,
+            blocks: Vec::new(),
+            whole: false,
+            answer: missing,
+        });
+    }
+    repairs.sort_by_key(|r| r.at);
+    problems.sort_by_key(|p| p.line);
+    (repairs, problems)
+}
+
+/// Puts a synthetic error result for each of `ids` after the message at
+/// `at`: at the start of the next message when it is a user message (after
+/// the results already there), else in a new user message.
+fn answer_after(messages: &mut Vec<ImportedMessage>, at: usize, ids: &[String]) {
+    let results = ids.iter().map(|id| Block::ToolResult {
+        tool_use_id: id.clone(),
+        content: ToolResultContent::Text(UNANSWERED_RESULT.to_owned()),
+        is_error: Some(true),
+        extra: Extra::new(),
+    });
+    match messages.get_mut(at + 1) {
+        Some(next) if next.message.role == Role::User => {
+            let content = &mut next.message.content;
+            if let Content::Text(text) = content {
+                let text = std::mem::take(text);
+                *content = Content::Blocks(vec![Block::text(text)]);
+            }
+            if let Content::Blocks(blocks) = content {
+                let first = blocks
+                    .iter()
+                    .position(|b| !matches!(b, Block::ToolResult { .. }))
+                    .unwrap_or(blocks.len());
+                blocks.splice(first..first, results);
+            }
+        }
+        _ => {
+            let Some(call) = messages.get(at) else { return };
+            let mut message = call.clone();
+            message.message = Message::new(
+                format!("{}-unanswered", call.message.uuid),
+                Role::User,
+                Content::Blocks(results.collect()),
+            );
+            message.message.timestamp = call.message.timestamp.clone();
+            message.parent_uuid = Some(call.message.uuid.clone());
+            message.merged_uuids = Vec::new();
+            message.message_id = None;
+            message.request_id = None;
+            message.is_meta = false;
+            message.is_compact_summary = false;
+            message.is_api_error_message = false;
+            message.preserved = false;
+            messages.insert(at + 1, message);
+        }
+    }
 }
 
 /// Finds what would make the view illegal and plans its repair, reporting
@@ -193,6 +315,7 @@ fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
                 at,
                 blocks: (0..blocks).collect(),
                 whole: true,
+                answer: Vec::new(),
             });
         }
         repairs.sort_by_key(|r| r.at);
@@ -213,6 +336,11 @@ fn plan_results<'a>(
     let mut open: HashSet<&str> = HashSet::default();
     let mut answered: HashSet<&str> = HashSet::default();
     for (at, m) in view.iter().enumerate() {
+        // A result answers a call of the assistant message just before its
+        // run of user messages (the API wants it there), or nothing.
+        if m.message.role == Role::Assistant {
+            open.clear();
+        }
         if dropped.contains(&at) {
             continue;
         }
@@ -227,7 +355,7 @@ fn plan_results<'a>(
             let (kind, why) = if !open.contains(id) {
                 (
                     ProblemKind::OrphanToolResult,
-                    "its `tool_use` is not earlier in the view",
+                    "its `tool_use` is not in the assistant message just before it",
                 )
             } else if answered.contains(id) {
                 (
@@ -258,6 +386,7 @@ fn plan_results<'a>(
                 at,
                 blocks: left_out,
                 whole,
+                answer: Vec::new(),
             });
         }
         open.extend(m.message.tool_use_ids());

@@ -314,3 +314,51 @@ fn r13_4_applied_edits_with_the_usage_they_came_with_leave_the_reported_count() 
     // must not add them a second time.
     assert_eq!(e.count().tokens, reported);
 }
+
+#[test]
+fn r13_2_on_demand_compaction_is_its_own_request_never_with_context_management() {
+    let mut e = Engine::new(Preset::Seed.settings(200_000)).unwrap();
+    for n in 0..60 {
+        for m in turn(n, 2_000) {
+            e.append(m).unwrap();
+        }
+    }
+    let d = e.before_call(None);
+    assert!(
+        d.context_management.is_some(),
+        "the call itself clears on the server"
+    );
+    let r = e.compaction_request(Some("Keep ticket ids.")).expect("a request");
+    let body = serde_json::to_value(&r).unwrap();
+    assert_eq!(
+        body["compaction"],
+        json!({"type": "summarize", "instructions": "Keep ticket ids."})
+    );
+    assert_eq!(
+        r.betas,
+        vec!["compact-2026-09-04"],
+        "no context-management beta: no edit goes with it"
+    );
+    assert!(body.get("contextManagement").is_none());
+    let view: Vec<_> = e.view().messages().map(|m| m.uuid.clone()).collect();
+    assert_eq!(r.summarised, view);
+    // Blank instructions are absent, as the API reads them.
+    let blank = serde_json::to_value(e.compaction_request(Some("  ")).unwrap()).unwrap();
+    assert_eq!(blank["compaction"], json!({"type": "summarize"}));
+    // The block it returns replaces exactly what was sent.
+    let block: compaction_core::message::Block = serde_json::from_str(COMPACTION).unwrap();
+    let out = e.swap_in_compaction(&r.summarised, block);
+    assert!(matches!(out.compaction, Some(Progress::Compacted { .. })));
+    assert_eq!(e.view().len(), 1);
+    assert_eq!(first_block_text(&e), COMPACTION);
+    assert!(e
+        .before_call(None)
+        .betas
+        .contains(&"compact-2026-01-12".to_owned()));
+    // A view ending with an unanswered tool call cannot be compacted.
+    e.append(message(json!({"uuid": "call", "role": "assistant", "content": [
+        {"type": "tool_use", "id": "toolu_x", "name": "Read", "input": {}}
+    ]})))
+    .unwrap();
+    assert!(e.compaction_request(None).is_none());
+}

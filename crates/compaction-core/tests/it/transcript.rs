@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Message, Role, Usage};
-use compaction_core::transcript::{import, Importer, ProblemKind, Transcript};
+use compaction_core::transcript::{import, Importer, ProblemKind, Transcript, Unanswered, UNANSWERED_RESULT};
 use serde_json::{json, Value};
 
 const SPOTTER: &str = "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl";
@@ -33,9 +33,32 @@ fn kinds(t: &Transcript) -> Vec<(u32, ProblemKind)> {
     t.problems.iter().map(|p| (p.line, p.kind)).collect()
 }
 
+/// Both repairs of unanswered calls give a view the API takes: pairs
+/// legal, and every `tool_use` answered (R11.4).
 fn view_is_legal(t: &Transcript) {
-    let view: Vec<Message> = t.resume().messages.into_iter().map(|m| m.message).collect();
-    pairing_is_legal(&view).unwrap();
+    for mode in [Unanswered::Drop, Unanswered::ErrorResult] {
+        let view: Vec<Message> = t
+            .resume_with(mode)
+            .messages
+            .into_iter()
+            .map(|m| m.message)
+            .collect();
+        pairing_is_legal(&view).unwrap();
+        every_call_answered(&view).unwrap();
+    }
+}
+
+/// Every `tool_use` of `view` has a `tool_result` in it.
+fn every_call_answered(view: &[Message]) -> Result<(), String> {
+    let results: std::collections::HashSet<&str> = view.iter().flat_map(|m| m.tool_result_ids()).collect();
+    match view
+        .iter()
+        .flat_map(|m| m.tool_use_ids())
+        .find(|id| !results.contains(id))
+    {
+        Some(id) => Err(format!("tool_use `{id}` is unanswered in the resumed view")),
+        None => Ok(()),
+    }
 }
 
 fn user(uuid: &str, parent: Option<&str>, content: Value) -> Value {

@@ -307,3 +307,35 @@ pub struct Outcome {
     #[tsify(type = "Progress | null")]
     pub compaction: Option<Progress>,
 }
+
+/// `compactionRequest()`: an on-demand compaction of the whole view (SPEC
+/// R13.2). Send `{ model, max_tokens, messages: engine.messages(),
+/// compaction, betas }` through `client.beta.messages.create`, with no
+/// `context_management` (the API refuses the two together, R13.4), then
+/// `swapInSummary(summarised, block)` with the `compaction` block it
+/// returns. (A mirror: the engine's value crosses as it is.)
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OnDemandCompaction {
+    /// The uuids of the messages it summarises: the whole view, in order.
+    pub summarised: Vec<String>,
+    /// The request's `compaction` parameter (the SDK's `BetaCompactionConfig`).
+    pub compaction: CompactionConfig,
+    /// The beta headers it needs: `compact-2026-09-04` and what the
+    /// messages hold, never `context-management-2025-06-27`.
+    pub betas: Vec<String>,
+}
+
+/// An on-demand compaction request's `compaction` parameter.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionConfig {
+    /// `"summarize"`.
+    #[serde(rename = "type")]
+    #[tsify(type = "\"summarize\"")]
+    pub kind: String,
+    /// Replaces the server's summary prompt for this request.
+    #[tsify(optional)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+}

@@ -204,3 +204,21 @@ fn every_attachment_kind_mirrors() {
         .collect();
     assert_eq!(kinds, ["file", "plan", "taskState", "skill", "mcp", "hookOutput"]);
 }
+
+#[test]
+fn on_demand_compaction_mirrors_the_engine() {
+    let mut engine = Engine::new(compaction_core::engine::Preset::Seed.settings(200_000)).unwrap();
+    engine
+        .append(compaction_core::message::Message::user("u1", "hi"))
+        .unwrap();
+    for instructions in [Some("Keep ids."), None] {
+        let r = engine.compaction_request(instructions).unwrap();
+        let m: OnDemandCompaction = mirror("on-demand compaction", &r);
+        assert_eq!(
+            (m.summarised, m.compaction.kind.as_str()),
+            (vec!["u1".to_owned()], "summarize")
+        );
+        assert_eq!(m.compaction.instructions.as_deref(), instructions);
+        assert_eq!(m.betas, vec!["compact-2026-09-04"]);
+    }
+}

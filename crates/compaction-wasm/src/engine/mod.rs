@@ -593,6 +593,7 @@ impl Engine {
 }
 
 mod args;
+mod on_demand;
 mod state;
 
 /// `load`'s messages one at a time (each read through `JSON.stringify`,

@@ -128,3 +128,165 @@ fn a_last_line_without_newline_is_read_when_whole() {
     assert!(t.problems.is_empty());
     assert_eq!(uuids(&t), ["u", "v"]);
 }
+
+#[test]
+fn parent_cycles_are_reported_by_uuid_and_never_hang() {
+    // x names y (later) as its parent, y names x: a loop of two records; s
+    // names itself.
+    let t = import(&jsonl(&[
+        user("u", None, json!("start")),  // 1
+        user("x", Some("y"), json!("x")), // 2
+        assistant(
+            "y",
+            Some("x"),
+            "msg_y",
+            json!({"type": "text", "text": "y"}),
+            (1, 1),
+        ), // 3
+        user("s", Some("s"), json!("self")), // 4
+    ]));
+    use ProblemKind::*;
+    assert_eq!(kinds(&t), [(3, ParentCycle), (4, ParentCycle)]);
+    let loop_detail = &t.problems[0].detail;
+    assert!(
+        loop_detail.contains("`y`") && loop_detail.contains("= x"),
+        "{loop_detail}"
+    );
+    assert!(
+        t.problems[1].detail.contains("names the record itself"),
+        "{}",
+        t.problems[1].detail
+    );
+    // The self-link continues from the record before it; the loop stops
+    // where it would repeat: every record once.
+    view_is_legal(&t);
+    assert_eq!(uuids(&t), ["x", "y", "s"]);
+    assert_eq!(t.eras().len(), 1);
+}
+
+#[test]
+fn unanswered_calls_are_dropped_by_default_or_answered_with_synthetic_error_results() {
+    let t = import(&jsonl(&[
+        user("u", None, json!("go")),                               // 1
+        assistant("a", Some("u"), "msg_a", tool_use("t1"), (1, 1)), // 2: its result line was lost
+        user("n", Some("a"), json!("next question")),               // 3
+        assistant("b", Some("n"), "msg_b", tool_use("t2"), (1, 1)), // 4
+        user("r", Some("b"), tool_result("t2")),                    // 5
+        assistant("c", Some("r"), "msg_c", tool_use("t3"), (1, 1)), // 6: cut while the tool ran
+    ]));
+    view_is_legal(&t);
+    // Drop (the default): both unanswered calls leave the view.
+    assert_eq!(uuids(&t), ["u", "n", "b", "r"]);
+    let dropped = t.resume();
+    assert_eq!(
+        dropped
+            .problems
+            .iter()
+            .filter(|p| p.kind == ProblemKind::OrphanToolUse)
+            .count(),
+        2
+    );
+    // ErrorResult: kept, and answered where the API wants the answer.
+    let answered = t.resume_with(Unanswered::ErrorResult);
+    let uuids: Vec<&str> = answered
+        .messages
+        .iter()
+        .map(|m| m.message.uuid.as_str())
+        .collect();
+    assert_eq!(uuids, ["u", "a", "n", "b", "r", "c", "c-unanswered"]);
+    let next = &answered.messages[2].message;
+    assert_eq!(next.tool_result_ids().collect::<Vec<_>>(), ["t1"]);
+    let json = serde_json::to_value(&next.content).unwrap();
+    assert_eq!(json[0]["is_error"], json!(true));
+    assert_eq!(json[0]["content"], json!(UNANSWERED_RESULT));
+    assert_eq!(
+        json[1],
+        json!({"type": "text", "text": "next question"}),
+        "the prompt follows the result"
+    );
+    let last = &answered.messages[6];
+    assert_eq!(last.message.role, Role::User);
+    assert_eq!(last.message.tool_result_ids().collect::<Vec<_>>(), ["t3"]);
+    assert_eq!(last.parent_uuid.as_ref().map(|u| u.as_str()), Some("c"));
+    let problems: Vec<_> = answered
+        .problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::OrphanToolUse)
+        .collect();
+    assert_eq!(problems.iter().map(|p| p.line).collect::<Vec<_>>(), [2, 6]);
+    assert!(
+        problems
+            .iter()
+            .all(|p| p.detail.contains("synthetic error `tool_result`")),
+        "{problems:?}"
+    );
+}
+
+/// Each `tool_use` of `view` is answered in the user messages right after
+/// it (the API joins consecutive user messages).
+fn answered_in_the_next_user_messages(view: &[Message]) -> Result<(), String> {
+    for (i, m) in view.iter().enumerate() {
+        let after: Vec<&str> = view[i + 1..]
+            .iter()
+            .take_while(|n| n.role == Role::User)
+            .flat_map(|n| n.tool_result_ids())
+            .collect();
+        if let Some(id) = m.tool_use_ids().find(|id| !after.contains(id)) {
+            return Err(format!(
+                "tool_use `{id}` of message {i} is not answered right after it"
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn fixtures_with_300_flipped_bytes_and_200_half_cut_lines_resume_with_every_call_answered() {
+    let files: Vec<Vec<u8>> = [SPOTTER, STATUS_LINE, FASTHOOKS, YEPANYWHERE, TO_HTML]
+        .iter()
+        .map(|name| fixture(name))
+        .collect();
+    let mut seed: u64 = 15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n.max(1)
+    };
+    for round in 0..500 {
+        let mut bytes = files[round % files.len()].clone();
+        if round < 300 {
+            let at = next(bytes.len());
+            bytes[at] = next(256) as u8;
+        } else {
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(
+                    bytes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &b)| b == b'\n')
+                        .map(|(i, _)| i + 1),
+                )
+                .filter(|&s| s < bytes.len())
+                .collect();
+            let at = starts[next(starts.len())];
+            let end = bytes[at..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |p| at + p);
+            bytes.drain(at + (end - at) / 2..end);
+        }
+        let t = import(&bytes);
+        for mode in [Unanswered::Drop, Unanswered::ErrorResult] {
+            let view: Vec<Message> = t
+                .resume_with(mode)
+                .messages
+                .into_iter()
+                .map(|m| m.message)
+                .collect();
+            pairing_is_legal(&view).unwrap_or_else(|e| panic!("round {round} {mode:?}: {e}"));
+            answered_in_the_next_user_messages(&view)
+                .unwrap_or_else(|e| panic!("round {round} {mode:?}: {e}"));
+        }
+    }
+}

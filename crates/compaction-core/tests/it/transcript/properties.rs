@@ -116,6 +116,10 @@ proptest! {
         prop_assert_eq!(t.active_len(), view.messages.len());
         let messages: Vec<Message> = view.messages.iter().map(|m| m.message.clone()).collect();
         prop_assert!(pairing_is_legal(&messages).is_ok(), "{:?}", pairing_is_legal(&messages));
+        let answered: Vec<Message> = t.resume_with(Unanswered::ErrorResult).messages.into_iter().map(|m| m.message).collect();
+        prop_assert!(pairing_is_legal(&answered).is_ok(), "{:?}", pairing_is_legal(&answered));
+        prop_assert!(every_call_answered(&answered).is_ok(), "{:?}", every_call_answered(&answered));
+        prop_assert!(every_call_answered(&messages).is_ok(), "{:?}", every_call_answered(&messages));
         if let Some(first) = view.messages.first() {
             if view.boundary.as_ref().is_some_and(|b| b.summary_uuid.is_some()) {
                 prop_assert!(first.is_compact_summary);
