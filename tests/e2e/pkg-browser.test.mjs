@@ -39,7 +39,7 @@ test("thresholds(), an Engine and a resumed session work in a browser page, erro
     assert.deepEqual(e, { window: e.window, isError: true, code: "INVALID_SETTING", field: "window" });
   }
   assert.equal(results.afterErrors, 167_000);
-  assert.deepEqual(results.engineError, { isError: true, code: "INVALID_MESSAGE", field: "message" });
+  assert.deepEqual(results.engineError, { isError: true, code: "INVALID_MESSAGE", field: "message.role" });
   assert.deepEqual(results.engine.asked, ["compact"]);
   assert.notEqual(results.engine.status, "compactionDue");
   assert.ok(results.engine.viewLength < 34, `view of ${results.engine.viewLength} messages after compacting`);
