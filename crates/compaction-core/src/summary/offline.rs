@@ -79,7 +79,11 @@ pub(crate) fn offline_summary_of<'a>(
     options: &PromptOptions,
     limits: &OfflineLimits,
 ) -> String {
-    let messages: Vec<&Message> = messages.into_iter().collect();
+    // The rest is one copy, whatever the caller's iterator.
+    summary_of_refs(messages.into_iter().collect(), options, limits)
+}
+
+fn summary_of_refs(messages: Vec<&Message>, options: &PromptOptions, limits: &OfflineLimits) -> String {
     let mut facts = Facts::gather(messages.iter().copied());
     let terms = emphasis::terms(options.manual().into_iter().chain(options.hooks()));
     emphasis::first_named(&mut facts.edited, &terms, String::as_str);
