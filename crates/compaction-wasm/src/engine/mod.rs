@@ -475,10 +475,9 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.with(|s| {
-            let step = s
-                .engine
-                .expand(&Uuid(text(&uuid, "uuid", false)?))
-                .map_err(|e| from_engine_at(&e, "uuid"))?;
+            let uuid = Uuid(text(&uuid, "uuid", false)?);
+            let step = s.engine.expand(&uuid).map_err(|e| from_engine_at(&e, "uuid"))?;
+            s.log_expanded(&uuid);
             to_js(&step)
         })
     }
