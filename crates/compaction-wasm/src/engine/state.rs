@@ -264,7 +264,10 @@ impl State {
     /// Logs an expanded compaction's record (SPEC R11.5; a collapse writes
     /// none).
     pub(crate) fn log_expanded(&mut self, summary: &Uuid) {
-        let timestamp = self.last_now.clone().unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        let timestamp = self
+            .last_now
+            .clone()
+            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
         self.log.expanded(summary, timestamp);
     }
 
