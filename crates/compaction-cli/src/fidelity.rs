@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use compaction_core::transcript::fidelity::{score, Fidelity, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
+use compaction_core::transcript::fidelity::{score, Fidelity, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
+use compaction_core::transcript::lacks::Lack;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,6 +51,10 @@ struct Totals {
     hits: usize,
     misses: usize,
     false_positives: usize,
+    /// Real automatic boundaries where the file lacks records the client
+    /// counted (`lacks`), and how many of them were hit.
+    incomplete: usize,
+    incomplete_hits: usize,
     /// |count − preTokens| at the real boundaries: median and 90th
     /// percentile (nearest rank), in tokens.
     abs_error_median: Option<u64>,
@@ -64,6 +69,8 @@ impl Totals {
         self.hits += f.hits;
         self.misses += f.misses;
         self.false_positives += f.false_positives;
+        self.incomplete += f.incomplete;
+        self.incomplete_hits += f.incomplete_hits;
         self.errors
             .extend(f.boundaries.iter().filter_map(|b| b.token_error));
     }
@@ -157,6 +164,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
         let value = serde_json::json!({
             "definition": definition(),
             "files": files,
+            "incomplete": incomplete(&files).iter().map(|(file, b)| serde_json::json!({"file": file, "boundary": b})).collect::<Vec<Value>>(),
             "byPreset": by_preset.iter().map(|(p, t)| serde_json::json!({"preset": p, "totals": t})).collect::<Vec<Value>>(),
             "total": total,
             "failed": failed.iter().map(|(f, why)| serde_json::json!({"file": f, "error": why})).collect::<Vec<Value>>(),
@@ -166,10 +174,40 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
     Ok(table(&files, &by_preset, &total, &failed))
 }
 
+/// The real automatic boundaries where the file lacks records, with the
+/// file they are in.
+fn incomplete(files: &[FileScore]) -> Vec<(&str, &Scored)> {
+    files
+        .iter()
+        .flat_map(|f| {
+            f.fidelity
+                .boundaries
+                .iter()
+                .filter(|b| !b.lacks.is_empty())
+                .map(|b| (f.file.as_str(), b))
+        })
+        .collect()
+}
+
+/// One piece of evidence in words.
+fn evidence(lack: &Lack) -> String {
+    match lack {
+        Lack::LogicalParentAbsent { uuid } => {
+            format!("logicalParentUuid {uuid} is in no record")
+        }
+        Lack::UnansweredToolUse { line, tool_use_id } => {
+            format!("line {line} calls {tool_use_id}, whose result is in no record")
+        }
+        Lack::HookForMissingCall { line, tool_use_id } => {
+            format!("line {line} is a hook for {tool_use_id}, a call in no record")
+        }
+    }
+}
+
 /// The hit rule in words.
 fn definition() -> String {
     format!(
-        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing",
+        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing; incomplete: a real automatic boundary where the file provably lacks records its client had (kept in the score)",
         TOLERANCE_PER_MILLE / 10,
         TOLERANCE_PER_MILLE % 10
     )
@@ -191,19 +229,27 @@ fn table(
         .max(4);
     let _ = writeln!(
         out,
-        "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  token error at each real boundary",
-        "file", "version", "preset", "line", "auto", "hits", "misses", "FP"
+        "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {:>5}  token error at each real boundary",
+        "file", "version", "preset", "line", "auto", "hits", "misses", "FP", "lacks"
     );
     for f in files {
         let errors: Vec<String> = f
             .fidelity
             .boundaries
             .iter()
-            .map(|b| b.token_error.map_or("?".to_owned(), |e| format!("{e:+}")))
+            .map(|b| {
+                let error = b.token_error.map_or("?".to_owned(), |e| format!("{e:+}"));
+                // A boundary where the file lacks records is marked.
+                if b.lacks.is_empty() {
+                    error
+                } else {
+                    format!("{error}*")
+                }
+            })
             .collect();
         let _ = writeln!(
             out,
-            "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {}",
+            "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {:>5}  {}",
             f.file,
             f.version.as_deref().unwrap_or("-"),
             f.preset,
@@ -212,15 +258,35 @@ fn table(
             f.fidelity.hits,
             f.fidelity.misses,
             f.fidelity.false_positives,
+            f.fidelity.incomplete,
             errors.join(" ")
         );
+    }
+    let incomplete = incomplete(files);
+    if !incomplete.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n* the file lacks records its client had at these boundaries (kept in the score):"
+        );
+        for (file, b) in incomplete {
+            let reasons: Vec<String> = b.lacks.iter().map(evidence).collect();
+            let _ = writeln!(
+                out,
+                "{file}  boundary {}  preTokens {}  {}  token error {}: {}",
+                b.uuid,
+                b.pre_tokens.map_or("-".to_owned(), |p| p.to_string()),
+                if b.hit { "hit" } else { "miss" },
+                b.token_error.map_or("?".to_owned(), |e| format!("{e:+}")),
+                reasons.join("; ")
+            );
+        }
     }
     let _ = writeln!(out);
     let line = |out: &mut String, name: &str, t: &Totals| {
         let pct = (t.hits * 1000).checked_div(t.auto).unwrap_or(0);
         let _ = writeln!(
             out,
-            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}",
+            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}; the file lacks records at {} ({} hit), complete {}/{} hit",
             t.hits,
             t.auto,
             pct / 10,
@@ -229,6 +295,10 @@ fn table(
             t.false_positives,
             t.abs_error_median.map_or("-".to_owned(), |e| e.to_string()),
             t.abs_error_p90.map_or("-".to_owned(), |e| e.to_string()),
+            t.incomplete,
+            t.incomplete_hits,
+            t.hits - t.incomplete_hits,
+            t.auto - t.incomplete,
         );
     };
     for (preset, t) in by_preset {
