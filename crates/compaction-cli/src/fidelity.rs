@@ -61,6 +61,22 @@ struct Totals {
     abs_error_p90: Option<u64>,
     /// The signed errors, in file order.
     errors: Vec<i64>,
+    /// The same two figures over the boundaries whose file lacks nothing.
+    complete_abs_error_median: Option<u64>,
+    complete_abs_error_p90: Option<u64>,
+    /// The signed errors at those boundaries, in file order.
+    complete_errors: Vec<i64>,
+}
+
+/// The median and the 90th percentile (nearest rank) of the errors' sizes.
+fn median_p90(errors: &[i64]) -> (Option<u64>, Option<u64>) {
+    let mut abs: Vec<u64> = errors.iter().map(|e| e.unsigned_abs()).collect();
+    abs.sort_unstable();
+    let rank = |pct: usize| {
+        let n = abs.len();
+        (n > 0).then(|| abs[(n * pct).div_ceil(100).clamp(1, n) - 1])
+    };
+    (rank(50), rank(90))
 }
 
 impl Totals {
@@ -73,17 +89,17 @@ impl Totals {
         self.incomplete_hits += f.incomplete_hits;
         self.errors
             .extend(f.boundaries.iter().filter_map(|b| b.token_error));
+        self.complete_errors.extend(
+            f.boundaries
+                .iter()
+                .filter(|b| b.lacks.is_empty())
+                .filter_map(|b| b.token_error),
+        );
     }
 
     fn finish(mut self) -> Self {
-        let mut abs: Vec<u64> = self.errors.iter().map(|e| e.unsigned_abs()).collect();
-        abs.sort_unstable();
-        let rank = |pct: usize| {
-            let n = abs.len();
-            (n > 0).then(|| abs[(n * pct).div_ceil(100).clamp(1, n) - 1])
-        };
-        self.abs_error_median = rank(50);
-        self.abs_error_p90 = rank(90);
+        (self.abs_error_median, self.abs_error_p90) = median_p90(&self.errors);
+        (self.complete_abs_error_median, self.complete_abs_error_p90) = median_p90(&self.complete_errors);
         self
     }
 }
@@ -283,22 +299,26 @@ fn table(
     }
     let _ = writeln!(out);
     let line = |out: &mut String, name: &str, t: &Totals| {
-        let pct = (t.hits * 1000).checked_div(t.auto).unwrap_or(0);
+        // Per mille, rounded to nearest.
+        let pct = (t.hits * 1000 + t.auto / 2).checked_div(t.auto).unwrap_or(0);
+        let figure = |e: Option<u64>| e.map_or("-".to_owned(), |e| e.to_string());
         let _ = writeln!(
             out,
-            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}; the file lacks records at {} ({} hit), complete {}/{} hit",
+            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}; the file lacks records at {} ({} hit); complete {}/{} hit, |token error| median {}, p90 {}",
             t.hits,
             t.auto,
             pct / 10,
             pct % 10,
             t.misses,
             t.false_positives,
-            t.abs_error_median.map_or("-".to_owned(), |e| e.to_string()),
-            t.abs_error_p90.map_or("-".to_owned(), |e| e.to_string()),
+            figure(t.abs_error_median),
+            figure(t.abs_error_p90),
             t.incomplete,
             t.incomplete_hits,
             t.hits - t.incomplete_hits,
             t.auto - t.incomplete,
+            figure(t.complete_abs_error_median),
+            figure(t.complete_abs_error_p90),
         );
     };
     for (preset, t) in by_preset {

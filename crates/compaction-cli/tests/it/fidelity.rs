@@ -108,7 +108,7 @@ fn fidelity_hits_every_real_automatic_compaction_of_the_fixtures() {
     assert_eq!(v["total"]["incomplete"], 0);
     assert_eq!(v["incomplete"], Value::Array(vec![]));
     assert!(
-        table.contains("the file lacks records at 0 (0 hit), complete 2/2 hit"),
+        table.contains("the file lacks records at 0 (0 hit); complete 2/2 hit"),
         "{table}"
     );
     assert!(!table.contains("* the file lacks records"), "{table}");
@@ -208,7 +208,8 @@ fn fidelity_lists_boundaries_where_the_file_lacks_records_with_the_evidence() {
         "{table}"
     );
     assert!(
-        table.contains("the file lacks records at 1 (0 hit), complete 0/0 hit"),
+        table
+            .contains("the file lacks records at 1 (0 hit); complete 0/0 hit, |token error| median -, p90 -"),
         "{table}"
     );
     std::fs::remove_dir_all(&dir).unwrap();
