@@ -12,8 +12,8 @@
 //! evidence apart, and keeps them in its score.
 //!
 //! What the missing records held, where the file shows it: the results of
-//! a `nc`, a `grep`, a `grep | head -30` and a `Read` of 80 lines (38 to
-//! 813 tokens short); once a whole `Edit` request, named only by its
+//! a `nc`, a `Grep`, an `Edit`, a `grep | head -30` and a `Read` of 80
+//! lines (38 to 813 tokens short); once a whole `Edit` request, named only by its
 //! `PostToolUse` hook; once IDE diagnostics the summary quotes ("✘ [Line
 //! 800:13] undefined: session", 430 tokens short). In none of them does
 //! the tool's result appear later: not after the boundary, not in a
