@@ -78,6 +78,7 @@ pub mod expand;
 pub mod export;
 pub mod fidelity;
 mod import;
+pub mod lacks;
 pub mod log;
 mod model;
 mod record;
