@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 
 use super::{read_tokens, Engine};
 use crate::dto;
-use crate::error::{from_engine_at, js_error, INVALID_ARGUMENT};
+use crate::error::{js_error, At, INVALID_ARGUMENT};
 use crate::js::{from_js, opt_text, string_fields, text, to_js};
 
 #[wasm_bindgen]
@@ -54,11 +54,7 @@ impl Engine {
                 content,
             });
         }
-        self.with(|s| {
-            s.engine
-                .set_context(items)
-                .map_err(|e| from_engine_at(&e, "items"))
-        })
+        self.with(|s| Ok(s.engine.set_context(items).at("items")?))
     }
 
     /// Swaps in a summary written elsewhere (SPEC R9.4: the Anthropic API's
@@ -156,11 +152,7 @@ impl Engine {
     /// Pins a message: never snipped or cleared; kept verbatim after a
     /// compaction.
     pub fn pin(&self, #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue) -> Result<(), JsValue> {
-        self.with(|s| {
-            s.engine
-                .pin(&Uuid(text(&uuid, "uuid", false)?))
-                .map_err(|e| from_engine_at(&e, "uuid"))
-        })
+        self.with(|s| Ok(s.engine.pin(&Uuid(text(&uuid, "uuid", false)?)).at("uuid")?))
     }
 
     /// Unpins a message (unknown uuids change nothing).
@@ -187,10 +179,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.with(|s| {
-            let step = s
-                .engine
-                .expand(&Uuid(text(&uuid, "uuid", false)?))
-                .map_err(|e| from_engine_at(&e, "uuid"))?;
+            let step = s.engine.expand(&Uuid(text(&uuid, "uuid", false)?)).at("uuid")?;
             to_js(&step)
         })
     }

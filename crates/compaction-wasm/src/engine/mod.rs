@@ -20,7 +20,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::dto::{self, Decision, Progress};
-use crate::error::{from_engine, from_engine_at, js_error, ENGINE_BUSY, ENGINE_POISONED, INVALID_ARGUMENT};
+use crate::error::{js_error, At, ENGINE_BUSY, ENGINE_POISONED, INVALID_ARGUMENT};
 use crate::input;
 use crate::js::{opt_text, text};
 pub(crate) use crate::settings::read_settings;
@@ -292,10 +292,7 @@ impl Engine {
         let id = read_id(&id)?;
         let answer = read_answer(&answer)?;
         self.with(|s| {
-            let out = s
-                .engine
-                .answer(id, answer)
-                .map_err(|e| from_engine_at(&e, "id"))?;
+            let out = s.engine.answer(id, answer).at("id")?;
             to_js(&s.outcome(out))
         })
     }
