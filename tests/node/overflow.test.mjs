@@ -8,6 +8,9 @@ import assert from "node:assert/strict";
 
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
+import { APICallError, generateText } from "ai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { Engine, isPromptTooLong, promptTooLongTokens } from "context-compaction";
 
 /** An Anthropic client whose fetch answers every call with `status` and `body`. */
@@ -111,6 +114,82 @@ test("OpenAI's context_length_exceeded, as the openai package throws it", async 
   assert.equal(promptTooLongTokens(e), 130532);
   const other = await openaiError(400, { error: { message: "Invalid value for 'temperature'.", type: "invalid_request_error", param: "temperature", code: "invalid_value" } });
   assert.equal(isPromptTooLong(other), false);
+});
+
+/** A fetch that answers every call with `status` and `body`. */
+const answering = (status, body) => async () =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+/** What the AI SDK's `generateText` throws when the server answers `status` / `body`. */
+async function aiSdkError(model) {
+  try {
+    await generateText({ model, prompt: "hi", maxRetries: 0 });
+  } catch (e) {
+    return e;
+  }
+  assert.fail("the call should have thrown");
+}
+
+// The bodies local OpenAI-compatible servers answer an overflow with.
+const vllmBody = (message) => ({ object: "error", error: { message, type: "BadRequestError", param: null, code: 400 } });
+const VLLM = "This model's maximum context length is 8192 tokens. However, your request has 9000 input tokens. Please reduce the length of the input messages.";
+const llamaBody = {
+  error: {
+    code: 400,
+    message: "request (9000 tokens) exceeds the available context size (8192 tokens)",
+    type: "exceed_context_size_error",
+    n_prompt_tokens: 9000,
+    n_ctx: 8192,
+  },
+};
+
+test("local servers' overflow (vLLM, llama.cpp), as the openai package throws it", async () => {
+  for (const body of [vllmBody(VLLM), llamaBody]) {
+    const e = await openaiError(400, body);
+    assert.ok(e instanceof OpenAI.BadRequestError, e.constructor.name);
+    assert.equal(isPromptTooLong(e), true, e.message);
+    assert.equal(promptTooLongTokens(e), 9000);
+  }
+  const older = await openaiError(400, { error: { code: 400, message: "the request exceeds the available context size, try increasing it", type: "exceed_context_size_error" } });
+  assert.equal(isPromptTooLong(older), true);
+  assert.equal(promptTooLongTokens(older), null, "no size stated");
+  // max_tokens alone is the whole window: no shorter prompt fits, so not one.
+  const whole = await openaiError(400, vllmBody("'max_tokens' or 'max_completion_tokens' is too large: 8192. This model's maximum context length is 8192 tokens and your request has 12 input tokens (8192 > 8192 - 12)."));
+  assert.equal(isPromptTooLong(whole), false);
+  const other = await openaiError(400, vllmBody("[{'type': 'missing', 'loc': ('body', 'messages')}]"));
+  assert.equal(isPromptTooLong(other), false);
+});
+
+test("the AI SDK's APICallError (statusCode, data.error) from @ai-sdk/openai-compatible and @ai-sdk/anthropic", async () => {
+  const local = (body) => createOpenAICompatible({ name: "local", baseURL: "http://127.0.0.1:8080/v1", fetch: answering(400, body) })("qwen3");
+  for (const body of [vllmBody(VLLM), llamaBody]) {
+    const e = await aiSdkError(local(body));
+    assert.ok(APICallError.isInstance(e), e?.constructor?.name);
+    assert.equal(e.statusCode, 400);
+    assert.equal(e.status, undefined, "the AI SDK has no `status`");
+    assert.equal(isPromptTooLong(e), true, e.message);
+    assert.equal(promptTooLongTokens(e), 9000);
+  }
+  const openaiCode = await aiSdkError(local({ error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }));
+  assert.equal(isPromptTooLong(openaiCode), true);
+  assert.equal(promptTooLongTokens(openaiCode), 130532);
+  const anthropic = createAnthropic({ apiKey: "sk-ant-test", fetch: answering(400, anthropicBody("invalid_request_error", "prompt is too long: 236175 tokens > 200000 maximum")) })("claude-sonnet-4-5");
+  const e = await aiSdkError(anthropic);
+  assert.ok(APICallError.isInstance(e));
+  assert.equal(isPromptTooLong(e), true, e.message);
+  assert.equal(promptTooLongTokens(e), 236175);
+  const rejected = await aiSdkError(local({ error: { message: "Invalid value for 'temperature'.", type: "invalid_request_error", code: "invalid_value" } }));
+  assert.ok(APICallError.isInstance(rejected));
+  assert.equal(isPromptTooLong(rejected), false);
+  const limited = await aiSdkError(createAnthropic({ apiKey: "k", fetch: answering(429, anthropicBody("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit")) })("claude-sonnet-4-5"));
+  assert.equal(isPromptTooLong(limited), false);
+  // The status and the type come from the AI SDK's own fields: the same
+  // words under a 401 or a `request_too_large` are not a prompt-too-long.
+  for (const [status, type] of [[401, "authentication_error"], [413, "request_too_large"]]) {
+    const e = await aiSdkError(createAnthropic({ apiKey: "k", fetch: answering(status, anthropicBody(type, "prompt is too long: 5 tokens > 4 maximum")) })("claude-sonnet-4-5"));
+    assert.equal(e.statusCode, status);
+    assert.equal(isPromptTooLong(e), false, `${status} ${type}`);
+  }
 });
 
 test("everything else is not a prompt-too-long", async () => {

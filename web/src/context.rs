@@ -273,6 +273,7 @@ mod tests {
             label: String::new(),
             replaces: Vec::new(),
             reduced: tokens == 7,
+            thinking: Vec::new(),
         }
     }
 

@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use compaction_core::transcript::fidelity::{score, Fidelity, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
+use compaction_core::transcript::fidelity::{score, Fidelity, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
+use compaction_core::transcript::lacks::Lack;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,12 +51,32 @@ struct Totals {
     hits: usize,
     misses: usize,
     false_positives: usize,
+    /// Real automatic boundaries where the file lacks records the client
+    /// counted (`lacks`), and how many of them were hit.
+    incomplete: usize,
+    incomplete_hits: usize,
     /// |count − preTokens| at the real boundaries: median and 90th
     /// percentile (nearest rank), in tokens.
     abs_error_median: Option<u64>,
     abs_error_p90: Option<u64>,
     /// The signed errors, in file order.
     errors: Vec<i64>,
+    /// The same two figures over the boundaries whose file lacks nothing.
+    complete_abs_error_median: Option<u64>,
+    complete_abs_error_p90: Option<u64>,
+    /// The signed errors at those boundaries, in file order.
+    complete_errors: Vec<i64>,
+}
+
+/// The median and the 90th percentile (nearest rank) of the errors' sizes.
+fn median_p90(errors: &[i64]) -> (Option<u64>, Option<u64>) {
+    let mut abs: Vec<u64> = errors.iter().map(|e| e.unsigned_abs()).collect();
+    abs.sort_unstable();
+    let rank = |pct: usize| {
+        let n = abs.len();
+        (n > 0).then(|| abs[(n * pct).div_ceil(100).clamp(1, n) - 1])
+    };
+    (rank(50), rank(90))
 }
 
 impl Totals {
@@ -64,19 +85,21 @@ impl Totals {
         self.hits += f.hits;
         self.misses += f.misses;
         self.false_positives += f.false_positives;
+        self.incomplete += f.incomplete;
+        self.incomplete_hits += f.incomplete_hits;
         self.errors
             .extend(f.boundaries.iter().filter_map(|b| b.token_error));
+        self.complete_errors.extend(
+            f.boundaries
+                .iter()
+                .filter(|b| b.lacks.is_empty())
+                .filter_map(|b| b.token_error),
+        );
     }
 
     fn finish(mut self) -> Self {
-        let mut abs: Vec<u64> = self.errors.iter().map(|e| e.unsigned_abs()).collect();
-        abs.sort_unstable();
-        let rank = |pct: usize| {
-            let n = abs.len();
-            (n > 0).then(|| abs[(n * pct).div_ceil(100).clamp(1, n) - 1])
-        };
-        self.abs_error_median = rank(50);
-        self.abs_error_p90 = rank(90);
+        (self.abs_error_median, self.abs_error_p90) = median_p90(&self.errors);
+        (self.complete_abs_error_median, self.complete_abs_error_p90) = median_p90(&self.complete_errors);
         self
     }
 }
@@ -157,6 +180,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
         let value = serde_json::json!({
             "definition": definition(),
             "files": files,
+            "incomplete": incomplete(&files).iter().map(|(file, b)| serde_json::json!({"file": file, "boundary": b})).collect::<Vec<Value>>(),
             "byPreset": by_preset.iter().map(|(p, t)| serde_json::json!({"preset": p, "totals": t})).collect::<Vec<Value>>(),
             "total": total,
             "failed": failed.iter().map(|(f, why)| serde_json::json!({"file": f, "error": why})).collect::<Vec<Value>>(),
@@ -166,10 +190,40 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
     Ok(table(&files, &by_preset, &total, &failed))
 }
 
+/// The real automatic boundaries where the file lacks records, with the
+/// file they are in.
+fn incomplete(files: &[FileScore]) -> Vec<(&str, &Scored)> {
+    files
+        .iter()
+        .flat_map(|f| {
+            f.fidelity
+                .boundaries
+                .iter()
+                .filter(|b| !b.lacks.is_empty())
+                .map(|b| (f.file.as_str(), b))
+        })
+        .collect()
+}
+
+/// One piece of evidence in words.
+fn evidence(lack: &Lack) -> String {
+    match lack {
+        Lack::LogicalParentAbsent { uuid } => {
+            format!("logicalParentUuid {uuid} is in no record")
+        }
+        Lack::UnansweredToolUse { line, tool_use_id } => {
+            format!("line {line} calls {tool_use_id}, whose result is in no record")
+        }
+        Lack::HookForMissingCall { line, tool_use_id } => {
+            format!("line {line} is a hook for {tool_use_id}, a call in no record")
+        }
+    }
+}
+
 /// The hit rule in words.
 fn definition() -> String {
     format!(
-        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing",
+        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing; incomplete: a real automatic boundary where the file provably lacks records its client had (kept in the score)",
         TOLERANCE_PER_MILLE / 10,
         TOLERANCE_PER_MILLE % 10
     )
@@ -191,19 +245,27 @@ fn table(
         .max(4);
     let _ = writeln!(
         out,
-        "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  token error at each real boundary",
-        "file", "version", "preset", "line", "auto", "hits", "misses", "FP"
+        "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {:>5}  token error at each real boundary",
+        "file", "version", "preset", "line", "auto", "hits", "misses", "FP", "lacks"
     );
     for f in files {
         let errors: Vec<String> = f
             .fidelity
             .boundaries
             .iter()
-            .map(|b| b.token_error.map_or("?".to_owned(), |e| format!("{e:+}")))
+            .map(|b| {
+                let error = b.token_error.map_or("?".to_owned(), |e| format!("{e:+}"));
+                // A boundary where the file lacks records is marked.
+                if b.lacks.is_empty() {
+                    error
+                } else {
+                    format!("{error}*")
+                }
+            })
             .collect();
         let _ = writeln!(
             out,
-            "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {}",
+            "{:width$}  {:8}  {:13}  {:>7}  {:>4}  {:>4}  {:>6}  {:>2}  {:>5}  {}",
             f.file,
             f.version.as_deref().unwrap_or("-"),
             f.preset,
@@ -212,23 +274,51 @@ fn table(
             f.fidelity.hits,
             f.fidelity.misses,
             f.fidelity.false_positives,
+            f.fidelity.incomplete,
             errors.join(" ")
         );
     }
-    let _ = writeln!(out);
-    let line = |out: &mut String, name: &str, t: &Totals| {
-        let pct = (t.hits * 1000).checked_div(t.auto).unwrap_or(0);
+    let incomplete = incomplete(files);
+    if !incomplete.is_empty() {
         let _ = writeln!(
             out,
-            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}",
+            "\n* the file lacks records its client had at these boundaries (kept in the score):"
+        );
+        for (file, b) in incomplete {
+            let reasons: Vec<String> = b.lacks.iter().map(evidence).collect();
+            let _ = writeln!(
+                out,
+                "{file}  boundary {}  preTokens {}  {}  token error {}: {}",
+                b.uuid,
+                b.pre_tokens.map_or("-".to_owned(), |p| p.to_string()),
+                if b.hit { "hit" } else { "miss" },
+                b.token_error.map_or("?".to_owned(), |e| format!("{e:+}")),
+                reasons.join("; ")
+            );
+        }
+    }
+    let _ = writeln!(out);
+    let line = |out: &mut String, name: &str, t: &Totals| {
+        // Per mille, rounded to nearest.
+        let pct = (t.hits * 1000 + t.auto / 2).checked_div(t.auto).unwrap_or(0);
+        let figure = |e: Option<u64>| e.map_or("-".to_owned(), |e| e.to_string());
+        let _ = writeln!(
+            out,
+            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}; the file lacks records at {} ({} hit); complete {}/{} hit, |token error| median {}, p90 {}",
             t.hits,
             t.auto,
             pct / 10,
             pct % 10,
             t.misses,
             t.false_positives,
-            t.abs_error_median.map_or("-".to_owned(), |e| e.to_string()),
-            t.abs_error_p90.map_or("-".to_owned(), |e| e.to_string()),
+            figure(t.abs_error_median),
+            figure(t.abs_error_p90),
+            t.incomplete,
+            t.incomplete_hits,
+            t.hits - t.incomplete_hits,
+            t.auto - t.incomplete,
+            figure(t.complete_abs_error_median),
+            figure(t.complete_abs_error_p90),
         );
     };
     for (preset, t) in by_preset {

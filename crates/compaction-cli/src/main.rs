@@ -59,7 +59,10 @@ enum Command {
     /// preTokens. A miss: a real automatic boundary without a hit. A false
     /// positive: a prediction that hits nothing. The token error: the
     /// hitting prediction's count minus preTokens (without a hit, the
-    /// replay's count at the real boundary's request).
+    /// replay's count at the real boundary's request). Boundaries where the
+    /// file provably lacks records its client had (its logicalParentUuid in
+    /// no record, the last call's result in no record, a hook for a call in
+    /// no record) are listed apart with the evidence, and kept in the score.
     Fidelity(fidelity::FidelityArgs),
 }
 

@@ -8,19 +8,27 @@
 //! - Claude Code's 413 `prompt_too_long` ("Prompt is too long");
 //! - a reply whose `stop_reason` is `model_context_window_exceeded`;
 //! - OpenAI's `context_length_exceeded` ("This model's maximum context length
-//!   is 128000 tokens. However, your messages resulted in 130532 tokens.").
+//!   is 128000 tokens. However, your messages resulted in 130532 tokens.");
+//! - OpenAI-compatible local servers: vLLM's HTTP 400 "This model's maximum
+//!   context length is 8192 tokens. However, your request has 9000 input
+//!   tokens." (every wording vLLM has used says "maximum context length"),
+//!   and llama.cpp's `exceed_context_size_error` ("request (9000 tokens)
+//!   exceeds the available context size (8192 tokens)").
 //!
 //! Not recognised: every other 400, a 413 `request_too_large` (a request
 //! body over the size limit, which no compaction of the prompt's tokens is
-//! sure to fix), rate limits, overloads.
+//! sure to fix), vLLM's "'max_tokens' … is too large" when `max_tokens`
+//! alone is the whole window (no shorter prompt fits it), rate limits,
+//! overloads.
 
 /// The codes that mean "the prompt does not fit the context window" whatever
 /// the status: OpenAI's error code, the Messages API's stop reason, Claude
-/// Code's error type.
-const OVERFLOW_CODES: [&str; 3] = [
+/// Code's error type, llama.cpp's error type.
+const OVERFLOW_CODES: [&str; 4] = [
     "context_length_exceeded",
     "model_context_window_exceeded",
     "prompt_too_long",
+    "exceed_context_size_error",
 ];
 
 /// What a host knows of an error (every field optional: a stop reason has
@@ -61,11 +69,18 @@ pub fn classify(facts: &ErrorFacts<'_>) -> Option<PromptTooLong> {
     let worded = matches!(facts.status, None | Some(400) | Some(413))
         && matches!(facts.kind, None | Some("invalid_request_error") | Some("error"))
         && find_ascii_ci(message, "prompt is too long").is_some();
+    // OpenAI's and vLLM's wording ("maximum context length is N tokens"),
+    // llama.cpp's ("exceeds the available context size"): 400s whatever
+    // their type (vLLM's is `BadRequestError`, its `code` the number 400).
+    let local = matches!(facts.status, None | Some(400))
+        && ["maximum context length", "exceeds the available context size"]
+            .iter()
+            .any(|w| find_ascii_ci(message, w).is_some());
     let too_large = [facts.kind, facts.code]
         .into_iter()
         .flatten()
         .any(|k| k == "request_too_large");
-    if too_large || !(coded || worded) {
+    if too_large || !(coded || worded || local) || completion_fills_window(message) {
         return None;
     }
     Some(sizes(message))
@@ -96,10 +111,39 @@ fn sizes(message: &str) -> PromptTooLong {
         let start = message[..end].rfind('(')?;
         number_after(&message[start..end], "").map(|(n, _)| n)
     });
+    // vLLM: "your request has 9000 input tokens", "your prompt contains (at
+    // least) 9000 input tokens" (not its "… contains 40000 characters").
+    let input = ["request has", "prompt contains at least", "prompt contains"]
+        .iter()
+        .find_map(|m| number_followed_by(message, m, " input tokens"));
+    // llama.cpp: "request (9000 tokens) exceeds the available context size
+    // (8192 tokens)".
+    let llama = number_followed_by(message, "request (", " tokens)");
     let tokens = in_messages
+        .or(input)
+        .or(llama)
         .or_else(|| number_after(message, "resulted in").map(|(n, _)| n))
         .or_else(|| number_after(message, "you requested").map(|(n, _)| n));
+    let maximum = maximum.or_else(|| number_followed_by(message, "context size (", " tokens)"));
     PromptTooLong { tokens, maximum }
+}
+
+/// vLLM's "'max_tokens' or 'max_completion_tokens' is too large: 8192. This
+/// model's maximum context length is 8192 tokens …" when the completion alone
+/// takes the whole window: no shorter prompt makes that request fit.
+fn completion_fills_window(message: &str) -> bool {
+    let completion = number_after(message, "is too large:").map(|(n, _)| n);
+    let maximum = number_after(message, "maximum context length is").map(|(n, _)| n);
+    matches!((completion, maximum), (Some(c), Some(m)) if c >= m)
+}
+
+/// The number right after `marker` when the text goes on with `suffix`
+/// (ASCII case-insensitive): `"request has"`, `" input tokens"`.
+fn number_followed_by(text: &str, marker: &str, suffix: &str) -> Option<u64> {
+    let (n, end) = number_after(text, marker)?;
+    let rest = text.get(end..)?;
+    (rest.len() >= suffix.len() && rest.as_bytes()[..suffix.len()].eq_ignore_ascii_case(suffix.as_bytes()))
+        .then_some(n)
 }
 
 /// The first whole number after `marker` (ASCII case-insensitive; `""`:
@@ -199,6 +243,49 @@ mod tests {
             "This model's maximum context length is 4097 tokens. However, you requested 4200 tokens (3000 in the messages, 1200 in the completion).",
         );
         assert_eq!(classify(&old).unwrap().tokens, Some(3_000));
+    }
+
+    #[test]
+    fn r8_1_local_servers_vllm_and_llama_cpp() {
+        let sized = |tokens, maximum| {
+            Some(PromptTooLong {
+                tokens: Some(tokens),
+                maximum: Some(maximum),
+            })
+        };
+        // vLLM's 400s: type `BadRequestError`, `code` the number 400.
+        let vllm = |message| facts(Some(400), Some("BadRequestError"), None, message);
+        let wordings = [
+            ("This model's maximum context length is 8192 tokens. However, your request has 9000 input tokens. Please reduce the length of the input messages.", 9_000),
+            ("This model's maximum context length is 8192 tokens. However, you requested 1024 output tokens and your prompt contains 7900 input tokens, for a total of 8924 tokens.", 7_900),
+            ("This model's maximum context length is 8192 tokens. However, you requested 1024 output tokens and your prompt contains at least 8193 input tokens, for a total of at least 9217 tokens.", 8_193),
+            ("This model's maximum context length is 8192 tokens. However, you requested 9024 tokens (8000 in the messages, 1024 in the completion). Please reduce the length of the messages or completion.", 8_000),
+            ("'max_tokens' or 'max_completion_tokens' is too large: 1024. This model's maximum context length is 8192 tokens and your request has 7500 input tokens (1024 > 8192 - 7500).", 7_500),
+        ];
+        for (message, tokens) in wordings {
+            assert_eq!(classify(&vllm(message)), sized(tokens, 8_192), "{message}");
+        }
+        // Its character pre-check: a prompt-too-long whose number is not tokens.
+        let chars = vllm("This model's maximum context length is 8192 tokens. However, your prompt contains 40000 characters (more than 32768 characters, which is the upper bound for 8192 input tokens).");
+        assert_eq!(classify(&chars).map(|p| p.tokens), Some(None));
+        // max_tokens alone fills the window: no shorter prompt fits.
+        let whole = vllm("'max_tokens' or 'max_completion_tokens' is too large: 8192. This model's maximum context length is 8192 tokens and your request has 12 input tokens (8192 > 8192 - 12).");
+        assert_eq!(classify(&whole), None);
+        // llama.cpp's server.
+        let llama = facts(
+            Some(400),
+            Some("exceed_context_size_error"),
+            None,
+            "request (9000 tokens) exceeds the available context size (8192 tokens)",
+        );
+        assert_eq!(classify(&llama), sized(9_000, 8_192));
+        let old = facts(
+            Some(400),
+            None,
+            None,
+            "the request exceeds the available context size, try increasing it",
+        );
+        assert_eq!(classify(&old), Some(PromptTooLong::default()));
     }
 
     #[test]

@@ -1485,8 +1485,11 @@ export class Engine {
  * "prompt is too long: N tokens > M maximum" (as `@anthropic-ai/sdk`
  * throws it), Claude Code's 413 `prompt_too_long`, a reply whose
  * `stop_reason` is `model_context_window_exceeded`, OpenAI's
- * `context_length_exceeded`. `false` for everything else, including other
- * 400s and a 413 `request_too_large`. Then call
+ * `context_length_exceeded`, and the 400s of OpenAI-compatible local
+ * servers (vLLM's "maximum context length is N tokens", llama.cpp's
+ * `exceed_context_size_error`), as the `openai` package or the AI SDK's
+ * `APICallError` carries them. `false` for everything else, including
+ * other 400s and a 413 `request_too_large`. Then call
  * `engine.promptTooLong(promptTooLongTokens(error))`.
  */
 export function isPromptTooLong(error: unknown): boolean;

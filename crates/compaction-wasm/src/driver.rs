@@ -17,8 +17,8 @@ use wasm_bindgen::JsCast;
 use crate::dto::{self, SummaryRequest};
 use crate::engine::{borrow, to_js, Shared};
 use crate::error::{
-    from_engine_at, js_error, js_error_caused, INVALID_ARGUMENT, POST_COMPACT_HOOKS_FAILED,
-    PRE_COMPACT_FAILED, READ_FILES_FAILED, SUMMARIZER_FAILED,
+    js_error, js_error_caused, At, INVALID_ARGUMENT, POST_COMPACT_HOOKS_FAILED, PRE_COMPACT_FAILED,
+    READ_FILES_FAILED, SUMMARIZER_FAILED,
 };
 
 /// The host `prepare()` was given, read once.
@@ -271,15 +271,12 @@ impl Run {
                     let mut s = borrow(state)?;
                     self.prep
                         .answered(&mut s.engine, request.id(), answer)
-                        .map_err(|e| from_engine_at(&e, "answer"))?;
+                        .at("answer")?;
                 }
                 Asked::Fatal(error) => return Err(error),
                 Asked::Failed(code, field, cause) => {
                     let mut s = borrow(state)?;
-                    let go_on = self
-                        .prep
-                        .host_failed(&mut s.engine, &request)
-                        .map_err(|e| from_engine_at(&e, field))?;
+                    let go_on = self.prep.host_failed(&mut s.engine, &request).at(field)?;
                     if !go_on {
                         let message = format!(
                             "host.{field} failed on the {} request {}: {}",

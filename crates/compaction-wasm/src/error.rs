@@ -43,6 +43,11 @@ pub fn js_error(code: &str, field: &str, message: &str) -> JsValue {
     error.into()
 }
 
+/// [`js_error`] for a function returning [`JsErr`].
+pub fn js_err(code: &str, field: &str, message: &str) -> JsErr {
+    JsErr(js_error(code, field, message))
+}
+
 /// A JS `Error` with `code`, `field` and `cause` (the host's own error).
 pub fn js_error_caused(code: &str, field: &str, message: &str, cause: &JsValue) -> JsValue {
     let error = js_error(code, field, message);
@@ -50,12 +55,49 @@ pub fn js_error_caused(code: &str, field: &str, message: &str, cause: &JsValue) 
     error
 }
 
-/// An engine error in the caller's vocabulary.
-pub fn from_engine(err: &Error) -> JsValue {
-    let message = err.message_naming(|s| js_field(s).to_owned());
-    match err {
-        Error::InvalidSetting { setting, .. } => js_error(INVALID_SETTING, js_field(*setting), &message),
-        _ => js_error("ENGINE_ERROR", "", &message),
+/// An error on its way to JS: what every fallible function of the binding
+/// returns, so `?` converts whatever it meets. An engine error
+/// ([`compaction_core::Error`]) becomes a JS `Error` in the caller's
+/// vocabulary; a JS value already built (an `Error` with a `code`, or what a
+/// host callback threw) passes through unchanged.
+#[derive(Debug)]
+pub struct JsErr(JsValue);
+
+impl From<JsValue> for JsErr {
+    fn from(value: JsValue) -> Self {
+        JsErr(value)
+    }
+}
+
+impl From<JsErr> for JsValue {
+    fn from(err: JsErr) -> Self {
+        err.0
+    }
+}
+
+impl From<Error> for JsErr {
+    /// A setting's error names the setting (`code: "INVALID_SETTING"`,
+    /// `field: "window"`); any other is `ENGINE_ERROR`.
+    fn from(err: Error) -> Self {
+        let message = err.message_naming(|s| js_field(s).to_owned());
+        JsErr(match err {
+            Error::InvalidSetting { setting, .. } => js_error(INVALID_SETTING, js_field(setting), &message),
+            _ => js_error(ENGINE_ERROR, "", &message),
+        })
+    }
+}
+
+/// Names the argument an engine error is about: `engine.pin(x).at("uuid")?`.
+pub trait At<T> {
+    /// The engine error as a JS `Error` whose `field` is `field` (a
+    /// setting's error keeps naming the setting) and whose `code` says what
+    /// went wrong (`UNKNOWN_MESSAGE`, `DUPLICATE_UUID`, …).
+    fn at(self, field: &str) -> Result<T, JsErr>;
+}
+
+impl<T> At<T> for Result<T, Error> {
+    fn at(self, field: &str) -> Result<T, JsErr> {
+        self.map_err(|err| JsErr(at(&err, field)))
     }
 }
 
@@ -100,7 +142,7 @@ pub const ENGINE_ERROR: &str = "ENGINE_ERROR";
 
 /// An engine error in the caller's vocabulary, `field` naming the argument
 /// the caller passed (for errors that are not about a setting).
-pub fn from_engine_at(err: &Error, field: &str) -> JsValue {
+fn at(err: &Error, field: &str) -> JsValue {
     let message = err.message_naming(|s| js_field(s).to_owned());
     let code = match err {
         Error::InvalidSetting { setting, .. } => {

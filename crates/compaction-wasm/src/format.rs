@@ -11,7 +11,7 @@ use compaction_core::message::{Message, Uuid};
 use compaction_core::time::Timestamp;
 use wasm_bindgen::prelude::*;
 
-use crate::error::{js_error, INVALID_MESSAGE, INVALID_SETTING};
+use crate::error::{js_err, js_error, JsErr, INVALID_MESSAGE, INVALID_SETTING};
 
 /// The format of an engine's history, with the originals it was given.
 pub(crate) struct Formatted {
@@ -59,8 +59,11 @@ pub(crate) fn read_format(
     }))
 }
 
-fn message_error(e: FormatError) -> JsValue {
-    js_error(INVALID_MESSAGE, &e.path, &e.to_string())
+impl From<FormatError> for JsErr {
+    /// A message the format refused: `INVALID_MESSAGE` naming its path.
+    fn from(e: FormatError) -> Self {
+        js_err(INVALID_MESSAGE, &e.path, &e.to_string())
+    }
 }
 
 /// What to append: each converted message, with the caller's objects its
@@ -88,15 +91,15 @@ impl Incoming {
 impl Formatted {
     /// Reads a JSON array of items (`objects`: the array it was written
     /// from, if any). Nothing changes yet.
-    pub(crate) fn read(&self, json: &str, objects: Option<js_sys::Array>) -> Result<Incoming, JsValue> {
-        let converted = self.ledger.read(json).map_err(message_error)?;
+    pub(crate) fn read(&self, json: &str, objects: Option<js_sys::Array>) -> Result<Incoming, JsErr> {
+        let converted = self.ledger.read(json)?;
         Ok(Incoming { converted, objects })
     }
 
     /// Reads one item (`append`) written as `json` from `object`, named
     /// `field` in errors.
-    pub(crate) fn read_one(&self, json: &str, object: &JsValue, field: &str) -> Result<Incoming, JsValue> {
-        let converted = self.ledger.read_one(json, field).map_err(message_error)?;
+    pub(crate) fn read_one(&self, json: &str, object: &JsValue, field: &str) -> Result<Incoming, JsErr> {
+        let converted = self.ledger.read_one(json, field)?;
         Ok(Incoming {
             converted,
             objects: Some(js_sys::Array::of1(object)),

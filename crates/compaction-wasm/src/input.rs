@@ -8,7 +8,7 @@ use compaction_core::message::{Json, Message, Uuid};
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 
-use crate::error::{js_error, INVALID_ARGUMENT, INVALID_JSON, INVALID_MESSAGE};
+use crate::error::{js_err, js_error, At, JsErr, INVALID_ARGUMENT, INVALID_JSON, INVALID_MESSAGE};
 
 /// A response's `context_management` (R13.4).
 #[derive(Deserialize)]
@@ -41,13 +41,18 @@ pub fn applied_edits(
     Ok(cm.applied_edits)
 }
 
-/// A message the core refused, as a JS error naming `field` and below.
-fn refused(e: ParamError, field: &str) -> JsValue {
-    js_error(
-        INVALID_MESSAGE,
-        &format!("{field}{}", e.at),
-        &format!("{field}{}", e.text),
-    )
+impl<T> At<T> for Result<T, ParamError> {
+    /// A message the core refused, as an `INVALID_MESSAGE` naming `field`
+    /// and the path below it (`messages[3].content[1].text`).
+    fn at(self, field: &str) -> Result<T, JsErr> {
+        self.map_err(|e| {
+            js_err(
+                INVALID_MESSAGE,
+                &format!("{field}{}", e.at),
+                &format!("{field}{}", e.text),
+            )
+        })
+    }
 }
 
 /// A `Session` (made by the session module's `readSession` or
@@ -104,9 +109,7 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         // A counter the engine cannot hold (a file's 2^64 − 1) drops that
         // message's usage (the count estimates it), not the whole session.
         m.drop_bad_usage();
-        let message = m
-            .into_message(|| Uuid(String::new()))
-            .map_err(|e| refused(e, &field))?;
+        let message = m.into_message(|| Uuid(String::new())).at(&field)?;
         if message.uuid.0.is_empty() {
             return Err(js_error(
                 INVALID_MESSAGE,
@@ -163,7 +166,7 @@ impl Read {
         field: &str,
         uuid: impl FnOnce() -> Uuid,
     ) -> Result<(Message, Vec<compaction_core::api::applied::AppliedEdit>), JsValue> {
-        let message = self.raw.into_message(uuid).map_err(|e| refused(e, field))?;
+        let message = self.raw.into_message(uuid).at(field)?;
         Ok((message, self.applied))
     }
 }
@@ -184,7 +187,7 @@ pub fn from_json(
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
         let field = format!("messages[{i}]");
-        out.push(raw.into_message(&mut uuid).map_err(|e| refused(e, &field))?);
+        out.push(raw.into_message(&mut uuid).at(&field)?);
     }
     Ok((system, out))
 }

@@ -3,14 +3,16 @@
 //! the fields of whatever a JS client threw or returned.
 //!
 //! Read from the value (each optional, anything of another type ignored):
-//! `status`; the type: `type`, else the body's `error.type` (the Anthropic
-//! SDK's `APIError.error` is the body `{ type: "error", error: { type,
-//! message } }`); the code: `code`, else `error.code` (the `openai`
-//! package's `APIError`); the message: the body's `error.error.message`,
-//! else `apiMessage`, else `error.message`, else `message`. A value with a
-//! string `stop_reason` is a reply: only its stop reason counts. A `cause`
-//! is not followed: an error that merely wraps one (a failed summary
-//! request, say) is not the main call's prompt-too-long.
+//! `status`, else `statusCode` (the AI SDK's `APICallError`); the type:
+//! `type`, else the body's `error.type` (the Anthropic SDK's
+//! `APIError.error` is the body `{ type: "error", error: { type, message }
+//! }`), else the AI SDK's parsed body `data.error.type`; the code: `code`,
+//! else `error.code` (the `openai` package's `APIError`), else
+//! `data.error.code`; the message: the body's `error.error.message`, else
+//! `apiMessage`, else `error.message`, else `data.error.message`, else
+//! `message`. A value with a string `stop_reason` is a reply: only its stop
+//! reason counts. A `cause` is not followed: an error that merely wraps one
+//! (a failed summary request, say) is not the main call's prompt-too-long.
 
 use compaction_core::overflow::{classify, ErrorFacts, PromptTooLong};
 use wasm_bindgen::prelude::*;
@@ -45,21 +47,31 @@ fn read(value: &JsValue) -> Option<PromptTooLong> {
             ..ErrorFacts::default()
         });
     }
-    let status = at(value, &["status"])
-        .as_f64()
+    let status = [&["status"][..], &["statusCode"]]
+        .iter()
+        .find_map(|path| at(value, path).as_f64())
         .filter(|s| s.fract() == 0.0 && (100.0..=599.0).contains(s))
         .map(|s| s as u16);
     let kind = string_at(
         value,
-        &[&["type"], &["error", "type"], &["error", "error", "type"]],
+        &[
+            &["type"],
+            &["error", "type"],
+            &["error", "error", "type"],
+            &["data", "error", "type"],
+        ],
     );
-    let code = string_at(value, &[&["code"], &["error", "code"]]);
+    let code = string_at(
+        value,
+        &[&["code"], &["error", "code"], &["data", "error", "code"]],
+    );
     let message = string_at(
         value,
         &[
             &["error", "error", "message"],
             &["apiMessage"],
             &["error", "message"],
+            &["data", "error", "message"],
             &["message"],
         ],
     );
@@ -76,8 +88,11 @@ fn read(value: &JsValue) -> Option<PromptTooLong> {
 /// "prompt is too long: N tokens > M maximum" (as `@anthropic-ai/sdk`
 /// throws it), Claude Code's 413 `prompt_too_long`, a reply whose
 /// `stop_reason` is `model_context_window_exceeded`, OpenAI's
-/// `context_length_exceeded`. `false` for everything else, including other
-/// 400s and a 413 `request_too_large`. Then call
+/// `context_length_exceeded`, and the 400s of OpenAI-compatible local
+/// servers (vLLM's "maximum context length is N tokens", llama.cpp's
+/// `exceed_context_size_error`), as the `openai` package or the AI SDK's
+/// `APICallError` carries them. `false` for everything else, including
+/// other 400s and a 413 `request_too_large`. Then call
 /// `engine.promptTooLong(promptTooLongTokens(error))`.
 #[wasm_bindgen(js_name = isPromptTooLong)]
 pub fn is_prompt_too_long(#[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue) -> bool {

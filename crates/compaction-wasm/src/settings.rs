@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use crate::counter::CounterSlot;
 
-use crate::error::{from_engine, js_error, INVALID_SETTING};
+use crate::error::{js_err, js_error, JsErr, INVALID_SETTING};
 use crate::thresholds::{describe, known_keys, number};
 
 const SETTINGS_FIELDS: [&str; 18] = [
@@ -35,7 +35,7 @@ const SETTINGS_FIELDS: [&str; 18] = [
 ];
 
 /// Settings from a preset name, an `EngineSettings` object, or `undefined`.
-pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Option<CounterSlot>), JsValue> {
+pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Option<CounterSlot>), JsErr> {
     let preset_of = |name: &str| {
         Preset::from_name(name).ok_or_else(|| {
             let known: Vec<&str> = Preset::ALL.iter().map(|p| p.name()).collect();
@@ -54,7 +54,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
         return Ok((preset_of(&name)?.settings(200_000), default_session, None));
     }
     if !value.is_object() || value.is_function() {
-        return Err(js_error(
+        return Err(js_err(
             INVALID_SETTING,
             "settings",
             &format!(
@@ -88,9 +88,9 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
         ceiling: number(value, "ceiling")?,
         override_pct: number(value, "overridePct")?,
     };
-    let thresholds = CoreThresholdSettings::try_from(&raw).map_err(|e| from_engine(&e))?;
+    let thresholds = CoreThresholdSettings::try_from(&raw)?;
     // The lines must be computable now, so a bad combination fails here.
-    compaction_core::thresholds::Thresholds::compute(&thresholds).map_err(|e| from_engine(&e))?;
+    compaction_core::thresholds::Thresholds::compute(&thresholds)?;
     let mut settings = preset.settings(thresholds.window);
     settings.thresholds = thresholds;
     if let Some(model) = string("model")? {
@@ -127,7 +127,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             "client" => CompactionMode::Client,
             "server" => CompactionMode::Server,
             _ => {
-                return Err(js_error(
+                return Err(js_err(
                     INVALID_SETTING,
                     "compaction",
                     &format!("invalid setting `compaction` = \"{mode}\": must be \"client\" or \"server\""),
@@ -150,7 +150,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             .ok_or_else(bad)?;
         let json = compaction_core::message::Json::parse(&text).map_err(|_| bad())?;
         if json.str_field("type").as_deref() != Some("clear_thinking_20251015") {
-            return Err(bad());
+            return Err(bad().into());
         }
         settings.api.clear_thinking = Some(json);
     }
@@ -198,7 +198,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
 
 /// `reduction`: `false` (off) or `{ maxChars?, headChars?, tailChars? }`
 /// over the preset's numbers (R2.2), checked together.
-fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), JsValue> {
+fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), JsErr> {
     let r = js_sys::Reflect::get(value, &"reduction".into()).unwrap_or(JsValue::UNDEFINED);
     if r.is_undefined() {
         return Ok(());
@@ -208,7 +208,7 @@ fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), Js
         return Ok(());
     }
     if !r.is_object() || r.is_function() || js_sys::Array::is_array(&r) {
-        return Err(js_error(
+        return Err(js_err(
             INVALID_SETTING,
             "reduction",
             &format!(
@@ -230,7 +230,7 @@ fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), Js
         if !v.is_undefined() {
             let n = v.as_f64().unwrap_or(f64::NAN);
             if !(n >= 0.0 && n.fract() == 0.0 && n < ReductionSettings::OFF as f64) {
-                return Err(js_error(
+                return Err(js_err(
                     INVALID_SETTING,
                     &format!("reduction.{field}"),
                     &format!("invalid setting `reduction.{field}` = {}: must be a whole number of characters below 4294967295", describe(&v)),
@@ -239,5 +239,5 @@ fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), Js
             *slot = n as usize;
         }
     }
-    settings.reduction.check().map_err(|e| from_engine(&e))
+    Ok(settings.reduction.check()?)
 }

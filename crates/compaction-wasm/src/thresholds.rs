@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 use wasm_bindgen::prelude::*;
 
-use crate::error::{from_engine, js_error, INVALID_SETTING};
+use crate::error::{js_error, JsErr, INVALID_SETTING};
 
 /// Settings for [`thresholds`]. Token counts are whole numbers from 1 to
 /// 2^53 − 1; anything else (NaN, −1, 1.5, a string) is an `INVALID_SETTING`
@@ -184,10 +184,8 @@ fn read_settings(settings: &JsValue) -> Result<RawThresholdSettings, JsValue> {
 #[wasm_bindgen(unchecked_return_type = "Thresholds")]
 pub fn thresholds(
     #[wasm_bindgen(unchecked_param_type = "ThresholdSettings")] settings: JsValue,
-) -> Result<JsValue, JsValue> {
+) -> Result<JsValue, JsErr> {
     let raw = read_settings(&settings)?;
-    let lines = CoreSettings::try_from(&raw)
-        .and_then(|s| CoreThresholds::compute(&s))
-        .map_err(|err| from_engine(&err))?;
-    crate::engine::to_js(&Thresholds::from(lines))
+    let lines = CoreSettings::try_from(&raw).and_then(|s| CoreThresholds::compute(&s))?;
+    Ok(crate::engine::to_js(&Thresholds::from(lines))?)
 }

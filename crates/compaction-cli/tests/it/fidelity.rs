@@ -104,6 +104,14 @@ fn fidelity_hits_every_real_automatic_compaction_of_the_fixtures() {
         table.contains("total           hits 2/2 (100.0 %), misses 0, false positives 0"),
         "{table}"
     );
+    // Both files are complete: nothing is listed apart.
+    assert_eq!(v["total"]["incomplete"], 0);
+    assert_eq!(v["incomplete"], Value::Array(vec![]));
+    assert!(
+        table.contains("the file lacks records at 0 (0 hit); complete 2/2 hit"),
+        "{table}"
+    );
+    assert!(!table.contains("* the file lacks records"), "{table}");
 }
 
 #[test]
@@ -133,4 +141,76 @@ fn fidelity_of_a_missing_folder_is_an_error() {
     let out = compaction(&["fidelity", "/no/such/folder"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/folder"));
+}
+
+/// A folder holding one small synthetic session (client 2.1.42): a reply
+/// calls a tool whose result the file never recorded, a hook reports on a
+/// call in no record, and the automatic boundary's `logicalParentUuid`
+/// names a record the file lacks.
+fn incomplete_session() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("compaction-fidelity-lacks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let common = r#""sessionId":"s","version":"2.1.42","timestamp":"2026-02-15T04:49:28.205Z""#;
+    let lines = [
+        format!(
+            r#"{{"type":"user","uuid":"u1","parentUuid":null,{common},"message":{{"role":"user","content":"go"}}}}"#
+        ),
+        format!(
+            r#"{{"type":"assistant","uuid":"a1","parentUuid":"u1",{common},"message":{{"id":"msg_1","model":"claude-opus-4-6","role":"assistant","content":[{{"type":"tool_use","id":"toolu_A","name":"Grep","input":{{"pattern":"x"}}}}],"usage":{{"input_tokens":1,"cache_read_input_tokens":166000,"cache_creation_input_tokens":0,"output_tokens":1}}}}}}"#
+        ),
+        format!(
+            r#"{{"type":"progress","uuid":"p1","parentUuid":"x9",{common},"data":{{"type":"hook_progress","hookEvent":"PostToolUse"}},"parentToolUseID":"toolu_B","toolUseID":"toolu_B"}}"#
+        ),
+        format!(
+            r#"{{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"x9",{common},"content":"Conversation compacted","compactMetadata":{{"trigger":"auto","preTokens":167400}}}}"#
+        ),
+        format!(
+            r#"{{"type":"user","uuid":"s1","parentUuid":"b1","isCompactSummary":true,{common},"message":{{"role":"user","content":"summary"}}}}"#
+        ),
+    ];
+    std::fs::write(dir.join("lacks.jsonl"), format!("{}\n", lines.join("\n"))).unwrap();
+    dir
+}
+
+#[test]
+fn fidelity_lists_boundaries_where_the_file_lacks_records_with_the_evidence() {
+    let dir = incomplete_session();
+    let path = dir.to_string_lossy().into_owned();
+    let v = ok(&compaction(&["fidelity", &path, "--json"]));
+    // The boundary stays in the score: one automatic compaction, missed.
+    assert_eq!(v["total"]["auto"], 1);
+    assert_eq!(v["total"]["misses"], 1);
+    assert_eq!(v["total"]["incomplete"], 1);
+    assert_eq!(v["total"]["incompleteHits"], 0);
+    let lacks = &v["files"][0]["boundaries"][0]["lacks"];
+    assert_eq!(
+        lacks,
+        &serde_json::json!([
+            {"kind": "logicalParentAbsent", "uuid": "x9"},
+            {"kind": "unansweredToolUse", "line": 2, "toolUseId": "toolu_A"},
+            {"kind": "hookForMissingCall", "line": 3, "toolUseId": "toolu_B"},
+        ])
+    );
+    assert_eq!(v["incomplete"][0]["file"], "lacks.jsonl");
+    assert_eq!(v["incomplete"][0]["boundary"]["lacks"], *lacks);
+    // The replay's own output names the same evidence at the boundary.
+    let replay = ok(&compaction(&["replay", &format!("{path}/lacks.jsonl")]));
+    assert_eq!(replay["actual"][0]["lacks"], *lacks);
+    // The table marks the boundary and lists it apart, with the evidence.
+    let table = ok_text(&compaction(&["fidelity", &path]));
+    assert!(table.contains("* the file lacks records"), "{table}");
+    assert!(
+        table.contains("line 2 calls toolu_A, whose result is in no record"),
+        "{table}"
+    );
+    assert!(
+        table.contains("line 3 is a hook for toolu_B, a call in no record"),
+        "{table}"
+    );
+    assert!(
+        table
+            .contains("the file lacks records at 1 (0 hit); complete 0/0 hit, |token error| median -, p90 -"),
+        "{table}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -445,7 +445,13 @@ fn replay_on_a_real_session_file() {
     assert_eq!(v["lines"]["compact"], 167_000);
     assert_eq!(
         v["actual"],
-        json!([{"uuid": "dd3cc2e6-a191-4331-a0f0-2473e6d7692d", "trigger": "auto", "preTokens": 170251}])
+        json!([{
+            "uuid": "dd3cc2e6-a191-4331-a0f0-2473e6d7692d",
+            "trigger": "auto",
+            "preTokens": 170251,
+            // The last message the client compacted is not in the file.
+            "lacks": [{"kind": "logicalParentAbsent", "uuid": "459e838f-d7ea-4f7d-94ad-2cb4d227dc77"}]
+        }])
     );
     assert!(v["predicted"][0]["atUuid"].is_string());
     assert!(v["predicted"][0]["tokens"].as_u64().unwrap() > 167_000);

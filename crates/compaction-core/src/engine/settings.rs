@@ -66,6 +66,13 @@ pub enum Preset {
     /// boundaries that follow a result of over 4,000 characters (the
     /// medgemma and af74d9e0 files) match the usage plus the whole
     /// result's characters / 4, not a reduced one.
+    /// A replay with these settings hits 15 of the 20 boundaries (hit and
+    /// miss as `transcript::fidelity` defines them); at each of the five
+    /// misses the file provably lacks records the client had when it
+    /// compacted (`transcript::lacks`: the boundary's `logicalParentUuid`
+    /// names no record, and in three of them the last call's result or the
+    /// whole last request is missing), and every boundary whose file lacks
+    /// nothing (8) is hit, |count − `preTokens`| median 18.
     Client21,
     /// Newer clients per public ports: time-based microcompact after 60
     /// minutes, keeping 5, with the sentinel `[Old tool result content

@@ -19,9 +19,14 @@
 //! - The **token error** of a real automatic boundary is the hitting
 //!   prediction's count minus `preTokens`; without a hit, the replay's
 //!   count at the boundary's request minus `preTokens`.
+//! - An **incomplete** boundary is one where the file provably lacks
+//!   records the client had when it compacted ([`Lack`]): it stays in the
+//!   score (hits, misses and the token error are over every real automatic
+//!   boundary) and is counted apart.
 
 use serde::Serialize;
 
+use super::lacks::Lack;
 use super::replay::{Replay, Timeline};
 use crate::message::Uuid;
 
@@ -49,6 +54,10 @@ pub struct Scored {
     /// the replay's count at the boundary's request minus `preTokens`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_error: Option<i64>,
+    /// Evidence that the file lacks records the client counted here
+    /// ([`Lack`]): such a boundary stays in the score, and is listed apart.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacks: Vec<Lack>,
 }
 
 /// A replay scored against the session's real automatic compactions.
@@ -63,6 +72,10 @@ pub struct Fidelity {
     pub misses: usize,
     /// Predictions that hit nothing.
     pub false_positives: usize,
+    /// Real automatic boundaries where the file lacks records ([`Lack`]).
+    pub incomplete: usize,
+    /// Of them, hit.
+    pub incomplete_hits: usize,
     /// Each real automatic boundary, in file order.
     pub boundaries: Vec<Scored>,
     /// The predictions that hit nothing: last record, count.
@@ -101,6 +114,7 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
             hit: false,
             predicted: None,
             token_error,
+            lacks: actual.lacks.clone(),
         };
         if let Some(end) = positions.get(b).copied().flatten() {
             // Predictions whose last record is among the window's, nearest first.
@@ -135,11 +149,14 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
         .map(|(p, _)| (p.at_uuid.clone(), p.tokens))
         .collect();
     let hits = boundaries.iter().filter(|b| b.hit).count();
+    let incomplete = boundaries.iter().filter(|b| !b.lacks.is_empty());
     Fidelity {
         auto: boundaries.len(),
         hits,
         misses: boundaries.len() - hits,
         false_positives: false_predictions.len(),
+        incomplete: incomplete.clone().count(),
+        incomplete_hits: incomplete.filter(|b| b.hit).count(),
         boundaries,
         false_predictions,
     }

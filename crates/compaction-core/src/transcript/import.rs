@@ -196,7 +196,11 @@ impl Importer {
             }
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
-                self.node(line, n.envelope, NodeKind::Other, sidechain);
+                if self.node(line, n.envelope, NodeKind::Other, sidechain) && !sidechain {
+                    if let Some(call) = n.tool_call {
+                        self.transcript.progress_calls.push((line, call));
+                    }
+                }
             }
             Ok(Record::Title | Record::Metadata) => {}
             Ok(Record::Header(map)) => self.transcript.header = Some(map),

@@ -71,6 +71,7 @@ pub mod choice;
 pub mod export;
 pub mod fidelity;
 mod import;
+pub mod lacks;
 pub mod log;
 mod model;
 mod record;

@@ -292,6 +292,9 @@ pub struct Transcript {
     pub sessions: Vec<String>,
     pub(crate) counts: Counts,
     pub(crate) graph: Graph,
+    /// Each main-conversation `progress` record's line and
+    /// `parentToolUseID`, in file order (see [`Transcript::lacks`]).
+    pub(crate) progress_calls: Vec<(u32, String)>,
 }
 
 /// Plain counters gathered while reading.

@@ -42,6 +42,7 @@ const ENVELOPE_KEYS: &[&str] = &[
     "isSidechain",
     "version",
     "sessionId",
+    "parentToolUseID",
 ];
 
 /// Record types whose payload the importer does not keep: only their
@@ -181,6 +182,10 @@ pub(crate) struct MicrocompactLine {
 /// `system` record, an unknown type with a uuid.
 pub(crate) struct NodeLine {
     pub envelope: Envelope,
+    /// A `progress` record's `parentToolUseID`: the tool call a hook,
+    /// command or subagent reports on (or, for session hooks, the hook
+    /// run's own uuid).
+    pub tool_call: Option<String>,
 }
 
 /// The reason a known record could not be used, in lowercase words.
@@ -220,7 +225,10 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
     match kind.as_str() {
         // Sidechain conversation records are counted and linked, not kept.
         "user" | "assistant" | "system" if is_sidechain(&map) => match envelope(&mut map) {
-            Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
+            Ok(envelope) => Ok(Record::Node(NodeLine {
+                envelope,
+                tool_call: None,
+            })),
             Err(why) => Err((why, map)),
         },
         "user" | "assistant" => message(map, &kind),
@@ -228,7 +236,12 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         "system" if map.str_field("subtype").as_deref() == Some("microcompact_boundary") => microcompact(map),
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
-            Ok(envelope) => Ok(Record::Node(NodeLine { envelope })),
+            Ok(envelope) => Ok(Record::Node(NodeLine {
+                envelope,
+                tool_call: (k == "progress")
+                    .then(|| map.str_field("parentToolUseID").map(Cow::into_owned))
+                    .flatten(),
+            })),
             Err(why) => Err((why, map)),
         },
         k if METADATA_TYPES.contains(&k) => Ok(Record::Metadata),
@@ -258,6 +271,7 @@ pub(crate) fn node_of(map: &Fields) -> Option<NodeLine> {
             sidechain: map.bool_field("isSidechain").unwrap_or(false),
             timestamp: None,
         },
+        tool_call: None,
     })
 }
 

@@ -97,6 +97,10 @@ pub struct Actual {
     pub trigger: Option<String>,
     /// `preTokens`, as written.
     pub pre_tokens: Option<u64>,
+    /// Evidence that the file lacks records the client had when it wrote
+    /// this boundary ([`super::lacks::Lack`]); empty when it shows none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lacks: Vec<super::lacks::Lack>,
 }
 
 /// A replay's result.
@@ -187,10 +191,12 @@ impl Transcript {
             actual: self
                 .boundaries
                 .iter()
-                .map(|b| Actual {
+                .zip(self.lacks())
+                .map(|(b, lacks)| Actual {
                     uuid: b.uuid.clone(),
                     trigger: b.trigger().map(str::to_owned),
                     pre_tokens: b.pre_tokens(),
+                    lacks,
                 })
                 .collect(),
             actual_times: self.boundaries.iter().map(|b| b.timestamp.clone()).collect(),

@@ -8,57 +8,27 @@ use serde::Serialize;
 
 mod chart;
 mod flows;
+mod items;
+mod precompute;
 
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use flows::{failure_stages, Flow, Stage, FLOWS};
+pub use items::{items, label, Fate, Item, Kind, Thought};
+pub use precompute::PrecomputeSwitch;
 
 use crate as scenarios;
 use crate::{Event, Frame, HostPolicy, Observer, Scenario};
+use compaction_core::api::ThinkingMode;
 use compaction_core::compact::attachments::{AttachmentSettings, Candidate};
 use compaction_core::compact::Progress;
 use compaction_core::engine::{CallStatus, Engine};
 use compaction_core::error::Error;
-use compaction_core::message::{Block, Role, Uuid};
-use compaction_core::step::{Evidence, Owner, Step, Tier};
-use compaction_core::summary::{offline_summary, PromptOptions};
+use compaction_core::message::Uuid;
+use compaction_core::step::{Step, Tier};
 use compaction_core::thresholds::Thresholds;
 use compaction_core::time::Timestamp;
-use compaction_core::view::Source;
-
-/// A stored precompute the host loads before a `/compact` (R9.2, R9.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum PrecomputeSwitch {
-    /// None stored: the compaction asks the model (the seed's own case).
-    #[default]
-    None,
-    /// A fresh one covering what an automatic compaction would summarise.
-    Ready,
-    /// One written eight days ago: R9.3 rejects it.
-    Stale,
-    /// One whose messages no longer open the view: R9.2 misses it.
-    Moved,
-}
-
-impl PrecomputeSwitch {
-    /// Every switch, in the order a control lists them.
-    pub const ALL: [PrecomputeSwitch; 4] = [Self::None, Self::Ready, Self::Stale, Self::Moved];
-
-    /// Short name (URL value).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::None => "none",
-            Self::Ready => "ready",
-            Self::Stale => "stale",
-            Self::Moved => "moved",
-        }
-    }
-
-    /// The switch with this name.
-    pub fn by_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
-    }
-}
+use items::{items_with, Labels, Stale};
+use precompute::load_precompute;
 
 /// The sandbox's controls, applied to a scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,6 +51,9 @@ pub struct Knobs {
     pub precompute: PrecomputeSwitch,
     /// `/compact` instructions: `None` keeps the scenario's own.
     pub instructions: Option<String>,
+    /// What the engine does with signed thinking after a client rewrite
+    /// (R13.1).
+    pub thinking: ThinkingMode,
 }
 
 impl Knobs {
@@ -97,48 +70,10 @@ impl Knobs {
             policy: scenario.policy.clone(),
             precompute: PrecomputeSwitch::None,
             instructions: None,
+            thinking: s.api.thinking,
         }
     }
 }
-
-/// What a view entry is, for drawing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Kind {
-    /// The system prompt.
-    System,
-    /// A compaction's summary.
-    Summary,
-    /// A collapsed segment's summary (Tier 3).
-    Collapse,
-    /// Restored material (a file).
-    Attachment,
-    /// A user message.
-    User,
-    /// An assistant message.
-    Assistant,
-    /// A message carrying tool results.
-    ToolResult,
-}
-
-/// One entry of a view, for drawing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Item {
-    /// What it is.
-    pub kind: Kind,
-    /// Its uuid (empty for the system prompt).
-    pub uuid: Uuid,
-    /// Estimated tokens.
-    pub tokens: u64,
-    /// A short description (first words, or the tool and path).
-    pub label: String,
-    /// What it replaced (summaries and collapses): its lineage.
-    pub replaces: Vec<Uuid>,
-    /// Whether the view reduced or cleared some of its blocks.
-    pub reduced: bool,
-}
-
 /// How a compaction ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]
@@ -205,6 +140,8 @@ pub struct Exploration {
     pub messages: usize,
     /// Legal groups in the view before the first `/compact`, if any.
     pub groups_at_compact: Option<usize>,
+    /// The `thinking` setting it played with (R13.1).
+    pub thinking: ThinkingMode,
 }
 
 /// The built-in scenario `name`, with `extra_groups` more tool-call groups
@@ -233,6 +170,7 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
     t.override_pct = knobs.override_pct;
     scenario.settings.compact.preserve_groups = knobs.preserve_groups;
     scenario.settings.compact.attachments = knobs.attachments;
+    scenario.settings.api.thinking = knobs.thinking;
     if let Some(text) = &knobs.instructions {
         let text = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
         for event in &mut scenario.events {
@@ -253,6 +191,7 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         now: None,
         moments: Vec::new(),
         labels: Labels::default(),
+        stale: Stale::default(),
     };
     let (_, engine) = scenarios::play_observed(&scenario, &knobs.policy, &mut watch)?;
     Ok(Exploration {
@@ -262,6 +201,7 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         moments: watch.moments,
         messages,
         groups_at_compact: watch.groups_at_compact,
+        thinking: knobs.thinking,
     })
 }
 
@@ -273,11 +213,12 @@ struct Watch {
     now: Option<Timestamp>,
     moments: Vec<Moment>,
     labels: Labels,
+    stale: Stale,
 }
 
 impl Observer for Watch {
     fn before(&mut self, engine: &mut Engine, event: &Event) -> Vec<Step> {
-        self.before = items_with(engine, &mut self.labels);
+        self.before = items_with(engine, &mut self.labels, &self.stale);
         let mut steps = Vec::new();
         match event {
             Event::Call(now) => self.now.clone_from(now),
@@ -293,7 +234,8 @@ impl Observer for Watch {
 
     fn after(&mut self, engine: &Engine, frame: &Frame, end: Option<&Progress>) {
         let before = std::mem::take(&mut self.before);
-        let after = items_with(engine, &mut self.labels);
+        self.stale.note(&frame.steps);
+        let after = items_with(engine, &mut self.labels, &self.stale);
         let replaced: std::collections::HashSet<&Uuid> =
             after.iter().flat_map(|i| i.replaces.iter()).collect();
         let kept: std::collections::HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
@@ -352,198 +294,6 @@ impl Observer for Watch {
             tiers,
             outcome,
         });
-    }
-}
-
-/// The host loads a stored precompute per `switch` (R9.3), saying so in a
-/// step; the compaction then hits or misses it (R9.2) and says why.
-fn load_precompute(engine: &mut Engine, switch: PrecomputeSwitch, now: Option<&Timestamp>) -> Vec<Step> {
-    const SESSION: &str = "sandbox";
-    const DAY_MS: i64 = 86_400_000;
-    if switch == PrecomputeSwitch::None {
-        return Vec::new();
-    }
-    let now = now.cloned().unwrap_or_else(|| Timestamp::from_unix_ms(0));
-    let view = engine.view();
-    let Some(prefix) =
-        compaction_core::compact::cut::preserve_turns(view, engine.settings().compact.auto_keep_turns)
-    else {
-        return Vec::new();
-    };
-    // "Moved": summarises the view's messages from the second one on, so
-    // its messages exist but no longer open the view.
-    let range = if switch == PrecomputeSwitch::Moved {
-        (prefix.start + 1).min(prefix.end)..prefix.end
-    } else {
-        prefix
-    };
-    let messages: Vec<_> = view.entries()[range]
-        .iter()
-        .map(|e| e.message.as_ref().clone())
-        .collect();
-    if messages.is_empty() {
-        return Vec::new();
-    }
-    let created = if switch == PrecomputeSwitch::Stale {
-        Timestamp::from_unix_ms(now.unix_ms().saturating_sub(8 * DAY_MS))
-    } else {
-        now.clone()
-    };
-    let sidecar = compaction_core::engine::Sidecar {
-        session_id: SESSION.to_owned(),
-        model: engine.settings().compact.model.clone(),
-        client_version: "sandbox".to_owned(),
-        created_at: created,
-        tokens_at: engine.count().tokens,
-        history_len: engine.view().len(),
-        summarised: messages.iter().map(|m| m.uuid.clone()).collect(),
-        reply: offline_summary(&messages, &PromptOptions::default()),
-    };
-    let count = engine.count();
-    let reason = match engine.load_sidecar(sidecar, SESSION, &now) {
-        compaction_core::engine::SidecarCheck::Loaded => format!(
-            "the host loads a stored precompute of {} messages: it passes R9.3's checks",
-            messages.len()
-        ),
-        compaction_core::engine::SidecarCheck::Rejected { reason } => {
-            format!(
-                "the host's stored precompute is rejected (R9.3): {reason}; the compaction asks the model"
-            )
-        }
-    };
-    vec![Step::note(
-        Tier::Compact,
-        "R9.3",
-        Owner::Client,
-        Evidence::Illustrative,
-        count,
-        reason,
-    )]
-}
-
-/// The view as items, the system prompt first when there is one.
-pub fn items(engine: &Engine) -> Vec<Item> {
-    items_with(engine, &mut Labels::default())
-}
-
-/// Labels already made, by uuid, with the message they describe (a view
-/// that changes a message holds a new `Arc`, and gets a new label).
-#[derive(Default)]
-struct Labels(std::collections::HashMap<Uuid, (std::sync::Arc<compaction_core::message::Message>, String)>);
-
-impl Labels {
-    fn of(&mut self, m: &std::sync::Arc<compaction_core::message::Message>) -> String {
-        match self.0.get(&m.uuid) {
-            Some((seen, text)) if std::sync::Arc::ptr_eq(seen, m) => text.clone(),
-            _ => {
-                let text = label(m);
-                self.0.insert(m.uuid.clone(), (m.clone(), text.clone()));
-                text
-            }
-        }
-    }
-}
-
-fn items_with(engine: &Engine, labels: &mut Labels) -> Vec<Item> {
-    let mut out = Vec::with_capacity(engine.view().len() + 1);
-    // The field, not breakdown(): that re-estimates every block.
-    let system = engine.system_tokens();
-    if system > 0 {
-        out.push(Item {
-            kind: Kind::System,
-            uuid: Uuid(String::new()),
-            tokens: system,
-            label: "system prompt".to_owned(),
-            replaces: Vec::new(),
-            reduced: false,
-        });
-    }
-    for entry in engine.view().entries() {
-        let m = entry.message.as_ref();
-        let (kind, replaces) = match &entry.source {
-            Source::Summary { replaces } => (Kind::Summary, replaces.clone()),
-            Source::Collapse { replaces } => (Kind::Collapse, replaces.clone()),
-            Source::Attachment => (Kind::Attachment, Vec::new()),
-            Source::Stored => {
-                let tool_result = m
-                    .content
-                    .blocks()
-                    .iter()
-                    .any(|b| matches!(b, Block::ToolResult { .. }));
-                let kind = match m.role {
-                    Role::User if tool_result => Kind::ToolResult,
-                    Role::User => Kind::User,
-                    _ => Kind::Assistant,
-                };
-                (kind, Vec::new())
-            }
-        };
-        out.push(Item {
-            kind,
-            uuid: m.uuid.clone(),
-            tokens: entry.tokens,
-            label: labels.of(&entry.message),
-            replaces,
-            reduced: !entry.settled_blocks.is_empty(),
-        });
-    }
-    out
-}
-
-const LABEL_CHARS: usize = 90;
-
-/// A short description of a message: its first text, or its tools. Reads
-/// only as much of each text as the label shows (texts can be long).
-pub fn label(m: &compaction_core::message::Message) -> String {
-    let mut out = String::new();
-    let push = |part: &str, out: &mut String| {
-        if part.is_empty() {
-            return;
-        }
-        if !out.is_empty() {
-            out.push_str(" · ");
-        }
-        for word in part.split_whitespace() {
-            if out.chars().count() > LABEL_CHARS {
-                break;
-            }
-            if !out.is_empty() && !out.ends_with(' ') {
-                out.push(' ');
-            }
-            out.push_str(word);
-        }
-    };
-    let mut parts = 0;
-    match &m.content {
-        compaction_core::message::Content::Text(text) => push(text, &mut out),
-        compaction_core::message::Content::Blocks(blocks) => {
-            for block in blocks {
-                match block {
-                    Block::Text { text, .. } => push(text, &mut out),
-                    Block::ToolUse { name, input, .. } => {
-                        let path = ["file_path", "path", "command"]
-                            .iter()
-                            .find_map(|key| input.str_field(key));
-                        match path {
-                            Some(p) => push(&format!("{name} {p}"), &mut out),
-                            None => push(name, &mut out),
-                        }
-                    }
-                    Block::ToolResult { .. } => push("tool result", &mut out),
-                    _ => continue,
-                }
-                parts += 1;
-                if parts == 3 || out.chars().count() > LABEL_CHARS {
-                    break;
-                }
-            }
-        }
-    }
-    if out.chars().count() > LABEL_CHARS {
-        let cut: String = out.chars().take(LABEL_CHARS - 1).collect();
-        format!("{}…", cut.trim_end())
-    } else {
-        out
     }
 }
 

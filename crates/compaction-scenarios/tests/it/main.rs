@@ -4,3 +4,4 @@
 
 mod golden;
 mod sandbox;
+mod thinking;

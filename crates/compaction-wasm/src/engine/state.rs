@@ -2,6 +2,7 @@
 //! (records to persist), and the conversions of its answers into DTOs.
 
 use super::*;
+use crate::error::JsErr;
 
 /// An optional RFC 3339 time argument.
 pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
@@ -31,9 +32,9 @@ pub(crate) struct State {
 }
 
 impl State {
-    pub(crate) fn new(settings: CoreSettings, session_id: String) -> Result<Self, JsValue> {
+    pub(crate) fn new(settings: CoreSettings, session_id: String) -> Result<Self, JsErr> {
         Ok(State {
-            engine: CoreEngine::new(settings).map_err(|e| from_engine(&e))?,
+            engine: CoreEngine::new(settings)?,
             log: SessionLog::new(session_id),
             last_now: None,
             counter: None,
@@ -53,9 +54,7 @@ impl State {
         field: impl FnOnce() -> String,
     ) -> Result<Uuid, JsValue> {
         let uuid = message.uuid.clone();
-        self.engine
-            .append(message)
-            .map_err(|e| from_engine_at(&e, &field()))?;
+        self.engine.append(message).at(&field())?;
         self.log.appended(uuid.clone());
         Ok(uuid)
     }
@@ -325,7 +324,7 @@ impl State {
             } else {
                 self.engine.append(m)
             };
-            result.map_err(|e| from_engine_at(&e, &format!("session.messages[{i}]")))?;
+            result.at(&format!("session.messages[{i}]"))?;
         }
         // New records continue the file's chain, with uuids it does not hold.
         self.log.resumed([], session.leaf, session.session_id);

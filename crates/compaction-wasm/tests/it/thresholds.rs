@@ -31,7 +31,7 @@ fn five(t: &JsValue) -> Vec<f64> {
 
 /// Calls `thresholds` with bad settings and checks the error's shape.
 fn assert_rejected(bad: JsValue, field: &str) {
-    let err = thresholds(bad).expect_err("bad settings were accepted");
+    let err: JsValue = thresholds(bad).expect_err("bad settings were accepted").into();
     let error: &js_sys::Error = err.dyn_ref().expect("a real JS Error");
     assert_eq!(get(&err, "code").as_string().as_deref(), Some("INVALID_SETTING"));
     assert_eq!(get(&err, "field").as_string().as_deref(), Some(field));

@@ -1,0 +1,268 @@
+//! The built-in sessions, each a function building its [`Scenario`].
+
+use compaction_core::engine::Preset;
+
+use crate::builder::Builder;
+use crate::{Event, HostPolicy, Scenario};
+
+/// Seed 002's own session: analysing `/compact`, then a manual `/compact`
+/// with instructions (precomputed miss).
+pub fn compact_analysis() -> Scenario {
+    compact_analysis_with(0, &[])
+}
+
+/// [`compact_analysis`] with `extra_groups` more tool-call groups (reads of
+/// notes) before the `/compact` (the sandbox's "message groups"), and its
+/// second request reading `reads` (3,000 characters each) instead of its
+/// own two files when `reads` is not empty (the sandbox's "files the
+/// session reads": the attachment candidates follow it, R7.7).
+pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario {
+    let mut b = Builder::new();
+    b.prompt("Find out what Claude Code 2.1.235 does on /compact. Confirm four things: how the Summary is made, whether recent messages are kept, how files are restored, how Resume continues.")
+        .tool("Grep", "reverse/javascript/cli.readable.js", 1_800)
+        .call()
+        .tool("Read", "reverse/javascript/cli.readable.js", 6_400)
+        .call()
+        .prompt("Do not only analyse the prompt. Check whether manual /compact keeps tool_use/tool_result, which files it re-reads, and how compact_boundary takes part in Resume.");
+    if reads.is_empty() {
+        b.tool("Read", "reverse/javascript/cli.readable.js", 9_000).tool(
+            "Read",
+            "analysis/runtime-probes/agent-loop-tool-result-resume.json",
+            3_000,
+        );
+    }
+    for path in reads {
+        b.tool("Read", path, 3_000);
+    }
+    b.tool(
+        "Bash",
+        "skill/claude-code-version-diff/scripts/validate_snapshot.py",
+        600,
+    );
+    for k in 0..extra_groups {
+        b.tool("Read", &format!("analysis/notes/note_{k:02}.md"), 1_200);
+    }
+    b.say("Boundary keeps pre/post tokens and the preserved uuids; next, write the article.")
+        .usage(58_000)
+        .call()
+        .event(Event::Compact(Some(
+            "keep the user's two requests, the key source locations, the probe results and the remaining writing task".to_owned(),
+        )));
+    Scenario {
+        name: "compact-analysis",
+        title: "Seed 002: a manual /compact of the session that analyses /compact (precomputed miss)",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// Seed 000 §5: phases 1–5 over a long session in a 200k window, at the
+/// seed's default settings (snip and collapse both on, Tier 3 at its
+/// default line), then a 413 (Tier 5).
+pub fn run_through() -> Scenario {
+    let mut b = Builder::new();
+    // Phase 1: normal work, nothing fires.
+    b.prompt("Refactor the Python project: start with utils.py.");
+    b.tool("Grep", "src", 50_000); // a huge grep: budget reduction keeps 4,000 characters
+    for i in 0..8 {
+        b.tool("Read", &format!("src/module_{i}.py"), 1_600);
+    }
+    b.say("utils.py is fixed.").call();
+    // Phase 2: over 50 tool calls, Tier 1 cache-aware clears the first 30.
+    for turn in 0..5 {
+        b.prompt(&format!("Next: module {turn}."));
+        for i in 0..9 {
+            b.tool(
+                ["Read", "Grep", "Bash"][i % 3],
+                &format!("src/pkg_{turn}/file_{i}.py"),
+                2_000,
+            );
+        }
+        b.say("Done with this module.").call();
+    }
+    // Phases 3–4: the conversation itself grows past the line: snip
+    // deletes the oldest turns, and the count drops under it (Tiers 3–4
+    // do not run). The user pins each design decision (extension): snip
+    // may not delete those turns.
+    for turn in 0..20 {
+        b.prompt(&format!(
+            "Design decision {turn}: FastAPI instead of Flask, PostgreSQL for the database."
+        ))
+        .pin_last();
+        b.say(&"Long design answer. ".repeat(1_500)).call();
+    }
+    // Phase 5: few old turns are left that snip may delete, and one long
+    // turn outgrows what it can free: Tier 3 collapses the old design
+    // turns (their pinned decisions stay verbatim), and when that is not
+    // enough Tier 4 compacts.
+    b.prompt("Now write the whole API module, with tests.");
+    for part in 0..30 {
+        b.say(&format!("API part {part}: ").repeat(2_000)).call();
+    }
+    // Tier 5: the API refuses a call as too long anyway (its count is not
+    // the estimate).
+    b.prompt("Run the whole test suite and paste the output.");
+    b.tool("Bash", "pytest -q", 3_000);
+    b.event(Event::PromptTooLong).call();
+    Scenario {
+        name: "run-through",
+        title: "Seed 000 §5: phases 1–5 of a long session at default settings (microcompact, snip, collapse, compact), then a 413",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// A long session in a configuration without snip: Tier 3 collapses old
+/// segments.
+pub fn long_collapse() -> Scenario {
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.snip = false;
+    let mut b = Builder::new();
+    for turn in 0..40 {
+        b.prompt(&format!("Chapter {turn}: draft it."));
+        b.tool("Read", &format!("book/chapter_{turn}.md"), 3_000);
+        b.say(&"Drafted text. ".repeat(1_200)).call();
+    }
+    // Then the recent turns alone outgrow the line: Tier 3 has nothing
+    // old left to collapse, and Tier 4 compacts.
+    for turn in 0..12 {
+        b.prompt(&format!("Review pass {turn}: the whole manuscript."));
+        b.say(&"Reviewed text. ".repeat(4_000)).call();
+    }
+    Scenario {
+        name: "long-collapse",
+        title: "Without snip: segments of old turns collapse into `Turns a–b` summaries as the answers arrive (Tier 3); when the recent turns alone outgrow the line, Tier 4 compacts",
+        settings,
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// A tool-heavy coding session: Tier 1 on both paths.
+pub fn tool_heavy() -> Scenario {
+    let mut b = Builder::new();
+    b.prompt("Fix every failing test in the repository.");
+    for i in 0..60 {
+        b.tool(
+            ["Read", "Bash", "Edit", "Grep"][i % 4],
+            &format!("tests/test_{}.py", i % 17),
+            1_200,
+        );
+        if i % 10 == 9 {
+            b.call();
+        }
+    }
+    b.say("All tests pass.").idle(95).call();
+    Scenario {
+        name: "tool-heavy",
+        title: "Microcompact: cache-aware clearing at 50 calls, then time-based after 95 idle minutes",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// Chained compactions: each summary summarises the one before (R7.12).
+pub fn chained() -> Scenario {
+    let mut b = Builder::new();
+    for round in 0..3 {
+        for t in 0..4 {
+            b.prompt(&format!("Round {round}, task {t}: continue the migration."));
+            b.tool("Edit", &format!("migrations/{round}_{t}.sql"), 800);
+            b.say("Migrated.");
+        }
+        b.event(Event::Compact(None));
+    }
+    Scenario {
+        name: "chained",
+        title: "Chained compactions: information decays with each pass (R7.12)",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// A request the API refuses as too long: Tier 5, once per turn (R8).
+pub fn overflow() -> Scenario {
+    let mut b = Builder::new();
+    for t in 0..23 {
+        b.prompt(&format!("Load dataset part {t}."));
+        b.tool("Read", &format!("data/part_{t}.csv"), 3_800);
+        b.say("Loaded.");
+    }
+    b.event(Event::PromptTooLong).call();
+    b.event(Event::PromptTooLong).call();
+    b.event(Event::PromptTooLong);
+    Scenario {
+        name: "overflow",
+        title: "A 413: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
+
+/// Automatic compaction that keeps failing trips the breaker (R10).
+pub fn breakers() -> Scenario {
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.snip = false;
+    settings.collapse.enabled = false;
+    let mut b = Builder::new();
+    for t in 0..16 {
+        b.prompt(&format!("Step {t}."));
+        b.say(&"Output. ".repeat(6_000)).call();
+    }
+    b.call().event(Event::Compact(None));
+    Scenario {
+        name: "breakers",
+        title: "Every model down: three failed auto-compactions open the breaker; /compact is still allowed (R10)",
+        settings,
+        events: b.done(),
+        policy: HostPolicy { all_models_down: true, ..HostPolicy::default() },
+    }
+}
+
+/// Signed thinking (R13.1): an agent loop whose every reply opens with a
+/// signed `thinking` block (one `redacted_thinking`), then 95 idle
+/// minutes. The next call's time-based clearing rewrites the oldest tool
+/// results, so every thinking block after the first of them no longer
+/// matches what it was signed over: the engine's `thinking` setting says
+/// what happens to them. The replies after the rewrite are signed over
+/// the new history and stay.
+pub fn thinking() -> Scenario {
+    let mut b = Builder::new();
+    b.prompt("Find why the nightly import job times out, and fix it.");
+    for i in 0..26 {
+        let path = format!("jobs/import/step_{i:02}.py");
+        b.tool(["Read", "Grep", "Bash"][i % 3], &path, 1_400);
+        if i == 4 {
+            b.redacted();
+        } else {
+            b.think(&format!("Step {i}: {path} may hold the slow query; read it before changing anything, and keep the batch size in mind."));
+        }
+        b.call();
+    }
+    b.say("The import reads every row twice: step_07 re-queries what step_03 already loaded. The fix is ready for review.")
+        .think("The double read explains the timeout; summarise it and propose the fix.")
+        .call()
+        .idle(95);
+    b.prompt("Back from lunch. Apply the fix and run the job's tests.");
+    b.call();
+    for (i, path) in ["jobs/import/step_07.py", "tests/test_import.py"]
+        .iter()
+        .enumerate()
+    {
+        b.tool(["Edit", "Bash"][i], path, 1_200)
+            .think(&format!("After the break: {path}, with the plan from before."))
+            .call();
+    }
+    Scenario {
+        name: "thinking",
+        title: "Signed thinking (R13.1): after 95 idle minutes, time-based clearing rewrites old tool results; the thinking blocks signed over them are dropped, or kept, as the `thinking` setting says",
+        settings: Preset::Seed.settings(200_000),
+        events: b.done(),
+        policy: HostPolicy::default(),
+    }
+}
