@@ -21,7 +21,7 @@ const fixtures = join(root, "crates/compaction-core/tests/fixtures/transcripts")
 const hostDir = mkdtempSync(join(tmpdir(), "sandbox-host-"));
 let server, browser;
 
-const SCENARIOS = ["compact-analysis", "run-through", "tool-heavy", "long-collapse", "chained", "overflow", "breakers"];
+const SCENARIOS = ["compact-analysis", "run-through", "tool-heavy", "long-collapse", "chained", "overflow", "breakers", "thinking"];
 
 before(async () => {
   mkdirSync(shots, { recursive: true });

@@ -10,8 +10,7 @@ use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explore, failure_stages, timeline_chart, Exploration, Mark as SessionMark, Outcome, PrecomputeSwitch,
-    SessionChart,
+    explore, failure_stages, timeline_chart, Exploration, Outcome, PrecomputeSwitch, SessionChart,
 };
 use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
@@ -20,7 +19,7 @@ use crate::chart::{Chart, Mark, Point};
 use crate::context::ContextView;
 use crate::controls::Choice;
 use crate::gauge::Gauge;
-use crate::import::{ImportPanel, Imported};
+use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
 use crate::state::{Action, Field, SandboxState};
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
 
@@ -41,6 +40,7 @@ struct RunKey {
     instructions: String,
     reads: String,
     precompute: PrecomputeSwitch,
+    thinking: compaction_core::api::ThinkingMode,
 }
 
 impl RunKey {
@@ -54,6 +54,7 @@ impl RunKey {
             instructions: s.instructions.clone(),
             reads: s.reads.clone(),
             precompute: s.precompute,
+            thinking: s.thinking,
         }
     }
 }
@@ -238,7 +239,8 @@ pub fn App() -> Html {
                 let state = state.clone();
                 Callback::from(move |uuid| state.dispatch(Action::Lineage(uuid)))
             };
-            html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} /> }
+            let thinking = exploration.as_ref().map(|e| e.thinking).unwrap_or_default();
+            html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} {thinking} /> }
         });
     let chart = match (&*replayed, &*imported) {
         (Some(Ok(r)), Some(i)) => imported_chart(i, &r.0, &r.1),
@@ -476,79 +478,6 @@ fn scenario_chart(e: &Exploration, current: usize) -> Html {
         .collect();
     html! { <Chart {points} lines={e.lines.clone()} {marks} current={Some(current)}
     title={format!("{}: tokens per request", e.name)} /> }
-}
-
-fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
-    let points: Vec<Option<Point>> = c
-        .requests
-        .iter()
-        .map(|q| q.reported.map(|t| Point { before: t, after: t }))
-        .collect();
-    let marks: Vec<Mark> = c
-        .marks
-        .iter()
-        .map(|m| match m {
-            SessionMark::Real {
-                at,
-                trigger,
-                pre_tokens,
-            } => Mark {
-                at: *at,
-                label: format!(
-                    "real boundary ({}{})",
-                    trigger.as_deref().unwrap_or("?"),
-                    pre_tokens
-                        .map(|t| format!(", {}", crate::chart::short(t)))
-                        .unwrap_or_default()
-                ),
-                class: "m-real",
-            },
-            SessionMark::Predicted { at, .. } => Mark {
-                at: *at,
-                label: "what-if compacts".to_owned(),
-                class: "m-predicted",
-            },
-            SessionMark::Tier { at, tier, .. } => Mark {
-                at: *at,
-                label: tier_name(*tier).to_owned(),
-                class: "m-tier",
-            },
-        })
-        .collect();
-    html! { <Chart {points} lines={r.lines.clone()} {marks} current={None::<usize>}
-    title={format!("{}: reported tokens per request", i.name)} /> }
-}
-
-fn imported_summary(i: &Imported, r: &Replay) -> Html {
-    let inspection = &i.inspection;
-    html! {
-        <div class="imported">
-            <p>
-                <strong>{ i.name.clone() }</strong>
-                { format!(": {} KiB, {} lines, {} messages, {} problems tolerated; client {}; replayed with the {} preset.",
-                    i.bytes / 1024, inspection.lines, inspection.messages, inspection.problems.len(),
-                    inspection.versions.last().map(String::as_str).unwrap_or("unknown"), r.preset) }
-            </p>
-            <table class="boundaries" aria-label="Real and predicted boundaries">
-                <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "where" }</th><th scope="col" class="num">{ "tokens" }</th></tr></thead>
-                <tbody>
-                    { for r.actual.iter().map(|a| html! {
-                        <tr data-boundary="real"><th scope="row">{ format!("real boundary ({})", a.trigger.as_deref().unwrap_or("?")) }</th>
-                            <td><code>{ a.uuid.0.clone() }</code></td>
-                            <td class="num">{ a.pre_tokens.map(grouped).unwrap_or_default() }</td></tr>
-                    }) }
-                    { for r.predicted.iter().map(|p| html! {
-                        <tr data-boundary="predicted"><th scope="row">{ "what-if: would compact" }</th>
-                            <td>{ "after " }<code>{ p.at_uuid.0.clone() }</code></td>
-                            <td class="num">{ grouped(p.tokens) }</td></tr>
-                    }) }
-                </tbody>
-            </table>
-            if r.actual.is_empty() && r.predicted.is_empty() {
-                <p class="muted">{ "No boundary in the file, and none under these settings." }</p>
-            }
-        </div>
-    }
 }
 
 /// Props of [`Readout`].

@@ -8,6 +8,8 @@ use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{Item, Kind, Moment, Outcome};
 use yew::prelude::*;
 
+use crate::thinking::{run_tags, ThinkingView};
+
 /// A kind's name on screen and its CSS class.
 pub fn kind_name(k: Kind) -> (&'static str, &'static str) {
     match k {
@@ -75,6 +77,9 @@ pub struct ContextViewProps {
     pub open: Vec<String>,
     /// Called with a summary's uuid (or a list's key) to open or close it.
     pub on_lineage: Callback<String>,
+    /// The `thinking` setting the engine ran with (R13.1).
+    #[prop_or_default]
+    pub thinking: compaction_core::api::ThinkingMode,
 }
 
 /// The request before and after the event.
@@ -98,6 +103,7 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
             </ul>
             { stack("Before", &m.before, total_before, widest, props) }
             { stack("After", &m.after, total_after, widest, props) }
+            <ThinkingView before={m.before.clone()} after={m.after.clone()} mode={props.thinking} touched={props.touched.clone()} />
             { outcome(m.outcome.as_ref()) }
         </div>
     }
@@ -175,6 +181,7 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
             { head }
             <span class="num">{ grouped(r.tokens) }{ " tokens" }</span>
             if r.reduced > 0 { <span class="tag">{ format!("{} cleared/trimmed", r.reduced) }</span> }
+            { run_tags(slice) }
             if touched { <span class="tag tag-touched">{ "touched by this step" }</span> }
             { lineage }
         </li>

@@ -5,11 +5,16 @@
 
 use std::rc::Rc;
 
-use compaction_core::transcript::replay::Timeline;
+use compaction_core::transcript::replay::{Replay, Timeline};
 use compaction_core::transcript::{Importer, Inspection, Transcript};
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{Mark as SessionMark, SessionChart};
 use gloo::file::{futures::read_as_bytes, Blob};
 use web_sys::{DragEvent, File, HtmlInputElement};
 use yew::prelude::*;
+
+use crate::chart::{Chart, Mark, Point};
+use crate::timeline::tier_name;
 
 /// Bytes read per chunk: the page redraws its progress between chunks.
 pub const CHUNK: u64 = 1024 * 1024;
@@ -165,4 +170,80 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
         inspection: Rc::new(transcript.inspection()),
         transcript: Rc::new(transcript),
     })
+}
+
+/// The session chart of an imported session: its reported tokens per
+/// request, its real boundaries and what the replay predicts.
+pub fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
+    let points: Vec<Option<Point>> = c
+        .requests
+        .iter()
+        .map(|q| q.reported.map(|t| Point { before: t, after: t }))
+        .collect();
+    let marks: Vec<Mark> = c
+        .marks
+        .iter()
+        .map(|m| match m {
+            SessionMark::Real {
+                at,
+                trigger,
+                pre_tokens,
+            } => Mark {
+                at: *at,
+                label: format!(
+                    "real boundary ({}{})",
+                    trigger.as_deref().unwrap_or("?"),
+                    pre_tokens
+                        .map(|t| format!(", {}", crate::chart::short(t)))
+                        .unwrap_or_default()
+                ),
+                class: "m-real",
+            },
+            SessionMark::Predicted { at, .. } => Mark {
+                at: *at,
+                label: "what-if compacts".to_owned(),
+                class: "m-predicted",
+            },
+            SessionMark::Tier { at, tier, .. } => Mark {
+                at: *at,
+                label: tier_name(*tier).to_owned(),
+                class: "m-tier",
+            },
+        })
+        .collect();
+    html! { <Chart {points} lines={r.lines.clone()} {marks} current={None::<usize>}
+    title={format!("{}: reported tokens per request", i.name)} /> }
+}
+
+/// What the import found, and the real and predicted boundaries.
+pub fn imported_summary(i: &Imported, r: &Replay) -> Html {
+    let inspection = &i.inspection;
+    html! {
+        <div class="imported">
+            <p>
+                <strong>{ i.name.clone() }</strong>
+                { format!(": {} KiB, {} lines, {} messages, {} problems tolerated; client {}; replayed with the {} preset.",
+                    i.bytes / 1024, inspection.lines, inspection.messages, inspection.problems.len(),
+                    inspection.versions.last().map(String::as_str).unwrap_or("unknown"), r.preset) }
+            </p>
+            <table class="boundaries" aria-label="Real and predicted boundaries">
+                <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "where" }</th><th scope="col" class="num">{ "tokens" }</th></tr></thead>
+                <tbody>
+                    { for r.actual.iter().map(|a| html! {
+                        <tr data-boundary="real"><th scope="row">{ format!("real boundary ({})", a.trigger.as_deref().unwrap_or("?")) }</th>
+                            <td><code>{ a.uuid.0.clone() }</code></td>
+                            <td class="num">{ a.pre_tokens.map(grouped).unwrap_or_default() }</td></tr>
+                    }) }
+                    { for r.predicted.iter().map(|p| html! {
+                        <tr data-boundary="predicted"><th scope="row">{ "what-if: would compact" }</th>
+                            <td>{ "after " }<code>{ p.at_uuid.0.clone() }</code></td>
+                            <td class="num">{ grouped(p.tokens) }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            if r.actual.is_empty() && r.predicted.is_empty() {
+                <p class="muted">{ "No boundary in the file, and none under these settings." }</p>
+            }
+        </div>
+    }
 }

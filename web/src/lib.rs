@@ -14,6 +14,8 @@ pub mod gauge;
 pub mod import;
 pub mod panel;
 pub mod state;
+pub mod thinking;
 pub mod timeline;
+pub mod url;
 
 pub use app::App;

@@ -1,8 +1,9 @@
 //! The left-hand panel: every setting and failure switch, each a labelled
 //! control that dispatches one [`Action`].
 
+use compaction_core::api::ThinkingMode;
 use compaction_core::compact::attachments::Kind as AttachmentKind;
-use compaction_scenarios::sandbox::{Exploration, Outcome, PrecomputeSwitch};
+use compaction_scenarios::sandbox::{thinking_mode, Exploration, Outcome, PrecomputeSwitch, THINKING_MODES};
 use yew::prelude::*;
 
 use crate::controls::{Check, Choice, NumberField, TextArea};
@@ -57,6 +58,25 @@ pub fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>)
     .iter()
     .map(|(v, t)| (AttrValue::from(*v), AttrValue::from(*t)))
     .collect::<Vec<_>>();
+    let thinking = {
+        let s = state.clone();
+        Callback::from(move |v: String| {
+            if let Some(t) = thinking_mode(&v) {
+                s.dispatch(Action::Thinking(t))
+            }
+        })
+    };
+    let thinking_options = THINKING_MODES
+        .iter()
+        .map(|m| {
+            let text = match m {
+                ThinkingMode::Strip => "strip (default): drop them whole",
+                ThinkingMode::DropBlock => "drop_block: send them, the server drops them",
+                ThinkingMode::Keep => "keep: send them, the host's responsibility",
+            };
+            (AttrValue::from(m.name()), AttrValue::from(text))
+        })
+        .collect::<Vec<_>>();
     let hook = {
         let s = state.clone();
         Callback::from(move |t| s.dispatch(Action::HookInstructions(t)))
@@ -111,6 +131,11 @@ pub fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>)
             { check(Switch::TooLong) }
             { check(Switch::PrimaryDown) }
             { check(Switch::AllDown) }
+        </fieldset>
+        <fieldset>
+            <legend>{ "Signed thinking (R13.1)" }</legend>
+            <Choice id="thinking" label="Thinking blocks after a client rewrite" value={state.thinking.name()} options={thinking_options} on_change={thinking} />
+            <p class="muted">{ "A thinking block is signed over everything before it. When the client rewrites any of that (clearing, snip, collapse, a summary with a kept tail), the engine's setting decides what is sent. The thinking scenario shows it." }</p>
         </fieldset>
     </> }
 }

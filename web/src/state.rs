@@ -4,12 +4,15 @@
 
 use std::rc::Rc;
 
+use compaction_core::api::ThinkingMode;
 use compaction_core::compact::attachments::AttachmentSettings;
 use compaction_core::compact::HookOutcome;
 use compaction_core::thresholds::{RawThresholdSettings, ThresholdSettings, Thresholds};
 use compaction_scenarios::sandbox::{self, Knobs, PrecomputeSwitch};
 use compaction_scenarios::{self as scenarios, Event, Scenario};
 use yew::Reducible;
+
+pub use crate::url::{decode, encode};
 
 /// The scenario shown first.
 pub const DEFAULT_SCENARIO: &str = "compact-analysis";
@@ -143,6 +146,8 @@ pub struct SandboxState {
     pub reads: String,
     /// A stored precompute.
     pub precompute: PrecomputeSwitch,
+    /// The engine's `thinking` setting (R13.1).
+    pub thinking: ThinkingMode,
     /// The event shown (index into the exploration's moments).
     pub moment: usize,
     /// The step highlighted within it (`None`: all of it).
@@ -178,6 +183,8 @@ pub enum Action {
     Reads(String),
     /// The stored precompute.
     Precompute(PrecomputeSwitch),
+    /// The `thinking` setting.
+    Thinking(ThinkingMode),
     /// Show this event (clamped later to the exploration's length).
     Moment(usize),
     /// Show this step of the event (`None`: the whole event).
@@ -213,6 +220,7 @@ impl Reducible for SandboxState {
             Action::Instructions(text) => next.instructions = text,
             Action::Reads(text) => next.reads = text,
             Action::Precompute(p) => next.precompute = p,
+            Action::Thinking(t) => next.thinking = t,
             Action::Moment(i) => {
                 next.moment = i;
                 next.step = None;
@@ -266,6 +274,7 @@ impl SandboxState {
             instructions,
             reads: String::new(),
             precompute: knobs.precompute,
+            thinking: knobs.thinking,
             moment: usize::MAX,
             step: None,
             open: Vec::new(),
@@ -354,6 +363,7 @@ impl SandboxState {
         knobs.policy.primary_unavailable = self.on(Switch::PrimaryDown);
         knobs.policy.all_models_down = self.on(Switch::AllDown);
         knobs.precompute = self.precompute;
+        knobs.thinking = self.thinking;
         knobs.instructions = Some(self.instructions.clone());
         Ok(knobs)
     }
@@ -397,6 +407,9 @@ impl SandboxState {
         }
         if self.precompute != PrecomputeSwitch::None {
             pairs.push(("precompute".into(), self.precompute.name().into()));
+        }
+        if self.thinking != ThinkingMode::default() {
+            pairs.push(("thinking".into(), self.thinking.name().into()));
         }
         if self.moment != usize::MAX {
             pairs.push(("event".into(), self.moment.to_string()));
@@ -457,6 +470,9 @@ impl SandboxState {
         if let Some(p) = get("precompute").as_deref().and_then(PrecomputeSwitch::by_name) {
             state.precompute = p;
         }
+        if let Some(t) = get("thinking").as_deref().and_then(sandbox::thinking_mode) {
+            state.thinking = t;
+        }
         if let Some(i) = get("event").and_then(|v| v.parse().ok()) {
             state.moment = i;
         }
@@ -505,44 +521,6 @@ fn whole(field: Field, text: &str) -> Result<Option<u64>, String> {
             field.label()
         )),
     }
-}
-
-/// Percent-encodes everything but unreserved characters.
-pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Decodes `%XX` and `+`; invalid escapes stay as they are.
-pub fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

@@ -101,13 +101,29 @@ fn the_query_round_trips_every_control() {
         Action::HookInstructions("keep ünïcode & more\nsecond".into()),
         Action::Instructions("summarise 100% of it".into()),
         Action::Precompute(PrecomputeSwitch::Moved),
+        Action::Thinking(ThinkingMode::DropBlock),
         Action::Moment(3),
     ]);
     let mut state = (*state).clone();
     state.embed = Some("chart".into());
     let q = state.to_query();
     assert!(!q.contains(' '));
+    assert!(q.contains("thinking=drop_block"), "{q}");
     assert_eq!(SandboxState::from_query(&format!("?{q}")), state);
+}
+
+#[test]
+fn the_thinking_setting_reaches_the_knobs_and_a_bad_one_is_ignored() {
+    let s = SandboxState::for_scenario("thinking");
+    assert_eq!(s.thinking, ThinkingMode::Strip, "the scenario's own setting");
+    assert!(
+        !s.to_query().contains("thinking="),
+        "the default stays out of the URL"
+    );
+    let s = Rc::new(s).reduce(Action::Thinking(ThinkingMode::Keep));
+    assert_eq!(s.knobs().unwrap().1.thinking, ThinkingMode::Keep);
+    let bad = SandboxState::from_query("scenario=thinking&thinking=maybe");
+    assert_eq!(bad.thinking, ThinkingMode::Strip);
 }
 
 #[test]

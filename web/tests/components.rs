@@ -156,6 +156,7 @@ async fn context_view_shows_the_engines_counts_before_and_after() {
             touched: Vec::new(),
             open: Vec::new(),
             on_lineage: Callback::noop(),
+            thinking: Default::default(),
         },
     )
     .render();
@@ -318,4 +319,122 @@ async fn inputs_change_the_summarys_emphasis_and_the_candidates_and_each_step_sh
         owners.contains(&"client") && owners.contains(&"model"),
         "{owners:?}"
     );
+}
+
+/// Chooses `value` in the drop-down `selector` as a visitor does.
+async fn choose(root: &Element, selector: &str, value: &str) {
+    let select: web_sys::HtmlSelectElement = root
+        .query_selector(selector)
+        .unwrap()
+        .expect(selector)
+        .dyn_into()
+        .unwrap();
+    select.set_value(value);
+    select
+        .dispatch_event(&web_sys::Event::new("change").unwrap())
+        .unwrap();
+    settle().await;
+}
+
+/// The `data-fate` of every row of the thinking table.
+fn fates_shown(root: &Element) -> Vec<String> {
+    let rows = root.query_selector_all("table.thinking-blocks tbody tr").unwrap();
+    (0..rows.length())
+        .filter_map(|i| {
+            rows.item(i)?
+                .dyn_into::<Element>()
+                .ok()?
+                .get_attribute("data-fate")
+        })
+        .collect()
+}
+
+/// The step row whose rule is `rule`.
+fn step_row(root: &Element, rule: &str) -> String {
+    let rows = root.query_selector_all("table.steps tbody tr").unwrap();
+    (0..rows.length())
+        .filter_map(|i| rows.item(i)?.text_content())
+        .find(|t| t.contains(rule))
+        .unwrap_or_else(|| panic!("no {rule} row"))
+}
+
+#[wasm_bindgen_test]
+async fn thinking_blocks_show_what_the_setting_did_and_the_r13_1_step_says_why() {
+    use compaction_core::api::ThinkingMode;
+    let root = mount_point();
+    let app = Renderer::<App>::with_root(root.clone()).render();
+    settle().await;
+    assert_eq!(
+        count(&root, "table.thinking-blocks"),
+        0,
+        "compact-analysis has no thinking"
+    );
+    choose(&root, "select#scenario", "thinking").await;
+    let s = scenario("thinking", 0).unwrap();
+    for (mode, fate, says) in [
+        (
+            ThinkingMode::Strip,
+            "dropped",
+            "dropped them whole (thinking: strip)",
+        ),
+        (ThinkingMode::DropBlock, "stale", "(thinking: drop_block)"),
+        (ThinkingMode::Keep, "stale", "(thinking: keep)"),
+    ] {
+        choose(&root, "select#thinking", mode.name()).await;
+        // The page opens on the rewrite: the engine's R13.1 step, drawn.
+        let mut knobs = Knobs::of(&s);
+        knobs.thinking = mode;
+        let e = explore(&s, &knobs).unwrap();
+        let m = e
+            .moments
+            .iter()
+            .find(|m| m.frame.steps.iter().any(|st| st.rule == "R13.1"))
+            .unwrap();
+        let step = m.frame.steps.iter().find(|st| st.rule == "R13.1").unwrap();
+        let row = step_row(&root, "R13.1");
+        assert!(
+            row.contains(&step.reason) && step.reason.contains(says),
+            "{mode:?}: {row}"
+        );
+        assert!(
+            row.contains(owner_name(step.owner)) && row.contains(evidence(&step.evidence).0),
+            "{row}"
+        );
+        // Every block of the request after it, with the fate the engine's
+        // view gives it: the one before the rewrite kept, the rest per the setting.
+        let shown = fates_shown(&root);
+        let expected = m.after.iter().flat_map(|i| &i.thinking).count();
+        assert_eq!(shown.len(), expected, "{mode:?}");
+        assert_eq!(shown[0], "kept", "{mode:?}");
+        assert_eq!(
+            shown.iter().filter(|f| *f == fate).count(),
+            step.blocks.len(),
+            "{mode:?}: {shown:?}"
+        );
+        let counts = root
+            .query_selector(".thinking-counts")
+            .unwrap()
+            .unwrap()
+            .text_content()
+            .unwrap();
+        assert!(counts.contains(&format!("{} ", step.blocks.len())), "{counts}");
+        assert!(text(&root).contains(&format!("thinking: {}", mode.name())));
+    }
+    let redacted = root
+        .query_selector("table.thinking-blocks")
+        .unwrap()
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(redacted.contains("redacted_thinking") && redacted.contains("(encrypted)"));
+    // The page writes its URL after each change: unmount it (its pending
+    // write goes) and leave the address as it was for the other pages.
+    app.destroy();
+    let window = web_sys::window().unwrap();
+    let path = window.location().pathname().unwrap();
+    window
+        .history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&path))
+        .unwrap();
 }

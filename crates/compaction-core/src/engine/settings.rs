@@ -50,7 +50,11 @@ pub enum Preset {
     /// `preTokens` between 155,031 and 157,692, and the public corpus it
     /// comes from 155,000 – 158,000: a 200k window with a 32,000-token
     /// reserve (200,000 − 32,000 − 13,000 = 155,000). Otherwise
-    /// [`Preset::Client21`]'s settings.
+    /// [`Preset::Client21`]'s settings. A replay with these settings hits
+    /// all 14 automatic boundaries of 2.0.76 – 2.1.20 in the calibration
+    /// set (`transcript::fidelity`); one of them (08940314, 2.1.17) lacks
+    /// the last message its client compacted (`transcript::lacks`) and is
+    /// hit to the token all the same.
     Client2076,
     /// Claude Code 2.1.25 and later as the public evidence shows it: every
     /// automatic boundary of 2.1.25 – 2.1.72 in the calibration set (19

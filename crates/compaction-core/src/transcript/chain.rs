@@ -6,9 +6,10 @@
 use crate::hash::{HashMap, HashSet};
 use std::collections::hash_map::Entry;
 
-use super::model::{Boundary, Era, ImportedMessage};
+use super::expand::Expansion;
+use super::model::{Boundary, ImportedMessage};
 use super::{Problem, ProblemKind};
-use crate::message::{Block, Content, Role, Uuid};
+use crate::message::Uuid;
 
 /// What a node stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +18,9 @@ pub(crate) enum NodeKind {
     Message(usize),
     /// The boundary at this index.
     Boundary(usize),
+    /// The `compact_expanded` record at this index of
+    /// [`Graph::expansions`].
+    Expanded(usize),
     /// Any other record with a uuid (progress, system, attachment, a
     /// sidechain record, an unknown type).
     Other,
@@ -53,14 +57,16 @@ pub(crate) struct Graph {
     pub index: HashMap<Uuid, usize>,
     /// The node the chain is walked from.
     pub leaf: Option<usize>,
+    /// What each `compact_expanded` record says.
+    pub expansions: Vec<Expansion>,
     /// Per boundary: its node.
-    boundary_node: Vec<usize>,
+    pub(super) boundary_node: Vec<usize>,
     /// Per boundary: where the history before it continues.
-    before_boundary: Vec<Option<usize>>,
+    pub(super) before_boundary: Vec<Option<usize>>,
     /// Per boundary: its summary message.
-    summary: Vec<Option<usize>>,
+    pub(super) summary: Vec<Option<usize>>,
     /// Per boundary: the preserved messages, in order.
-    preserved: Vec<Vec<usize>>,
+    pub(super) preserved: Vec<Vec<usize>>,
     /// Message → the boundaries that preserve it.
     preserved_by: HashMap<usize, Vec<usize>>,
     /// Per node: the nearest main node before it.
@@ -176,10 +182,13 @@ impl Graph {
         }
         self.report_cycles(problems);
         self.resolve_boundaries(messages, boundaries, problems);
-        self.leaf = self
-            .nodes
-            .iter()
-            .rposition(|n| !n.sidechain && matches!(n.kind, NodeKind::Message(_) | NodeKind::Boundary(_)));
+        self.leaf = self.nodes.iter().rposition(|n| {
+            !n.sidechain
+                && matches!(
+                    n.kind,
+                    NodeKind::Message(_) | NodeKind::Boundary(_) | NodeKind::Expanded(_)
+                )
+        });
     }
 
     /// Reports each `parentUuid` loop (records naming later records as
@@ -407,7 +416,7 @@ impl Graph {
 
     /// The newest era ending at node `start`: the boundary that opens it
     /// and the walked nodes after it (newest first).
-    fn segment(&self, start: usize, visited: &mut HashSet<usize>) -> (Option<usize>, Vec<usize>) {
+    pub(super) fn segment(&self, start: usize, visited: &mut HashSet<usize>) -> (Option<usize>, Vec<usize>) {
         let start_line = self.nodes.get(start).map_or(0, |n| n.line);
         let mut nodes = Vec::new();
         let mut at = Some(start);
@@ -448,7 +457,7 @@ impl Graph {
         (None, nodes)
     }
 
-    fn boundary_line(&self, b: usize) -> u32 {
+    pub(super) fn boundary_line(&self, b: usize) -> u32 {
         self.boundary_node
             .get(b)
             .and_then(|&n| self.nodes.get(n))
@@ -459,135 +468,12 @@ impl Graph {
     pub fn view_start(&self) -> Option<usize> {
         self.leaf
     }
-
-    /// The era ending at `start`, assembled: summary, preserved messages,
-    /// then the walked messages and recovered parallel tool results in file
-    /// order. Returns the era and where the history before it continues.
-    pub fn era(
-        &self,
-        start: usize,
-        messages: &[ImportedMessage],
-        visited: &mut HashSet<usize>,
-    ) -> (Era, Option<usize>) {
-        let (boundary, walked) = self.segment(start, visited);
-        let summary = boundary.and_then(|b| self.summary.get(b).copied().flatten());
-        let preserved: Vec<usize> = boundary
-            .and_then(|b| self.preserved.get(b))
-            .map(|list| list.iter().copied().filter(|&m| Some(m) != summary).collect())
-            .unwrap_or_default();
-        let kept: HashSet<usize> = summary.iter().chain(&preserved).copied().collect();
-        let mut body: Vec<usize> = walked
-            .iter()
-            .filter_map(|&n| self.nodes.get(n).and_then(message_of))
-            .filter(|m| !kept.contains(m))
-            .collect();
-        body.sort_unstable();
-        body.dedup();
-        let from_line = boundary.map_or(0, |b| self.boundary_line(b));
-        let to_line = self.nodes.get(start).map_or(0, |n| n.line);
-        let in_era: Vec<usize> = summary.iter().chain(&preserved).chain(&body).copied().collect();
-        for m in recover_parallel_results(messages, &in_era, from_line, to_line) {
-            body.push(m);
-        }
-        body.sort_unstable();
-        body.dedup();
-        let lead = context_before_results(&preserved, &body, messages);
-        let era = Era {
-            boundary,
-            preserved: preserved.len(),
-            context: lead,
-            messages: summary
-                .into_iter()
-                .chain(body[..lead].iter().copied())
-                .chain(preserved)
-                .chain(body[lead..].iter().copied())
-                .collect(),
-        };
-        let before = boundary.and_then(|b| self.before_boundary.get(b).copied().flatten());
-        (era, before)
-    }
 }
 
 /// The message a node is a line of.
-fn message_of(node: &Node) -> Option<usize> {
+pub(super) fn message_of(node: &Node) -> Option<usize> {
     match node.kind {
         NodeKind::Message(m) => Some(m),
         _ => None,
-    }
-}
-
-/// Tool-result messages off the walked path (parallel tool calls put them
-/// on side branches) that answer a `tool_use` of the era nothing in the era
-/// answers yet, between lines `from` and `to`.
-fn recover_parallel_results(
-    messages: &[ImportedMessage],
-    in_era: &[usize],
-    from: u32,
-    to: u32,
-) -> Vec<usize> {
-    let mut open: HashSet<&str> = HashSet::default();
-    let mut answered: HashSet<&str> = HashSet::default();
-    for msg in in_era.iter().filter_map(|&m| messages.get(m)) {
-        open.extend(msg.message.tool_use_ids());
-        answered.extend(msg.message.tool_result_ids());
-    }
-    let mut out = Vec::new();
-    if open.len() == answered.len() && open.iter().all(|id| answered.contains(id)) {
-        return out;
-    }
-    let member: HashSet<usize> = in_era.iter().copied().collect();
-    for (m, msg) in messages.iter().enumerate() {
-        if msg.line <= from || msg.line > to || member.contains(&m) || msg.message.role != Role::User {
-            continue;
-        }
-        let Content::Blocks(blocks) = &msg.message.content else {
-            continue;
-        };
-        let answers_open = !blocks.is_empty()
-            && blocks.iter().all(|b| match b {
-                Block::ToolResult { tool_use_id, .. } => {
-                    open.contains(tool_use_id.as_str()) && !answered.contains(tool_use_id.as_str())
-                }
-                _ => false,
-            });
-        if answers_open {
-            answered.extend(msg.message.tool_result_ids());
-            out.push(m);
-        }
-    }
-    out
-}
-
-/// How many of the era's first `body` messages go before its `preserved`
-/// ones: none, unless the preserved run ends on a `tool_use` whose results
-/// open the body after a run of `isMeta` records (the context a compaction
-/// re-attached after its summary). Then that run goes first, as the live
-/// engine's view had it, so the call is still answered by the message right
-/// after it (the API's rule); otherwise the re-attached context would sit
-/// between them.
-fn context_before_results(preserved: &[usize], body: &[usize], messages: &[ImportedMessage]) -> usize {
-    let Some(last) = preserved.last().and_then(|&m| messages.get(m)) else {
-        return 0;
-    };
-    let calls: Vec<&str> = last.message.tool_use_ids().collect();
-    if calls.is_empty() {
-        return 0;
-    }
-    let meta = body
-        .iter()
-        .take_while(|&&m| {
-            messages
-                .get(m)
-                .is_some_and(|m| m.is_meta && m.message.tool_result_ids().next().is_none())
-        })
-        .count();
-    let answers = body
-        .get(meta)
-        .and_then(|&m| messages.get(m))
-        .is_some_and(|m| m.message.tool_result_ids().any(|id| calls.contains(&id)));
-    if answers {
-        meta
-    } else {
-        0
     }
 }

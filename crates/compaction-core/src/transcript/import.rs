@@ -194,6 +194,12 @@ impl Importer {
                     });
                 }
             }
+            Ok(Record::Expanded(x)) => {
+                let at = self.transcript.graph.expansions.len();
+                if self.node(line, x.envelope, NodeKind::Expanded(at), false) {
+                    self.transcript.graph.expansions.push(x.expansion);
+                }
+            }
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
                 if self.node(line, n.envelope, NodeKind::Other, sidechain) && !sidechain {

@@ -10,6 +10,14 @@
 //! five boundaries a replay misses all have evidence; every boundary
 //! without it (21) is hit. `compaction fidelity` lists the boundaries with
 //! evidence apart, and keeps them in its score.
+//!
+//! What the missing records held, where the file shows it: the results of
+//! a `nc`, a `Grep`, an `Edit`, a `grep | head -30` and a `Read` of 80
+//! lines (38 to 813 tokens short); once a whole `Edit` request, named only by its
+//! `PostToolUse` hook; once IDE diagnostics the summary quotes ("✘ [Line
+//! 800:13] undefined: session", 430 tokens short). In none of them does
+//! the tool's result appear later: not after the boundary, not in a
+//! `toolUseResult`, not in a hook record.
 
 use serde::Serialize;
 

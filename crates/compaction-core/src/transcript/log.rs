@@ -3,9 +3,12 @@
 //! writes them, each chained to the one before, and the uuids given to
 //! messages that came without one. Every front door writes them through
 //! this one log, so the package and the CLI make the same uuids and records.
+//! An expanded compaction is a record too ([`SessionLog::expanded`]), so a
+//! resume of the file is the live view after it.
 
 use serde::Serialize;
 
+use super::expand::expanded_record;
 use super::export::{compaction_records, RecordContext};
 use crate::compact::Compacted;
 use crate::message::{Content, Message, Role, Usage, Uuid};
@@ -50,6 +53,15 @@ enum Logged {
     Lines(Vec<String>),
 }
 
+/// A compaction the log wrote: its summary (the key `expand` takes), its
+/// boundary, and the message records it wrote (summary, attachments).
+#[derive(Debug, Clone)]
+struct Written {
+    summary: Uuid,
+    boundary: Uuid,
+    messages: Vec<Uuid>,
+}
+
 /// A session's records as the host appends and the engine compacts.
 #[derive(Debug, Clone)]
 pub struct SessionLog {
@@ -60,6 +72,8 @@ pub struct SessionLog {
     /// The last record written (the next one's `parentUuid`).
     parent: Option<Uuid>,
     session_id: String,
+    /// The compactions written, for [`SessionLog::expanded`].
+    written: Vec<Written>,
 }
 
 impl SessionLog {
@@ -71,6 +85,7 @@ impl SessionLog {
             taken: 0,
             parent: None,
             session_id,
+            written: Vec::new(),
         }
     }
 
@@ -98,12 +113,30 @@ impl SessionLog {
         attachments: &[Message],
         timestamp: Timestamp,
     ) -> Vec<String> {
-        let ctx = RecordContext {
-            session_id: self.session_id.clone(),
-            version: "context-compaction".to_owned(),
-            timestamp,
+        let ctx = self.context(timestamp);
+        // The boundary follows the last record written, as Claude Code's
+        // do: after an expansion that is its record, not the view's last
+        // message, and the history must go through it (R11.5).
+        let records = match self
+            .parent
+            .clone()
+            .filter(|p| result.boundary.logical_parent_uuid.as_ref() != Some(p))
+        {
+            Some(last) => {
+                let mut result = result.clone();
+                result.boundary.logical_parent_uuid = Some(last);
+                compaction_records(&result, attachments, &ctx)
+            }
+            None => compaction_records(result, attachments, &ctx),
         };
-        let records = compaction_records(result, attachments, &ctx);
+        self.written.push(Written {
+            summary: result.summary.uuid.clone(),
+            boundary: result.boundary.uuid.clone(),
+            messages: std::iter::once(&result.summary.uuid)
+                .chain(attachments.iter().map(|m| &m.uuid))
+                .cloned()
+                .collect(),
+        });
         self.parent = Some(
             attachments
                 .last()
@@ -112,6 +145,28 @@ impl SessionLog {
         );
         self.items.push(Logged::Lines(records.clone()));
         records
+    }
+
+    /// Writes the record of an expanded compaction (SPEC R11.5): `summary`
+    /// is the summary `expand` took. Returns it, or `None` when the log
+    /// wrote no compaction with that summary (a collapse, which writes no
+    /// records; a compaction read from a resumed file).
+    pub fn expanded(&mut self, summary: &Uuid, timestamp: Timestamp) -> Option<String> {
+        let at = self.written.iter().position(|w| &w.summary == summary)?;
+        let w = self.written.remove(at);
+        let ctx = self.context(timestamp);
+        let (uuid, line) = expanded_record(&w.boundary, &w.messages, self.parent.as_ref(), &ctx);
+        self.parent = Some(uuid);
+        self.items.push(Logged::Lines(vec![line.clone()]));
+        Some(line)
+    }
+
+    fn context(&self, timestamp: Timestamp) -> RecordContext {
+        RecordContext {
+            session_id: self.session_id.clone(),
+            version: "context-compaction".to_owned(),
+            timestamp,
+        }
     }
 
     /// Continues a resumed file (R11.2): new records chain after `leaf`, in

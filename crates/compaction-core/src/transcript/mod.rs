@@ -28,14 +28,19 @@
 //!
 //! The rules where the format (`TRANSCRIPT_FORMAT.md`) leaves a choice:
 //! - **Leaf**: the last record in file order that is a main-conversation
-//!   (not sidechain) `user`/`assistant` line, or a `compact_boundary` written
-//!   after it. Progress, hook and other system records never pick the leaf:
+//!   (not sidechain) `user`/`assistant` line, or a `compact_boundary` or
+//!   `compact_expanded` record written after it. Progress, hook and other system records never pick the leaf:
 //!   a late hook can hang off an old record.
 //! - **Walk**: `parentUuid` back from the leaf, through every record that has
 //!   a uuid (`progress`, `system`, `attachment` included). A parent that is
 //!   not in the file continues from the nearest earlier main record in file
 //!   order (reported as `dangling_parent`); a cycle stops the walk
 //!   (reported as `parent_cycle`, naming the record that closes it).
+//! - **Expanded compactions** (extension, SPEC R11.5): a `compact_expanded`
+//!   record on the walked path undoes the compaction it names for the
+//!   resumed view: the walk goes on before that boundary, and the summary
+//!   and the records the expansion names are left out ([`expand`]). The
+//!   full history ([`Transcript::eras`]) still has the compaction.
 //! - **Parallel tool calls**: lines sharing a `message.id` are one message,
 //!   wherever they sit in the graph, and a tool-result record off the walked
 //!   path is taken into the view when it answers a `tool_use` of the view
@@ -68,6 +73,8 @@
 
 mod chain;
 pub mod choice;
+mod era;
+pub mod expand;
 pub mod export;
 pub mod fidelity;
 mod import;

@@ -114,6 +114,8 @@ pub(crate) enum Record {
     Boundary(BoundaryLine),
     /// A `system` record with `subtype: "microcompact_boundary"`.
     Microcompact(MicrocompactLine),
+    /// A `system` record with `subtype: "compact_expanded"` (extension).
+    Expanded(super::expand::ExpandedLine),
     /// Another record with a uuid: part of the chain, not a message.
     Node(NodeLine),
     /// A `summary` record: the session's title.
@@ -234,6 +236,9 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         "user" | "assistant" => message(map, &kind),
         "system" if map.str_field("subtype").as_deref() == Some("compact_boundary") => boundary(map),
         "system" if map.str_field("subtype").as_deref() == Some("microcompact_boundary") => microcompact(map),
+        "system" if map.str_field("subtype").as_deref() == Some(super::expand::EXPANDED_SUBTYPE) => {
+            super::expand::read(map)
+        }
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine {
@@ -277,7 +282,7 @@ pub(crate) fn node_of(map: &Fields) -> Option<NodeLine> {
 
 /// Takes `uuid`, `parentUuid`, `isSidechain` and `timestamp` out of a
 /// record (they are kept typed, not in `extra`).
-fn envelope(map: &mut Fields) -> Result<Envelope, Invalid> {
+pub(super) fn envelope(map: &mut Fields) -> Result<Envelope, Invalid> {
     let uuid = match map.get("uuid") {
         Some(raw) => match raw.as_str() {
             Some(uuid) if !uuid.is_empty() => Uuid::from(uuid.as_ref()),
@@ -517,7 +522,7 @@ fn uuid_field(object: &Json, key: &str) -> Option<Uuid> {
 }
 
 /// The strings of a JSON list (its text), as uuids (other items skipped).
-fn uuid_list(text: &str) -> Option<Vec<Uuid>> {
+pub(super) fn uuid_list(text: &str) -> Option<Vec<Uuid>> {
     let items = serde_json::from_slice::<Vec<&RawValue>>(text.as_bytes()).ok()?;
     Some(
         items

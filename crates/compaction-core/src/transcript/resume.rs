@@ -141,7 +141,7 @@ impl Transcript {
     /// The newest era and the repairs that make its tool pairs legal.
     fn active_view(&self, unanswered: Unanswered) -> Option<(Era, Vec<Repair>, Vec<Problem>)> {
         let start = self.graph.view_start()?;
-        let (era, _) = self.graph.era(start, &self.messages, &mut HashSet::default());
+        let era = self.graph.view_era(start, &self.messages);
         let view: Vec<&ImportedMessage> = era
             .messages
             .iter()

@@ -355,5 +355,6 @@ fn usage_is_the_largest_snapshot_of_a_response() {
 }
 
 mod eras;
+mod expanded;
 mod problems;
 mod properties;

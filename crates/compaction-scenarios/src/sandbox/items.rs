@@ -125,7 +125,7 @@ fn thoughts(original: &Message, shown: &Message, stale: &Stale) -> Vec<Thought> 
         .collect()
 }
 
-const EXCERPT_WORDS: usize = 12;
+const EXCERPT_WORDS: usize = 9;
 
 fn excerpt(text: &str) -> String {
     let mut words = text.split_whitespace();

@@ -74,6 +74,16 @@ impl Knobs {
         }
     }
 }
+/// The engine's `thinking` settings (R13.1), in the order a control lists
+/// them, the default first.
+pub const THINKING_MODES: [ThinkingMode; 3] =
+    [ThinkingMode::Strip, ThinkingMode::DropBlock, ThinkingMode::Keep];
+
+/// The `thinking` setting with this name (`strip`, `drop_block`, `keep`).
+pub fn thinking_mode(name: &str) -> Option<ThinkingMode> {
+    THINKING_MODES.into_iter().find(|m| m.name() == name)
+}
+
 /// How a compaction ended.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "kind")]

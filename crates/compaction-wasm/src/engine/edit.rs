@@ -179,7 +179,9 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.with(|s| {
-            let step = s.engine.expand(&Uuid(text(&uuid, "uuid", false)?)).at("uuid")?;
+            let uuid = Uuid(text(&uuid, "uuid", false)?);
+            let step = s.engine.expand(&uuid).at("uuid")?;
+            s.log_expanded(&uuid);
             to_js(&step)
         })
     }

@@ -261,6 +261,16 @@ impl State {
         self.log.compacted(result, &attachments, timestamp)
     }
 
+    /// Logs an expanded compaction's record (SPEC R11.5; a collapse writes
+    /// none).
+    pub(crate) fn log_expanded(&mut self, summary: &Uuid) {
+        let timestamp = self
+            .last_now
+            .clone()
+            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        self.log.expanded(summary, timestamp);
+    }
+
     /// A preparation's result in JS terms: every compaction it finished is
     /// logged, in order; the decision's is the last of them.
     pub(crate) fn prepared(&mut self, prepared: compaction_core::engine::Prepared) -> Decision {

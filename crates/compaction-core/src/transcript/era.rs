@@ -1,0 +1,193 @@
+//! Eras assembled from walks of the record graph: the summary, the
+//! preserved messages, then the walked messages and the parallel tool
+//! results recovered off the path, in file order; and the era a resumed
+//! view shows, which walks on past every compaction a `compact_expanded`
+//! record on its path undid (extension, SPEC R11.5).
+
+use crate::hash::HashSet;
+
+use super::chain::{message_of, Graph, NodeKind};
+use super::model::{Era, ImportedMessage};
+use crate::message::{Block, Content, Role, Uuid};
+
+impl Graph {
+    /// The era ending at `start`, assembled: summary, preserved messages,
+    /// then the walked messages and recovered parallel tool results in file
+    /// order. Returns the era and where the history before it continues.
+    pub fn era(
+        &self,
+        start: usize,
+        messages: &[ImportedMessage],
+        visited: &mut HashSet<usize>,
+    ) -> (Era, Option<usize>) {
+        let (boundary, walked) = self.segment(start, visited);
+        let era = self.assemble(start, boundary, &walked, messages, &HashSet::default());
+        let before = boundary.and_then(|b| self.before_boundary.get(b).copied().flatten());
+        (era, before)
+    }
+
+    /// The era a resumed view shows, ending at `start`: [`Graph::era`],
+    /// except that a compaction undone by a `compact_expanded` record on the
+    /// walked path is no boundary. The walk goes on where the history before
+    /// that compaction continues, and what the compaction wrote (its summary,
+    /// the records the expansion names) is left out: the live view after
+    /// `expand` had the messages before it back, then what followed.
+    pub fn view_era(&self, start: usize, messages: &[ImportedMessage]) -> Era {
+        let mut visited = HashSet::default();
+        let mut walked = Vec::new();
+        let mut undone: HashSet<&Uuid> = HashSet::default();
+        let mut removed: HashSet<usize> = HashSet::default();
+        let mut boundary = None;
+        let mut from = Some(start);
+        while let Some(at) = from.take() {
+            let (opener, nodes) = self.segment(at, &mut visited);
+            for node in nodes.iter().filter_map(|&n| self.nodes.get(n)) {
+                if let Some(x) = match node.kind {
+                    NodeKind::Expanded(x) => self.expansions.get(x),
+                    _ => None,
+                } {
+                    undone.insert(&x.boundary);
+                    removed.extend(x.removed.iter().filter_map(|u| self.message_index(u)));
+                }
+            }
+            walked.extend(nodes);
+            boundary = opener;
+            let Some(b) = opener else { break };
+            let boundary_uuid = self
+                .boundary_node
+                .get(b)
+                .and_then(|&n| self.nodes.get(n))
+                .map(|n| &n.uuid);
+            if boundary_uuid.is_some_and(|u| undone.contains(u)) {
+                removed.extend(self.summary.get(b).copied().flatten());
+                boundary = None;
+                from = self.before_boundary.get(b).copied().flatten();
+            }
+        }
+        self.assemble(start, boundary, &walked, messages, &removed)
+    }
+
+    /// The era opened by `boundary` whose walk from `start` met the nodes
+    /// `walked`, without the messages `removed`.
+    fn assemble(
+        &self,
+        start: usize,
+        boundary: Option<usize>,
+        walked: &[usize],
+        messages: &[ImportedMessage],
+        removed: &HashSet<usize>,
+    ) -> Era {
+        let summary = boundary.and_then(|b| self.summary.get(b).copied().flatten());
+        let preserved: Vec<usize> = boundary
+            .and_then(|b| self.preserved.get(b))
+            .map(|list| {
+                let keep = |m: &usize| Some(*m) != summary && !removed.contains(m);
+                list.iter().copied().filter(keep).collect()
+            })
+            .unwrap_or_default();
+        let kept: HashSet<usize> = summary.iter().chain(&preserved).copied().collect();
+        let mut body: Vec<usize> = walked
+            .iter()
+            .filter_map(|&n| self.nodes.get(n).and_then(message_of))
+            .filter(|m| !kept.contains(m) && !removed.contains(m))
+            .collect();
+        body.sort_unstable();
+        body.dedup();
+        let from_line = boundary.map_or(0, |b| self.boundary_line(b));
+        let to_line = self.nodes.get(start).map_or(0, |n| n.line);
+        let in_era: Vec<usize> = summary.iter().chain(&preserved).chain(&body).copied().collect();
+        for m in recover_parallel_results(messages, &in_era, from_line, to_line) {
+            body.push(m);
+        }
+        body.sort_unstable();
+        body.dedup();
+        let lead = context_before_results(&preserved, &body, messages);
+        Era {
+            boundary,
+            preserved: preserved.len(),
+            context: lead,
+            messages: summary
+                .into_iter()
+                .chain(body[..lead].iter().copied())
+                .chain(preserved)
+                .chain(body[lead..].iter().copied())
+                .collect(),
+        }
+    }
+}
+
+/// Tool-result messages off the walked path (parallel tool calls put them
+/// on side branches) that answer a `tool_use` of the era nothing in the era
+/// answers yet, between lines `from` and `to`.
+fn recover_parallel_results(
+    messages: &[ImportedMessage],
+    in_era: &[usize],
+    from: u32,
+    to: u32,
+) -> Vec<usize> {
+    let mut open: HashSet<&str> = HashSet::default();
+    let mut answered: HashSet<&str> = HashSet::default();
+    for msg in in_era.iter().filter_map(|&m| messages.get(m)) {
+        open.extend(msg.message.tool_use_ids());
+        answered.extend(msg.message.tool_result_ids());
+    }
+    let mut out = Vec::new();
+    if open.len() == answered.len() && open.iter().all(|id| answered.contains(id)) {
+        return out;
+    }
+    let member: HashSet<usize> = in_era.iter().copied().collect();
+    for (m, msg) in messages.iter().enumerate() {
+        if msg.line <= from || msg.line > to || member.contains(&m) || msg.message.role != Role::User {
+            continue;
+        }
+        let Content::Blocks(blocks) = &msg.message.content else {
+            continue;
+        };
+        let answers_open = !blocks.is_empty()
+            && blocks.iter().all(|b| match b {
+                Block::ToolResult { tool_use_id, .. } => {
+                    open.contains(tool_use_id.as_str()) && !answered.contains(tool_use_id.as_str())
+                }
+                _ => false,
+            });
+        if answers_open {
+            answered.extend(msg.message.tool_result_ids());
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// How many of the era's first `body` messages go before its `preserved`
+/// ones: none, unless the preserved run ends on a `tool_use` whose results
+/// open the body after a run of `isMeta` records (the context a compaction
+/// re-attached after its summary). Then that run goes first, as the live
+/// engine's view had it, so the call is still answered by the message right
+/// after it (the API's rule); otherwise the re-attached context would sit
+/// between them.
+fn context_before_results(preserved: &[usize], body: &[usize], messages: &[ImportedMessage]) -> usize {
+    let Some(last) = preserved.last().and_then(|&m| messages.get(m)) else {
+        return 0;
+    };
+    let calls: Vec<&str> = last.message.tool_use_ids().collect();
+    if calls.is_empty() {
+        return 0;
+    }
+    let meta = body
+        .iter()
+        .take_while(|&&m| {
+            messages
+                .get(m)
+                .is_some_and(|m| m.is_meta && m.message.tool_result_ids().next().is_none())
+        })
+        .count();
+    let answers = body
+        .get(meta)
+        .and_then(|&m| messages.get(m))
+        .is_some_and(|m| m.message.tool_result_ids().any(|id| calls.contains(&id)));
+    if answers {
+        meta
+    } else {
+        0
+    }
+}

@@ -1,0 +1,224 @@
+//! An expanded compaction in the session file (SPEC R11.5): the records a
+//! live engine's log writes, imported and resumed, give the view the live
+//! engine has after `expand` — at the expansion, after more messages, with
+//! compactions on either side of it, and nested.
+
+use crate::common::{files, split, Allow, Stage};
+use compaction_core::compact::{CompactOptions, Compacted};
+use compaction_core::engine::{Answer, Engine, Preset};
+use compaction_core::groups::pairing_is_legal;
+use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Uuid};
+use compaction_core::time::Timestamp;
+use compaction_core::transcript::expand::EXPANDED_SUBTYPE;
+use compaction_core::transcript::log::SessionLog;
+use compaction_core::transcript::{import, ProblemKind, Resume};
+use compaction_core::view::Source;
+use serde_json::{json, Value};
+
+/// A live engine and the log its host writes.
+struct Live {
+    engine: Engine,
+    log: SessionLog,
+    n: usize,
+}
+
+fn at() -> Timestamp {
+    Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+}
+
+impl Live {
+    fn new() -> Self {
+        Live {
+            engine: Engine::new(Preset::Seed.settings(200_000)).unwrap(),
+            log: SessionLog::new("s-expand".into()),
+            n: 0,
+        }
+    }
+
+    fn append(&mut self, m: Message) {
+        let uuid = m.uuid.clone();
+        self.engine.append(m).unwrap();
+        self.log.appended(uuid);
+    }
+
+    /// A prompt, a tool call and its result, a reply.
+    fn turn(&mut self) {
+        self.n += 1;
+        let n = self.n;
+        self.append(Message::user(format!("p{n}"), format!("turn {n}: read f{n}.rs")));
+        let id = format!("toolu_{n}");
+        self.append(Message::new(
+            format!("call-{n}"),
+            Role::Assistant,
+            Content::Blocks(vec![Block::ToolUse {
+                id: id.clone(),
+                name: "Read".into(),
+                input: Json::from_value(&json!({"file_path": format!("f{n}.rs")})),
+                extra: Default::default(),
+            }]),
+        ));
+        self.append(Message::new(
+            format!("result-{n}"),
+            Role::User,
+            Content::Blocks(vec![Block::ToolResult {
+                tool_use_id: id,
+                content: ToolResultContent::Text(format!("line {n}\n").repeat(300)),
+                is_error: None,
+                extra: Default::default(),
+            }]),
+        ));
+        self.append(Message::assistant(format!("a{n}"), format!("f{n}.rs read")));
+    }
+
+    /// A manual compaction answered offline (one file re-attached), logged.
+    fn compact(&mut self) -> Box<Compacted> {
+        let e = &mut self.engine;
+        let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
+        let Stage::NeedsSummary { request } = p else {
+            panic!("{p:?}")
+        };
+        let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+        if let Stage::NeedsFiles { request } = &p {
+            let answers: Vec<_> = (request.paths.iter().take(1))
+                .map(|path| compaction_core::compact::FileAnswer {
+                    path: path.clone(),
+                    content: Ok(format!("contents of {path}")),
+                })
+                .collect();
+            p = e.answer(request.id, files(&answers)).map(split).unwrap().1;
+        }
+        let Stage::Compacted { result } = p else {
+            panic!("{p:?}")
+        };
+        let attachments: Vec<Message> = (e.view().entries().iter())
+            .filter(|x| x.source == Source::Attachment)
+            .map(|x| (*x.message).clone())
+            .collect();
+        self.log.compacted(&result, &attachments, at());
+        result
+    }
+
+    fn expand(&mut self, summary: &Uuid) -> Option<String> {
+        self.engine.expand(summary).unwrap();
+        self.log.expanded(summary, at())
+    }
+
+    fn file(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for line in self.log.records(self.engine.store()) {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        out
+    }
+
+    /// Resumes the records and checks the view is the live one.
+    fn resumes_to_the_live_view(&self, what: &str) -> Resume {
+        let resumed = import(&self.file()).resume();
+        let got: Vec<(&str, Role, &Content)> = (resumed.messages.iter())
+            .map(|m| (m.message.uuid.as_str(), m.message.role, &m.message.content))
+            .collect();
+        let live: Vec<Message> = self.engine.view().sent_messages().cloned().collect();
+        let want: Vec<(&str, Role, &Content)> = live
+            .iter()
+            .map(|m| (m.uuid.as_str(), m.role, &m.content))
+            .collect();
+        assert_eq!(got, want, "{what}: resume(records) is not the live view");
+        let view: Vec<Message> = resumed.messages.iter().map(|m| m.message.clone()).collect();
+        pairing_is_legal(&view).unwrap();
+        resumed
+    }
+}
+
+#[test]
+fn r11_5_an_expanded_compaction_resumes_to_the_live_view() {
+    let mut live = Live::new();
+    for _ in 0..4 {
+        live.turn();
+    }
+    let c = live.compact();
+    live.resumes_to_the_live_view("after the compaction");
+    live.turn();
+    let line = live
+        .expand(&c.summary.uuid)
+        .expect("a logged compaction writes a record");
+    let record: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(record["type"], "system");
+    assert_eq!(record["subtype"], EXPANDED_SUBTYPE);
+    assert_eq!(record["parentUuid"], "a5", "chained after the last record");
+    assert_eq!(record["expandMetadata"]["boundaryUuid"], c.boundary.uuid.as_str());
+    let removed = record["expandMetadata"]["removedUuids"].as_array().unwrap();
+    assert_eq!(
+        removed[0],
+        c.summary.uuid.as_str(),
+        "the summary, then the re-attached file"
+    );
+    assert_eq!(removed.len(), 2, "{record}");
+    // The expansion is the file's last record: it is the leaf.
+    let resumed = live.resumes_to_the_live_view("at the expansion");
+    assert!(resumed.boundary.is_none(), "no boundary is in force");
+    assert!(resumed.problems.is_empty(), "{:?}", resumed.problems);
+    live.turn();
+    live.resumes_to_the_live_view("after more turns");
+    // The full history still has the compaction.
+    assert_eq!(import(&live.file()).eras().len(), 2);
+}
+
+#[test]
+fn r11_5_compactions_before_and_after_an_expanded_one_and_nested_expansions() {
+    let mut live = Live::new();
+    for _ in 0..3 {
+        live.turn();
+    }
+    let first = live.compact();
+    live.turn();
+    live.turn();
+    let second = live.compact();
+    live.turn();
+    live.expand(&second.summary.uuid).unwrap();
+    let resumed = live.resumes_to_the_live_view("the later one expanded");
+    assert_eq!(
+        resumed.boundary.map(|b| b.uuid),
+        Some(first.boundary.uuid.clone())
+    );
+    live.turn();
+    live.expand(&first.summary.uuid).unwrap();
+    live.resumes_to_the_live_view("both expanded");
+    // A compaction right after an expansion: its boundary follows the
+    // expansion's record, so the history before it still knows it.
+    let third = live.compact();
+    let file = import(&live.file());
+    let boundary = file.boundaries.last().unwrap();
+    assert_eq!(boundary.uuid, third.boundary.uuid);
+    live.resumes_to_the_live_view("compacted after the expansions");
+    live.turn();
+    live.expand(&third.summary.uuid).unwrap();
+    live.resumes_to_the_live_view("the third expanded too");
+    live.turn();
+    live.resumes_to_the_live_view("the end");
+}
+
+#[test]
+fn r11_5_a_collapse_writes_no_record_and_a_record_without_its_boundary_is_reported() {
+    let mut log = SessionLog::new("s".into());
+    assert_eq!(log.expanded(&"not-a-summary".into(), at()), None);
+    let file = concat!(
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"hi"}}"#,
+        "\n",
+        r#"{"type":"system","subtype":"compact_expanded","uuid":"x1","parentUuid":"u1","expandMetadata":{}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"x1","message":{"role":"assistant","content":[{"type":"text","text":"hello"}]}}"#,
+        "\n",
+    );
+    let t = import(file.as_bytes());
+    assert_eq!(t.problems.len(), 1, "{:?}", t.problems);
+    assert_eq!(t.problems[0].kind, ProblemKind::InvalidRecord);
+    assert!(
+        t.problems[0].detail.contains("expandMetadata.boundaryUuid"),
+        "{:?}",
+        t.problems
+    );
+    let resumed = t.resume();
+    let uuids: Vec<&str> = resumed.messages.iter().map(|m| m.message.uuid.as_str()).collect();
+    assert_eq!(uuids, ["u1", "a1"], "the chain goes through it");
+}
