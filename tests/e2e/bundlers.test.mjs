@@ -5,6 +5,7 @@
 // with no console error and a working engine; the default entry bundled by
 // esbuild fails with an error that names the fix; and a worker run by
 // workerd (the `workerd` npm package's binary) with `initSync({ module })`.
+// `context-compaction/formats/web` goes through the same two bundlers.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -27,13 +28,15 @@ before(async () => {
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
   run("esbuild", ["bundlers/esbuild/main.js", "--bundle", "--format=iife", "--loader:.wasm=file", `--outdir=${out}/esbuild`]);
+  run("esbuild", ["bundlers/esbuild/formats.js", "--bundle", "--format=iife", "--loader:.wasm=file", `--outdir=${out}/esbuild`]);
   run("esbuild", ["bundlers/esbuild/trap.js", "--bundle", "--format=esm", `--outfile=${out}/esbuild/trap.js`]);
-  for (const [name, script] of [["index.html", "main.js"], ["trap.html", "trap.js"]]) {
+  for (const [name, script] of [["index.html", "main.js"], ["formats.html", "formats.js"], ["trap.html", "trap.js"]]) {
     const type = script === "trap.js" ? ' type="module"' : "";
     writeFileSync(join(out, "esbuild", name), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script${type} src="./${script}"></script>`);
   }
   run("vite", ["build", "bundlers/vite", "--base", "./", "--outDir", `${out}/vite`, "--emptyOutDir", "--logLevel", "warn"]);
-  server = await serve({ "/esbuild/": join(out, "esbuild"), "/vite/": join(out, "vite") });
+  run("vite", ["build", "bundlers/vite-formats", "--base", "./", "--outDir", `${out}/vite-formats`, "--emptyOutDir", "--logLevel", "warn"]);
+  server = await serve({ "/esbuild/": join(out, "esbuild"), "/vite/": join(out, "vite"), "/vite-formats/": join(out, "vite-formats") });
   browser = await launch();
 });
 
@@ -70,6 +73,30 @@ test("esbuild: context-compaction/web in an IIFE bundle, the .wasm by the file l
 test("Vite: context-compaction/web with init() and no argument", async () => {
   const { results, errors } = await load("/vite/index.html");
   assertWorkingEngine(results);
+  assert.deepEqual(errors, []);
+});
+
+/** The formats page's engine: a Chat Completions history compacted, in its own shape. */
+function assertWorkingFormatsEngine(results) {
+  assert.equal(results.failed, undefined, results.failed);
+  assert.equal(results.compact, 167_000);
+  assert.deepEqual(results.asked, ["compact"]);
+  assert.equal(results.status, "proceed");
+  assert.ok(results.viewLength < 97, `${results.viewLength}`);
+  assert.deepEqual(results.first, { role: "system", content: "You are terse." });
+  assert.deepEqual(results.last, { role: "assistant", content: "answer 23" });
+  assert.deepEqual(results.error, { isError: true, code: "INVALID_MESSAGE" });
+}
+
+test("esbuild: context-compaction/formats/web in an IIFE bundle, the .wasm by the file loader", async () => {
+  const { results, errors } = await load("/esbuild/formats.html");
+  assertWorkingFormatsEngine(results);
+  assert.deepEqual(errors, []);
+});
+
+test("Vite: context-compaction/formats/web with init() and no argument", async () => {
+  const { results, errors } = await load("/vite-formats/index.html");
+  assertWorkingFormatsEngine(results);
   assert.deepEqual(errors, []);
 });
 

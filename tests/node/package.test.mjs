@@ -169,7 +169,8 @@ test("package.json: the engine, the provider formats and session files as module
   assert.deepEqual(manifest.exports["./web"], { types: "./web.d.ts", default: "./web.js" });
   assert.equal(manifest.exports["./compaction_wasm_bg.wasm"], "./compaction_wasm_bg.wasm");
   assert.match(manifest.repository.url, /github\.com/);
-  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs", "formats.d.ts"]) {
+  assert.deepEqual(manifest.exports["./formats/web"], { types: "./formats-web.d.ts", default: "./formats-web.js" });
+  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs", "formats.d.ts", "formats-web.js", "formats-web.d.ts"]) {
     assert.ok(manifest.files.includes(file), file);
     assert.ok(readFileSync(join(packageDir, file), "utf8").length > 0, file);
   }
@@ -189,6 +190,7 @@ test("package.json: the engine, the provider formats and session files as module
     ["web.js", ...engine],
     ["formats-node.js", ...formats],
     ["formats-browser.js", ...formats],
+    ["formats-web.js", ...formats],
     ["session-node.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
     ["session-browser.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
   ]) {
@@ -206,10 +208,12 @@ test("package.json: the engine, the provider formats and session files as module
   }
 });
 
-test("web.js has no top-level await; require() of the package works or says to use import", () => {
-  const web = readFileSync(join(packageDir, "web.js"), "utf8");
-  const code = web.replace(/\/\/.*$/gm, "").replace(/async function[\s\S]*?\n\}/g, "");
-  assert.doesNotMatch(code, /\bawait\b/);
+test("web.js and formats-web.js have no top-level await; require() of the package works or says to use import", () => {
+  for (const entry of ["web.js", "formats-web.js"]) {
+    const web = readFileSync(join(packageDir, entry), "utf8");
+    const code = web.replace(/\/\/.*$/gm, "").replace(/async function[\s\S]*?\n\}/g, "");
+    assert.doesNotMatch(code, /\bawait\b/, entry);
+  }
   const required = createRequire(import.meta.url)("context-compaction");
   assert.equal(required.thresholds({ window: 200_000, maxOutputTokens: 20_000 }).compact, 167_000);
   assert.match(readFileSync(join(packageDir, "require.cjs"), "utf8"), /use `import/);
