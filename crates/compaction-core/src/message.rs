@@ -12,6 +12,7 @@ use crate::time::Timestamp;
 
 mod de;
 mod de_message;
+mod de_usage;
 mod json;
 mod ser;
 pub mod surrogates;
@@ -212,32 +213,25 @@ pub struct Usage {
 /// or absent reads as 0) and the optional per-iteration breakdown. Convert
 /// it with `Usage::try_from`, which keeps the last `message` iteration's
 /// counters and refuses any that is not a token count.
-#[derive(Debug, Clone, Default, Deserialize)]
+///
+/// Its `Deserialize` (and its iterations') is written out in `de_usage`:
+/// one visitor for both shapes.
+#[derive(Debug, Clone, Default)]
 pub struct ApiUsage {
-    #[serde(default)]
     input_tokens: Option<f64>,
-    #[serde(default)]
     output_tokens: Option<f64>,
-    #[serde(default)]
     cache_creation_input_tokens: Option<f64>,
-    #[serde(default)]
     cache_read_input_tokens: Option<f64>,
-    #[serde(default)]
     iterations: Option<Vec<ApiIteration>>,
 }
 
 /// One entry of `usage.iterations`: its `type` and its four counters.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default)]
 struct ApiIteration {
-    #[serde(rename = "type", default)]
     kind: Option<String>,
-    #[serde(default)]
     input_tokens: Option<f64>,
-    #[serde(default)]
     output_tokens: Option<f64>,
-    #[serde(default)]
     cache_creation_input_tokens: Option<f64>,
-    #[serde(default)]
     cache_read_input_tokens: Option<f64>,
 }
 

@@ -50,13 +50,14 @@ impl Engine {
             });
         };
         let before = self.count();
-        let produced: HashSet<&Uuid> = replaced.produced.iter().collect();
+        // By text: a `HashSet<&str>` is already in the module, a `HashSet<&Uuid>` would be one more.
+        let produced: HashSet<&str> = replaced.produced.iter().map(Uuid::as_str).collect();
         let mut entries: Vec<Entry> = Vec::new();
         for (i, entry) in self.view.entries().iter().enumerate() {
             if i == position {
                 entries.extend(replaced.before.iter().cloned());
             }
-            if !produced.contains(&entry.message.uuid) {
+            if !produced.contains(entry.message.uuid.as_str()) {
                 entries.push(entry.clone());
             }
         }

@@ -99,24 +99,38 @@ pub fn quoted<'a>(messages: impl IntoIterator<Item = &'a Message>, terms: &[Stri
     if terms.is_empty() {
         return Vec::new();
     }
-    let mut found: Vec<(usize, usize, usize, String)> = Vec::new(); // (score, position, order, line)
+    let mut found: Vec<(usize, usize, String)> = Vec::new(); // (score, position, line)
     for (position, message) in messages.into_iter().enumerate() {
         for text in texts(message) {
             for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
                 let score = named(line, terms);
-                if score > 0 && !found.iter().any(|f| f.3 == line) {
-                    let order = found.len();
-                    found.push((score, position, order, line.to_owned()));
+                if score > 0 && !found.iter().any(|f| f.2 == line) {
+                    found.push((score, position, line.to_owned()));
                 }
             }
         }
     }
-    found.sort_by(|a, b| b.0.cmp(&a.0).then(b.2.cmp(&a.2)));
-    found.truncate(QUOTED_LINES);
-    found.sort_by_key(|f| f.2);
+    // The best lines, picked without a sort (one fewer monomorphised sort in
+    // the module): each round the highest score not yet chosen, a tie to the
+    // later line.
+    let mut chosen = vec![false; found.len()];
+    for _ in 0..QUOTED_LINES {
+        let mut best: Option<usize> = None;
+        for (i, f) in found.iter().enumerate() {
+            if !chosen[i] && best.is_none_or(|b| f.0 >= found[b].0) {
+                best = Some(i);
+            }
+        }
+        match best {
+            Some(i) => chosen[i] = true,
+            None => break,
+        }
+    }
     found
         .into_iter()
-        .map(|(_, position, _, line)| (position, truncate_chars(&line, LINE_CHARS)))
+        .zip(chosen)
+        .filter(|(_, keep)| *keep)
+        .map(|((_, position, line), _)| (position, truncate_chars(&line, LINE_CHARS)))
         .collect()
 }
 
@@ -134,7 +148,41 @@ fn texts(message: &Message) -> Vec<String> {
 
 /// `items` with those naming a term first (each group in its own order).
 pub fn first_named<T>(items: &mut [T], terms: &[String], text: impl Fn(&T) -> &str) {
-    items.sort_by_key(|item| usize::from(named(text(item), terms) == 0));
+    let naming: Vec<bool> = items.iter().map(|item| named(text(item), terms) > 0).collect();
+    for (a, b) in partition_swaps(&naming) {
+        items.swap(a, b);
+    }
+}
+
+/// The swaps that move the items flagged in `naming` first, each group in
+/// its own order (a stable partition; not generic, so the module holds one
+/// copy for every item type, where a stable sort is one per type).
+fn partition_swaps(naming: &[bool]) -> Vec<(usize, usize)> {
+    // `order[k]`: the index of the item that belongs at `k`.
+    let mut order: Vec<usize> = Vec::with_capacity(naming.len());
+    for first in [true, false] {
+        for (i, &n) in naming.iter().enumerate() {
+            if n == first {
+                order.push(i);
+            }
+        }
+    }
+    // Each cycle of the permutation, one swap per item moved.
+    let mut done = vec![false; order.len()];
+    let mut swaps = Vec::new();
+    for start in 0..order.len() {
+        let mut k = start;
+        while !done[k] {
+            done[k] = true;
+            let from = order[k];
+            if from == start {
+                break;
+            }
+            swaps.push((k, from));
+            k = from;
+        }
+    }
+    swaps
 }
 
 #[cfg(test)]
@@ -169,5 +217,47 @@ mod tests {
             ]
         );
         assert!(quoted(&history, &[]).is_empty());
+    }
+
+    #[test]
+    fn items_naming_a_term_come_first_each_group_in_order() {
+        let t = terms(["parser docs"]);
+        let mut items = ["a", "parser.rs", "b", "docs/x", "c", "parser/y", "d"].map(String::from);
+        first_named(&mut items, &t, String::as_str);
+        assert_eq!(items, ["parser.rs", "docs/x", "parser/y", "a", "b", "c", "d"]);
+        // Every pattern of 8 items: the same order as a stable sort.
+        for pattern in 0u32..256 {
+            let items: Vec<String> = (0..8)
+                .map(|i| {
+                    if pattern >> i & 1 == 1 {
+                        format!("parser{i}")
+                    } else {
+                        format!("x{i}")
+                    }
+                })
+                .collect();
+            let mut want = items.clone();
+            want.sort_by_key(|s| usize::from(!s.starts_with("parser")));
+            let mut got = items;
+            first_named(&mut got, &t, String::as_str);
+            assert_eq!(got, want, "pattern {pattern:08b}");
+        }
+        let mut none = ["b", "a"].map(String::from);
+        first_named(&mut none, &[], String::as_str);
+        assert_eq!(none, ["b", "a"]);
+    }
+
+    #[test]
+    fn at_most_the_quoted_lines_best_named_are_kept_ties_to_the_later() {
+        let lines: Vec<Message> = (0..10)
+            .map(|i| {
+                let text = if i % 3 == 0 { "parser errors" } else { "parser" };
+                Message::user(format!("u{i}"), format!("{text} {i}"))
+            })
+            .collect();
+        let q = quoted(&lines, &terms(["parser errors"]));
+        let at: Vec<usize> = q.iter().map(|(p, _)| *p).collect();
+        // Four lines name both terms (0, 3, 6, 9); of the rest the two latest.
+        assert_eq!(at, [0, 3, 6, 7, 8, 9]);
     }
 }

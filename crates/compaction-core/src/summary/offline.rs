@@ -13,8 +13,6 @@
 //! The analysis block holds only counts, never message text, so a message
 //! that contains `</analysis>` cannot end it early.
 
-use std::collections::BTreeMap;
-
 use crate::hash::HashSet;
 
 use super::emphasis;
@@ -167,8 +165,9 @@ struct Facts {
     messages: usize,
     /// Real user prompts' text, in order.
     prompts: Vec<String>,
-    /// Calls per tool name.
-    tool_counts: BTreeMap<String, usize>,
+    /// Calls per tool name, sorted by name (a sorted `Vec`: one fewer
+    /// `BTreeMap` monomorphisation in the module).
+    tool_counts: Vec<(String, usize)>,
     tool_calls: usize,
     /// Paths in first-seen order, each once.
     read: Vec<String>,
@@ -180,7 +179,8 @@ struct Facts {
 impl Facts {
     fn gather<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Self {
         let mut facts = Facts::default();
-        let mut tool_names: BTreeMap<&str, &str> = BTreeMap::new();
+        // Tool name per tool_use id (the first use of an id wins), sorted by id.
+        let mut tool_names: Vec<(&str, &str)> = Vec::new();
         let mut seen_read: HashSet<String> = HashSet::default();
         let mut seen_edited: HashSet<String> = HashSet::default();
         for message in messages {
@@ -195,8 +195,13 @@ impl Facts {
                 match block {
                     Block::ToolUse { id, name, .. } => {
                         facts.tool_calls += 1;
-                        *facts.tool_counts.entry(name.clone()).or_insert(0) += 1;
-                        tool_names.entry(id.as_str()).or_insert(name.as_str());
+                        match facts.tool_counts.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+                            Ok(at) => facts.tool_counts[at].1 += 1,
+                            Err(at) => facts.tool_counts.insert(at, (name.clone(), 1)),
+                        }
+                        if let Err(at) = tool_names.binary_search_by(|(i, _)| (*i).cmp(id.as_str())) {
+                            tool_names.insert(at, (id.as_str(), name.as_str()));
+                        }
                     }
                     Block::ToolResult {
                         tool_use_id,
@@ -207,8 +212,11 @@ impl Facts {
                         let text = tool_result_text(content);
                         facts.errors.push(ToolError {
                             tool: tool_names
-                                .get(tool_use_id.as_str())
-                                .map_or_else(|| "an unknown tool".to_owned(), |n| (*n).to_owned()),
+                                .binary_search_by(|(i, _)| (*i).cmp(tool_use_id.as_str()))
+                                .map_or_else(
+                                    |_| "an unknown tool".to_owned(),
+                                    |at| tool_names[at].1.to_owned(),
+                                ),
                             tool_use_id: tool_use_id.clone(),
                             first_line: text
                                 .lines()
