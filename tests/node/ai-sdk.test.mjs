@@ -66,3 +66,45 @@ test("prepareStep: a history under the line comes back as the very objects, and 
   assert.equal(asked, 0);
   step.engine.free();
 });
+
+test("prepareStep's default summariser: a summary the model refuses as too long is asked again shorter; another error is the host's", async () => {
+  const { APICallError } = await import("ai");
+  const tooLong = () =>
+    new APICallError({
+      message: "prompt is too long: 212000 tokens > 200000 maximum",
+      url: "https://api.anthropic.com/v1/messages",
+      requestBodyValues: {},
+      statusCode: 400,
+      data: { type: "error", error: { type: "invalid_request_error", message: "prompt is too long: 212000 tokens > 200000 maximum" } },
+    });
+  const sizes = [];
+  const model = new MockLanguageModelV3({
+    doGenerate: async ({ prompt }) => {
+      sizes.push(JSON.stringify(prompt).length);
+      if (sizes.length === 1) throw tooLong();
+      return reply("<summary>The files were read.</summary>");
+    },
+  });
+  const step = prepareStep({ settings: { window: 200_000, snip: false, collapse: false }, host: { precompute: false } });
+  const history = aiSdk(160, 3000);
+  const out = await step({ messages: history, stepNumber: 0, steps: [], model });
+  assert.equal(sizes.length, 2, "asked twice: the refusal, then a shorter request");
+  assert.ok(sizes[1] < sizes[0], `${sizes[1]} < ${sizes[0]}`);
+  assert.ok(out.messages.length < history.length / 2);
+  pairing("ai-sdk", out.messages);
+  step.engine.free();
+
+  // Any other error rejects with the host's error as the cause (here the
+  // AI SDK's own RetryError, after generateText's own retries).
+  let calls = 0;
+  const failing = new MockLanguageModelV3({
+    doGenerate: async () => {
+      calls++;
+      throw new APICallError({ message: "Overloaded", url: "u", requestBodyValues: {}, statusCode: 529, data: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } });
+    },
+  });
+  const other = prepareStep({ settings: { window: 200_000, snip: false, collapse: false }, host: { precompute: false } });
+  await assert.rejects(other({ messages: aiSdk(160, 3000), stepNumber: 0, steps: [], model: failing, maxRetries: 0 }), (e) => e.code === "SUMMARIZER_FAILED" && /Overloaded/.test(String(e.cause?.message)));
+  assert.ok(calls >= 1);
+  other.engine.free();
+});

@@ -70,6 +70,64 @@ for (const [format, make, gen] of cases) {
   });
 }
 
+for (const [format, make, gen] of cases) {
+  test(`${format}: summaryMessages(request) gives a summary request's messages in the format, paired`, async () => {
+    const input = gen(160, 3000);
+    const engine = make({ snip: false, collapse: false });
+    engine.load(input);
+    const asked = [];
+    await engine.prepare({
+      summarize: (request) => {
+        // Called from the host callback, while prepare() is pending.
+        asked.push({ request, items: engine.summaryMessages(request) });
+        return "Summary: the user asked for a refactor.";
+      },
+    });
+    assert.ok(asked.length > 0, "a summary was asked for");
+    for (const { request, items } of asked) {
+      assert.ok(items.length >= request.messages.length, `${items.length} items for ${request.messages.length} messages`);
+      const text = JSON.stringify(items);
+      assert.doesNotMatch(text, /"type":"(tool_use|tool_result)"/, "no Anthropic block is left");
+      pairing(format, items);
+      // The first message's text comes through.
+      const first = request.messages[0].content;
+      const firstText = typeof first === "string" ? first : first.find((b) => b.type === "text")?.text;
+      if (firstText) assert.ok(text.includes(JSON.stringify(firstText).slice(1, 40)), firstText.slice(0, 40));
+    }
+    // Not a request: a typed error naming the field; the engine still works.
+    assert.throws(() => engine.summaryMessages({}), (e) => e.code === "INVALID_ARGUMENT" && e.field === "request.messages");
+    assert.throws(
+      () => engine.summaryMessages({ messages: [{ role: "user", content: 5 }] }),
+      (e) => e.code === "INVALID_MESSAGE" && e.field.startsWith("request.messages[0]"),
+    );
+    assert.ok(engine.messages().length > 0);
+    engine.free();
+  });
+}
+
+test("summaryMessages: LangChain stored messages; Anthropic messages unchanged in the default format", async () => {
+  const lc = langchainEngine({ window: 200_000 });
+  lc.load(mapChatMessagesToStoredMessages([
+    new HumanMessage("List the files"),
+    new AIMessage({ content: "", tool_calls: [{ name: "Bash", args: { command: "ls" }, id: "call_1", type: "tool_call" }] }),
+    new ToolMessage({ content: "a.rs", tool_call_id: "call_1" }),
+  ]));
+  const request = { messages: [
+    { role: "user", content: "List the files" },
+    { role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "Bash", input: { command: "ls" } }] },
+    { role: "user", content: [{ type: "tool_result", tool_use_id: "call_1", content: "a.rs" }] },
+  ] };
+  const items = lc.summaryMessages(request);
+  pairing("langchain", items);
+  assert.deepEqual(items.map((m) => m.type), ["human", "ai", "tool"]);
+  const chat = mapStoredMessagesToChatMessages(items);
+  assert.equal(chat[2].tool_call_id, "call_1");
+  lc.free();
+  const plain = new Engine({ window: 200_000 });
+  assert.deepEqual(plain.summaryMessages(request), request.messages);
+  plain.free();
+});
+
 test("plan speaks the format, statelessly", () => {
   const history = openaiChat(160, 3000);
   const d = planChat({ window: 200_000 }, history);

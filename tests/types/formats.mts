@@ -80,6 +80,23 @@ export async function openai(): Promise<number> {
     const b = await client.responses.create({ model: "gpt-5", input: responses.messages() });
     const dryChat: Decision = planChat(undefined, messages);
     const dryResponses: Decision = planResponses({ window: 400_000 }, input);
+    // The summariser on the same server: the request's messages in Chat
+    // Completions' shape, then its prompt.
+    await chat.prepare({
+        summarize: async (request) => {
+            const reply = await client.chat.completions.create({
+                model: "gpt-5",
+                messages: [...chat.summaryMessages(request), { role: "user", content: request.prompt }],
+            });
+            return reply.choices[0]?.message.content ?? "";
+        },
+    });
+    await responses.prepare({
+        summarize: async (request) => {
+            const items: ResponseInputItem[] = [...responses.summaryMessages(request), { role: "user", content: request.prompt }];
+            return (await client.responses.create({ model: "gpt-5", input: items })).output_text;
+        },
+    });
     return a.choices.length + b.output.length + dryChat.count.tokens + dryResponses.count.tokens;
 }
 

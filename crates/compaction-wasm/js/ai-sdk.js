@@ -2,7 +2,7 @@
 // `ModelMessage`s, and `prepareStep` for `generateText` / `streamText` /
 // `ToolLoopAgent`. The conversion is the engine's (settings.format "ai-sdk");
 // this file only keeps one engine across steps and feeds it what is new.
-import { Engine, plan as planAny } from "context-compaction/formats";
+import { Engine, isPromptTooLong, plan as planAny } from "context-compaction/formats";
 
 const settingsObject = (settings) =>
     settings === undefined ? {} : typeof settings === "string" ? { preset: settings } : settings;
@@ -41,11 +41,19 @@ export function transcript(messages) {
 /** The step's own model writes the summary, through `generateText`. */
 async function summarizeWith(model, request) {
     const { generateText } = await import("ai");
-    const { text } = await generateText({
-        model,
-        messages: [{ role: "user", content: `${transcript(request.messages)}\n\n${request.prompt}` }],
-    });
-    return text;
+    try {
+        const { text } = await generateText({
+            model,
+            messages: [{ role: "user", content: `${transcript(request.messages)}\n\n${request.prompt}` }],
+        });
+        return text;
+    } catch (e) {
+        // The summary itself did not fit the model's window: the engine asks
+        // again with the oldest messages left out (R7.5). Any other error is
+        // the host's to see.
+        if (isPromptTooLong(e)) return { kind: "promptTooLong" };
+        throw e;
+    }
 }
 
 /**

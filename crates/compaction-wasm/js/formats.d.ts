@@ -4,14 +4,14 @@
 // takes every format), and the one generic view of an `Engine` whose
 // `format` is another SDK's.
 export * from "./compaction_formats.js";
-import type { Engine } from "./compaction_formats.js";
+import type { Engine, SummaryRequest } from "./compaction_formats.js";
 
 /** An `Engine` whose history is in another SDK's shape `M` (the setting
  * `format`): `load`, `append` and `messages()` speak `M`, and every message
  * no tier touched comes back as the very object you gave. The typed
  * constructors are in `context-compaction/ai-sdk`, `context-compaction/openai`
  * and `context-compaction/langchain`. */
-export interface FormatEngine<M> extends Omit<Engine, "append" | "load" | "messages"> {
+export interface FormatEngine<M> extends Omit<Engine, "append" | "load" | "messages" | "summaryMessages"> {
     /** Appends one message or item; returns the engine's uuid for it (a
      * leading system message becomes the system prompt). */
     append(message: M): string;
@@ -20,4 +20,8 @@ export interface FormatEngine<M> extends Omit<Engine, "append" | "load" | "messa
     load(messages: readonly M[]): number;
     /** The messages to send now, in the format. */
     messages(): M[];
+    /** A summary request's messages in the format, for your own model:
+     * send `[...engine.summaryMessages(request), { role: "user", content:
+     * request.prompt }]` (LangChain: a `human` stored message). */
+    summaryMessages(request: SummaryRequest): M[];
 }

@@ -1452,6 +1452,18 @@ export class Engine {
      */
     setSystem(system: string): void;
     /**
+     * A summary request's `messages` (Anthropic's shape, as every request
+     * carries them) in this engine's `format`: Chat Completions messages
+     * (a tool result becomes its `tool` message), Responses items, AI SDK
+     * `ModelMessage`s, LangChain stored messages. Send them, then
+     * `request.prompt` as a user message, to your model:
+     * `[...engine.summaryMessages(request), { role: "user", content: request.prompt }]`.
+     * Typed as `messages()` is: the typed constructors of
+     * `context-compaction/ai-sdk`, `/openai` and `/langchain` type both in
+     * their SDK's shape.
+     */
+    summaryMessages(request: SummaryRequest): MessageParam[];
+    /**
      * Swaps in a summary written elsewhere (SPEC R9.4: the Anthropic API's
      * background compaction, or your own summariser) for exactly the
      * messages `uuids` it was made from. They must still open the view in

@@ -89,6 +89,11 @@ impl Incoming {
 }
 
 impl Formatted {
+    /// The format it speaks.
+    pub(crate) fn format(&self) -> Format {
+        self.ledger.format()
+    }
+
     /// Reads a JSON array of items (`objects`: the array it was written
     /// from, if any). Nothing changes yet.
     pub(crate) fn read(&self, json: &str, objects: Option<js_sys::Array>) -> Result<Incoming, JsErr> {

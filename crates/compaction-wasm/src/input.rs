@@ -179,14 +179,16 @@ pub fn from_js(value: &JsValue, field: &str, uuid: impl FnOnce() -> Uuid) -> Res
 /// Messages from a JSON string: an array of `MessageParam`s, or an object
 /// with a `messages` array (an API request body; its `system` is returned
 /// too, as text).
+/// Fields are named under `prefix` (`"request."`: `request.messages[3]`).
 pub fn from_json(
     json: &str,
     mut uuid: impl FnMut() -> Uuid,
+    prefix: &str,
 ) -> Result<(Option<String>, Vec<Message>), JsValue> {
-    let (system, items) = parse_messages(json, "")?;
+    let (system, items) = parse_messages(json, prefix)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
-        let field = format!("messages[{i}]");
+        let field = format!("{prefix}messages[{i}]");
         out.push(raw.into_message(&mut uuid).at(&field)?);
     }
     Ok((system, out))

@@ -5,14 +5,29 @@
 
 use crate::message::{Block, Content, Message, Role};
 
+/// The user message put first when a summary request's messages would
+/// otherwise start with the model's: a prefix cut at a legal group (R7.5's
+/// truncation, a collapse segment) can, and the API refuses a first
+/// message that is not the user's ("messages: first message must use the
+/// \"user\" role").
+pub const LEFT_OUT: &str = "[Earlier messages of this conversation are left out of this request.]";
+
 /// `messages` as the plain API takes them: a mid-conversation system
 /// message becomes a user message with its text (its `clear_at` and
 /// `output_config` only steer the live request); a `compaction` block
 /// becomes a text block with its summary (`content`); `tool_addition` /
 /// `tool_removal` blocks are left out. A message left with no block (and
-/// so no `tool_use`) is left out.
+/// so no `tool_use`) is left out. When the first message is the
+/// assistant's, a user message saying so ([`LEFT_OUT`]) goes first.
 pub(crate) fn plain(messages: Vec<Message>) -> Vec<Message> {
-    messages.into_iter().filter_map(plain_message).collect()
+    let mut out: Vec<Message> = messages.into_iter().filter_map(plain_message).collect();
+    if out.first().is_some_and(|m| m.role == Role::Assistant) {
+        out.insert(
+            0,
+            Message::new("left-out", Role::User, Content::Text(LEFT_OUT.into())),
+        );
+    }
+    out
 }
 
 fn plain_message(mut m: Message) -> Option<Message> {
@@ -51,6 +66,20 @@ fn plain_message(mut m: Message) -> Option<Message> {
 mod tests {
     use super::*;
     use crate::message::{Extra, Json};
+
+    #[test]
+    fn the_first_message_is_always_the_users() {
+        let reply = Message::new("a", Role::Assistant, Content::Text("Done 27.".into()));
+        let next = Message::new("u", Role::User, Content::Text("Task 28".into()));
+        let out = plain(vec![reply.clone(), next.clone()]);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0].role, Role::User);
+        assert_eq!(out[0].content, Content::Text(LEFT_OUT.into()));
+        assert_eq!(out[1..], [reply.clone(), next.clone()]);
+        // A user-first list is left as it is.
+        assert_eq!(plain(vec![next.clone(), reply.clone()]), vec![next, reply]);
+        assert!(plain(Vec::new()).is_empty());
+    }
 
     #[test]
     fn system_messages_compaction_blocks_and_tool_changes_become_plain() {

@@ -15,8 +15,10 @@ impl Engine {
             .collect()
     }
 
+    /// The messages the summary request carries: thinking made safe
+    /// (R13.1), then as the plain API takes them (R13.3, user first).
     fn prefix_messages(&self, run: &Run) -> Vec<Message> {
-        self.thinking_safe(run.prefix.start, self.prefix(run).cloned().collect())
+        crate::api::plain::plain(self.thinking_safe(run.prefix.start, self.prefix(run).cloned().collect()))
     }
 
     /// The messages a run summarises, borrowed.

@@ -109,6 +109,20 @@ struct Host {
 impl Host {
     fn check(&mut self, what: &str, request: &[Message], drop_block: bool) -> Result<(), TestCaseError> {
         self.requests += 1;
+        // Every request starts as the API requires: with the user's message;
+        // a summary request holds no `system` role (the plain API's).
+        prop_assert_eq!(
+            request.first().map(|m| m.role),
+            Some(Role::User),
+            "{}: first role",
+            what
+        );
+        if what != "model request" {
+            prop_assert!(
+                request.iter().all(|m| m.role != Role::System),
+                "{what}: a system role"
+            );
+        }
         if self.mode == ThinkingMode::Keep {
             return Ok(());
         }

@@ -408,6 +408,8 @@ impl Engine {
 
 mod args;
 mod edit;
+#[cfg(feature = "formats")]
+mod formatted;
 mod on_demand;
 mod state;
 

@@ -74,7 +74,7 @@ impl State {
         }
         let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
-        let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()))?;
+        let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()), "")?;
         self.no_duplicates(&messages)?;
         self.log.uuids = maker;
         if let Some(system) = system {
