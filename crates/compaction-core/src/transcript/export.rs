@@ -33,10 +33,21 @@ pub fn compaction_records(
     attachments: &[Message],
     ctx: &RecordContext,
 ) -> Vec<String> {
+    let logical_parent = compacted.boundary.logical_parent_uuid.as_ref();
+    records_after(compacted, attachments, ctx, logical_parent.map(|u| u.as_str()))
+}
+
+/// [`compaction_records`] with the boundary's `logicalParentUuid` given.
+pub(crate) fn records_after(
+    compacted: &Compacted,
+    attachments: &[Message],
+    ctx: &RecordContext,
+    logical_parent: Option<&str>,
+) -> Vec<String> {
     let b = &compacted.boundary;
     let boundary = BoundaryLine {
         parent_uuid: None,
-        logical_parent_uuid: b.logical_parent_uuid.as_ref().map(|u| u.as_str()),
+        logical_parent_uuid: logical_parent,
         is_sidechain: false,
         user_type: "external",
         session_id: &ctx.session_id,

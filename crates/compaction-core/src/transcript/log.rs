@@ -1,5 +1,5 @@
 //! The session file a host persists as it goes (R11): one record per
-//! message it appended, a compaction's records as [`compaction_records`]
+//! message it appended, a compaction's records as [`compaction_records`](super::export::compaction_records)
 //! writes them, each chained to the one before, and the uuids given to
 //! messages that came without one. Every front door writes them through
 //! this one log, so the package and the CLI make the same uuids and records.
@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::expand::expanded_record;
-use super::export::{compaction_records, RecordContext};
+use super::export::{records_after, RecordContext};
 use crate::compact::Compacted;
 use crate::message::{Content, Message, Role, Usage, Uuid};
 use crate::store::Store;
@@ -117,18 +117,11 @@ impl SessionLog {
         // The boundary follows the last record written, as Claude Code's
         // do: after an expansion that is its record, not the view's last
         // message, and the history must go through it (R11.5).
-        let records = match self
+        let logical_parent = self
             .parent
-            .clone()
-            .filter(|p| result.boundary.logical_parent_uuid.as_ref() != Some(p))
-        {
-            Some(last) => {
-                let mut result = result.clone();
-                result.boundary.logical_parent_uuid = Some(last);
-                compaction_records(&result, attachments, &ctx)
-            }
-            None => compaction_records(result, attachments, &ctx),
-        };
+            .as_ref()
+            .or(result.boundary.logical_parent_uuid.as_ref());
+        let records = records_after(result, attachments, &ctx, logical_parent.map(Uuid::as_str));
         self.written.push(Written {
             summary: result.summary.uuid.clone(),
             boundary: result.boundary.uuid.clone(),
