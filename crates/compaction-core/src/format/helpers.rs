@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use super::FormatError;
-use crate::message::{Block, Content, Extra, Json, ToolResultContent};
+use super::{At, FormatError, One};
+use crate::message::{Block, Content, Extra, Json, Role, ToolResultContent};
 
 /// An object's fields, or an error naming it.
 pub(crate) fn object(json: &Json, path: &str) -> Result<Extra, FormatError> {
@@ -154,4 +154,20 @@ pub(crate) fn text_of(v: Option<&Json>, path: &str) -> Result<String, FormatErro
             "must be a string or a list of parts",
         )),
     }
+}
+
+/// A tool message: a user message holding its one `tool_result`.
+pub(crate) fn tool_message(id: String, content: ToolResultContent, is_error: Option<bool>) -> One {
+    let result = Block::ToolResult {
+        tool_use_id: id,
+        content,
+        is_error,
+        extra: Extra::new(),
+    };
+    One::blocks(Role::User, vec![(result, At::Whole)])
+}
+
+/// Whether a message the engine wrote has text (a string, or a text block).
+pub(crate) fn has_text(content: &Content) -> bool {
+    matches!(content, Content::Text(_)) || content.blocks().iter().any(|b| matches!(b, Block::Text { .. }))
 }

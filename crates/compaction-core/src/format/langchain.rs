@@ -6,8 +6,8 @@
 //! duplicates a `tool_calls` entry and stays opaque.
 
 use super::{
-    image, input_json, is, list, obj, object, opaque, result_text, str_at, string, text_of, At, FormatError,
-    One,
+    image, input_json, is, list, obj, object, opaque, result_text, str_at, string, text_of, tool_message, At,
+    FormatError, One,
 };
 use crate::message::{Block, Extra, Json, Message, Role, ToolResultContent};
 
@@ -87,18 +87,10 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                 ),
                 None => ToolResultContent::Text(text_of(content, &dpath)?),
             };
-            let is_error = is(&data, "status", "error").then_some(true);
-            Ok(One::blocks(
-                Role::User,
-                vec![(
-                    Block::ToolResult {
-                        tool_use_id: id,
-                        content,
-                        is_error,
-                        extra: Extra::new(),
-                    },
-                    At::Whole,
-                )],
+            Ok(tool_message(
+                id,
+                content,
+                is(&data, "status", "error").then_some(true),
             ))
         }
         other => Err(FormatError::new(

@@ -4,9 +4,10 @@
 //! `tool` message a user message holding its `tool_result`.
 
 use super::{
-    image, input_json, list, obj, object, opaque, result_text, str_at, string, text_of, At, FormatError, One,
+    has_text, image, input_json, list, obj, object, opaque, result_text, str_at, string, text_of,
+    tool_message, At, FormatError, One,
 };
-use crate::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
+use crate::message::{Block, Extra, Json, Message, Role, ToolResultContent};
 
 /// One Chat Completions message.
 pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
@@ -109,18 +110,7 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
         "tool" => {
             let id = str_at(v, "tool_call_id", path)?.into_owned();
             let text = text_of(content, path)?;
-            Ok(One::blocks(
-                Role::User,
-                vec![(
-                    Block::ToolResult {
-                        tool_use_id: id,
-                        content: ToolResultContent::Text(text),
-                        is_error: None,
-                        extra: Extra::new(),
-                    },
-                    At::Whole,
-                )],
-            ))
+            Ok(tool_message(id, ToolResultContent::Text(text), None))
         }
         other => Err(FormatError::new(
             format!("{path}.role"),
@@ -151,9 +141,7 @@ pub(super) fn fresh(m: &Message) -> Vec<Json> {
                     _ => None,
                 })
                 .collect();
-            let has_text = matches!(m.content, Content::Text(_))
-                || m.content.blocks().iter().any(|b| matches!(b, Block::Text { .. }));
-            if has_text || out.is_empty() {
+            if has_text(&m.content) || out.is_empty() {
                 out.push(obj([("role", string("user")), ("content", string(&text))]));
             }
             out

@@ -9,8 +9,8 @@
 //! block, so it starts the view like an Anthropic compaction block (R13.2).
 
 use super::{
-    converted, image, input_json, list, obj, object, opaque, result_text, str_at, string, text_of, At,
-    Converted, FormatError, Loc,
+    converted, has_text, image, input_json, list, obj, object, opaque, result_text, str_at, string, text_of,
+    At, Converted, FormatError, Loc,
 };
 use crate::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
 
@@ -198,9 +198,7 @@ pub(super) fn fresh(m: &Message) -> Vec<Json> {
             _ => {}
         }
     }
-    let has_text = matches!(m.content, Content::Text(_))
-        || m.content.blocks().iter().any(|b| matches!(b, Block::Text { .. }));
-    if has_text || out.is_empty() {
+    if has_text(&m.content) || out.is_empty() {
         // Text first, as the model wrote it before its calls.
         out.insert(0, message(m.role.as_str(), &text));
     }

@@ -8,7 +8,7 @@ use crate::hash::HashSet;
 
 use super::chain::{message_of, Graph, NodeKind};
 use super::model::{Era, ImportedMessage};
-use crate::message::{Block, Content, Role, Uuid};
+use crate::message::{Block, Content, Role};
 
 impl Graph {
     /// The era ending at `start`, assembled: summary, preserved messages,
@@ -35,7 +35,7 @@ impl Graph {
     pub fn view_era(&self, start: usize, messages: &[ImportedMessage]) -> Era {
         let mut visited = HashSet::default();
         let mut walked = Vec::new();
-        let mut undone: HashSet<&Uuid> = HashSet::default();
+        let mut undone: HashSet<&str> = HashSet::default();
         let mut removed: HashSet<usize> = HashSet::default();
         let mut boundary = None;
         let mut from = Some(start);
@@ -46,7 +46,7 @@ impl Graph {
                     NodeKind::Expanded(x) => self.expansions.get(x),
                     _ => None,
                 } {
-                    undone.insert(&x.boundary);
+                    undone.insert(x.boundary.as_str());
                     removed.extend(x.removed.iter().filter_map(|u| self.message_index(u)));
                 }
             }
@@ -57,7 +57,7 @@ impl Graph {
                 .boundary_node
                 .get(b)
                 .and_then(|&n| self.nodes.get(n))
-                .map(|n| &n.uuid);
+                .map(|n| n.uuid.as_str());
             if boundary_uuid.is_some_and(|u| undone.contains(u)) {
                 removed.extend(self.summary.get(b).copied().flatten());
                 boundary = None;
