@@ -79,7 +79,7 @@ pub struct MessageInput {
     /// because the SDK's `BetaSystemMessageParam` has it optional (so a
     /// `BetaMessageParam[]` goes in without a cast); a message without it
     /// is `INVALID_MESSAGE`.
-    #[tsify(optional, type = "string | ContentBlock[]")]
+    #[tsify(optional, type = "string | ContentBlockInput[]")]
     pub content: compaction_core::message::Content,
     /// A `role: "system"` message's `clear_at`, kept verbatim (R13.3).
     #[tsify(optional, type = "\"next_user_message\" | \"never\" | null")]
@@ -156,6 +156,45 @@ pub struct ReportedUsage {
 const API_TYPES: &str = r#"
 /** `cache_control` as the API takes it. */
 export interface CacheControl { type: "ephemeral"; ttl?: "5m" | "1h" }
+/** Any value but `undefined`: a field the engine keeps verbatim. */
+export type Verbatim = {} | null;
+/** Fields of input blocks the engine keeps verbatim, as the SDK names them. */
+export interface BlockExtras { cache_control?: Verbatim; citations?: Verbatim; caller?: Verbatim; toolset_name?: string | null }
+/** A `text` block given to the engine. */
+export interface TextBlockInput extends BlockExtras { type: "text"; text: string }
+/** A `tool_use` block given to the engine (`input`: any value, kept verbatim). */
+export interface ToolUseBlockInput extends BlockExtras { type: "tool_use"; id: string; name: string; input: Verbatim | undefined }
+/** A `tool_result` block given to the engine. */
+export interface ToolResultBlockInput extends BlockExtras {
+    type: "tool_result";
+    tool_use_id: string;
+    content?: string | Array<TextBlockInput | OtherBlockInput>;
+    is_error?: boolean;
+}
+/** A `thinking` block given to the engine: signed, kept whole or dropped whole. */
+export interface ThinkingBlockInput { type: "thinking"; thinking: string; signature: string }
+/** A `redacted_thinking` block given to the engine. */
+export interface RedactedThinkingBlockInput { type: "redacted_thinking"; data: string }
+/** The other kinds of block the API takes: kept verbatim, their fields unread. */
+export interface OtherBlockInput {
+    type: "image" | "document" | "search_result" | "tool_reference" | "browser_state" | "server_tool_use"
+        | "web_search_tool_result" | "web_fetch_tool_result" | "advisor_tool_result" | "code_execution_tool_result"
+        | "bash_code_execution_tool_result" | "text_editor_code_execution_tool_result" | "tool_search_tool_result"
+        | "mcp_tool_use" | "mcp_tool_result" | "container_upload" | "compaction" | "tool_addition" | "tool_removal"
+        | "mcp_tool_listing" | "fallback";
+}
+/** A content block as the engine takes it: the kinds it reads (`text`,
+ * `tool_use`, `tool_result`, `thinking`, `redacted_thinking`) typed field by
+ * field, every other kind the API takes by its `type`. Every
+ * `BetaContentBlockParam` of `@anthropic-ai/sdk` is one; `tool_use_id: 5` is
+ * not. */
+export type ContentBlockInput =
+    | TextBlockInput
+    | ToolUseBlockInput
+    | ToolResultBlockInput
+    | ThinkingBlockInput
+    | RedactedThinkingBlockInput
+    | OtherBlockInput;
 /** A `text` block. */
 export interface TextBlockParam { type: "text"; text: string; cache_control?: CacheControl | null }
 /** An image's source. */
