@@ -126,12 +126,13 @@ pub fn quoted<'a>(messages: impl IntoIterator<Item = &'a Message>, terms: &[Stri
             None => break,
         }
     }
-    found
-        .into_iter()
-        .zip(chosen)
-        .filter(|(_, keep)| *keep)
-        .map(|((_, position, line), _)| (position, truncate_chars(&line, LINE_CHARS)))
-        .collect()
+    let mut out = Vec::with_capacity(QUOTED_LINES);
+    for (i, (_, position, line)) in found.iter().enumerate() {
+        if chosen[i] {
+            out.push((*position, truncate_chars(line, LINE_CHARS)));
+        }
+    }
+    out
 }
 
 /// The text a message shows: a prompt, the assistant's text, tool results.
