@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 
 import { Engine } from "context-compaction";
 import { readSession } from "context-compaction/session";
+import { prng } from "./prng.mjs";
 
 // client-2.1: no snip and no collapse, so only what this test does changes the view.
 const SMALL = { preset: "client-2.1", window: 50_000, maxOutputTokens: 4_000 };
@@ -103,18 +104,6 @@ test("compactions on either side of an expanded one, and nested expansions, resu
   resumesToTheLiveView(live, "the third expanded");
   live.free();
 });
-
-/** mulberry32: a small seeded PRNG. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 for (const seed of [1, 2, 3, 4, 5]) {
   test(`random turns, compactions, expansions and resumes (seed ${seed}): every resume is the live view`, () => {

@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 
 import { Engine, plan } from "context-compaction";
 import { readSession } from "context-compaction/session";
+import { prng } from "./prng.mjs";
 
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const SECONDS = Number(process.env.FUZZ_SECONDS ?? 12);
@@ -21,17 +22,6 @@ const CODES = new Set([
   "PRE_COMPACT_FAILED", "POST_COMPACT_HOOKS_FAILED", "ENGINE_ERROR",
 ]);
 
-/** mulberry32: a small seeded PRNG. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = prng(SEED);
 const int = (n) => Math.floor(random() * n);
 const pick = (list) => list[int(list.length)];
