@@ -1,6 +1,7 @@
 //! Steps: every decision the engine takes, as data (SPEC R3.3). Agents log
 //! them, tests snapshot them, the sandbox draws them.
 
+use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
 
 use crate::message::Uuid;
@@ -41,8 +42,7 @@ pub enum Owner {
 }
 
 /// How we know Claude Code does this (R3.3).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Evidence {
     /// A location in client 2.1.235's bundle, from seed 002's table.
     SourceLocation {
@@ -75,8 +75,7 @@ pub struct BlockRef {
 }
 
 /// What a step does to the provider's prompt cache.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CacheEffect {
     /// Nothing already sent changes.
     Intact,
@@ -92,6 +91,55 @@ pub enum CacheEffect {
         /// The first cleared block's message.
         from: Uuid,
     },
+}
+
+// Evidence and CacheEffect are written as `derive(Serialize)` with
+// `rename_all = "camelCase", tag = "kind"` wrote them, by one function
+// ([`serialize_tagged`]) instead of a derived body per enum.
+
+impl Serialize for Evidence {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (kind, field) = match self {
+            Evidence::SourceLocation { location } => ("sourceLocation", Some(("location", *location))),
+            Evidence::RuntimeProbe { probe } => ("runtimeProbe", Some(("probe", *probe))),
+            Evidence::ThirdParty => ("thirdParty", None),
+            Evidence::PublicApi => ("publicApi", None),
+            Evidence::Illustrative => ("illustrative", None),
+            Evidence::Extension => ("extension", None),
+        };
+        serialize_tagged(serializer, "Evidence", kind, field)
+    }
+}
+
+impl Serialize for CacheEffect {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (kind, field) = match self {
+            CacheEffect::Intact => ("intact", None),
+            CacheEffect::PrefixBroken { from } => ("prefixBroken", Some(("from", from.as_str()))),
+            CacheEffect::ServerInvalidatesFrom { from } => {
+                ("serverInvalidatesFrom", Some(("from", from.as_str())))
+            }
+        };
+        serialize_tagged(serializer, "CacheEffect", kind, field)
+    }
+}
+
+/// One variant of an internally tagged enum (`tag = "kind"`) with at most
+/// one field, exactly as `derive(Serialize)` writes it: `{"kind": kind}` or
+/// `{"kind": kind, key: value}`. One body for every such enum that uses it
+/// (per value type), where the derive compiles one per enum.
+pub fn serialize_tagged<S: Serializer, V: Serialize + ?Sized>(
+    serializer: S,
+    name: &'static str,
+    kind: &'static str,
+    field: Option<(&'static str, &V)>,
+) -> Result<S::Ok, S::Error> {
+    let mut s = serializer.serialize_struct(name, 1 + usize::from(field.is_some()))?;
+    s.serialize_field("kind", kind)?;
+    if let Some((key, value)) = field {
+        s.serialize_field(key, value)?;
+    }
+    s.end()
 }
 
 /// One decision (R3.3).
@@ -147,5 +195,71 @@ impl Step {
             model_calls: 0,
             reason,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The derives these impls replace, kept to compare with.
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase", tag = "kind")]
+    enum DerivedEvidence {
+        SourceLocation { location: &'static str },
+        RuntimeProbe { probe: &'static str },
+        ThirdParty,
+        PublicApi,
+        Illustrative,
+        Extension,
+    }
+
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase", tag = "kind")]
+    enum DerivedCacheEffect {
+        Intact,
+        PrefixBroken { from: Uuid },
+        ServerInvalidatesFrom { from: Uuid },
+    }
+
+    #[test]
+    fn evidence_and_cache_effects_write_what_the_derive_wrote() {
+        for (ours, derived) in [
+            (
+                Evidence::SourceLocation { location: "a.js:1" },
+                DerivedEvidence::SourceLocation { location: "a.js:1" },
+            ),
+            (
+                Evidence::RuntimeProbe { probe: "p \"q\"" },
+                DerivedEvidence::RuntimeProbe { probe: "p \"q\"" },
+            ),
+            (Evidence::ThirdParty, DerivedEvidence::ThirdParty),
+            (Evidence::PublicApi, DerivedEvidence::PublicApi),
+            (Evidence::Illustrative, DerivedEvidence::Illustrative),
+            (Evidence::Extension, DerivedEvidence::Extension),
+        ] {
+            assert_eq!(json(&ours), json(&derived));
+        }
+        let u = || Uuid::from("m1");
+        for (ours, derived) in [
+            (CacheEffect::Intact, DerivedCacheEffect::Intact),
+            (
+                CacheEffect::PrefixBroken { from: u() },
+                DerivedCacheEffect::PrefixBroken { from: u() },
+            ),
+            (
+                CacheEffect::ServerInvalidatesFrom { from: u() },
+                DerivedCacheEffect::ServerInvalidatesFrom { from: u() },
+            ),
+        ] {
+            assert_eq!(json(&ours), json(&derived));
+        }
+    }
+
+    /// As text and as a tree: serde_json's two serializers.
+    fn json<T: Serialize>(value: &T) -> String {
+        let text = serde_json::to_string(value).unwrap();
+        format!("{text} {}", serde_json::to_value(value).unwrap())
     }
 }

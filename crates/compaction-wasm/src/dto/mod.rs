@@ -471,6 +471,8 @@ pub use mirrors::*;
 pub use output::*;
 pub use session::*;
 
+#[cfg(all(test, feature = "engine"))]
+mod ser_tests;
 #[cfg(test)]
 mod tests;
 

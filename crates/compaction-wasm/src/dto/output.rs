@@ -1,13 +1,14 @@
 //! Converted output shapes: built from the engine's values field by field
 //! (the engine names a few variant fields in snake_case; JS gets camelCase).
 
+use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
 use super::*;
 
 /// What the host must do with the call (SPEC R1.7).
-#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind", rename_all_fields = "camelCase")]
 pub enum CallStatus {
     /// Send it.
@@ -32,6 +33,21 @@ pub enum CallStatus {
         /// Tokens at or over the blocked line.
         over_by: f64,
     },
+}
+
+/// As the attributes above say (`derive(Serialize)` wrote the same), by
+/// core's one function for such enums.
+impl Serialize for CallStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (kind, field) = match self {
+            CallStatus::Proceed => ("proceed", None),
+            CallStatus::Warn { tokens_left } => ("warn", Some(("tokensLeft", tokens_left))),
+            CallStatus::CompactionDue { over_by } => ("compactionDue", Some(("overBy", over_by))),
+            CallStatus::WaitForCollapse { pending } => ("waitForCollapse", Some(("pending", pending))),
+            CallStatus::Blocked { over_by } => ("blocked", Some(("overBy", over_by))),
+        };
+        compaction_core::step::serialize_tagged(serializer, "CallStatus", kind, field)
+    }
 }
 
 impl From<&core_engine::CallStatus> for CallStatus {
@@ -74,7 +90,7 @@ pub enum Purpose {
 
 /// The engine needs a summary: send `messages`, then `prompt` as a user
 /// message, to `model` with tools denied; answer with the request's `id`.
-#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
     /// Answer with this id.
@@ -109,7 +125,37 @@ pub enum ToolChoice {
     None,
 }
 
+impl Serialize for SummaryRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.write(serializer, None)
+    }
+}
+
 impl SummaryRequest {
+    /// Its fields, as the attributes above name them, after `kind` when it
+    /// is a [`Request`] (what `derive(Serialize)` wrote through serde's
+    /// tagging serializer).
+    fn write<S: serde::Serializer>(
+        &self,
+        serializer: S,
+        kind: Option<&'static str>,
+    ) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("SummaryRequest", 9 + usize::from(kind.is_some()))?;
+        if let Some(kind) = kind {
+            s.serialize_field("kind", kind)?;
+        }
+        s.serialize_field("id", &self.id)?;
+        s.serialize_field("purpose", &self.purpose)?;
+        s.serialize_field("model", &self.model)?;
+        s.serialize_field("fallbackModels", &self.fallback_models)?;
+        s.serialize_field("messages", &self.messages)?;
+        s.serialize_field("prompt", &self.prompt)?;
+        s.serialize_field("estimatedTokens", &self.estimated_tokens)?;
+        s.serialize_field("attempt", &self.attempt)?;
+        s.serialize_field("toolChoice", &self.tool_choice)?;
+        s.end()
+    }
+
     /// Converts an engine request (messages reduced to `role` + `content`,
     /// moved, not copied: a compaction's request holds most of the history).
     pub fn from_core(r: core_compact::SummaryRequest) -> Self {
@@ -152,7 +198,7 @@ pub fn param(m: compaction_core::message::Message) -> MessageParam {
 
 /// The engine needs file contents to re-attach recently read files
 /// (SPEC R7.7): answer with `{ kind: "files", files, hooks? }`.
-#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Deserialize, Tsify)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequest {
     /// Answer with this id.
@@ -166,6 +212,16 @@ pub struct FileRequest {
 }
 
 impl FileRequest {
+    /// Its fields after `kind` (as a [`Request`]).
+    fn write<S: serde::Serializer>(&self, serializer: S, kind: &'static str) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("FileRequest", 4)?;
+        s.serialize_field("kind", kind)?;
+        s.serialize_field("id", &self.id)?;
+        s.serialize_field("paths", &self.paths)?;
+        s.serialize_field("postCompactHooks", &self.post_compact_hooks)?;
+        s.end()
+    }
+
     /// Converts an engine request.
     pub fn from_core(r: core_compact::FileRequest) -> Self {
         FileRequest {
@@ -179,7 +235,7 @@ impl FileRequest {
 /// Before every compaction, manual, automatic or reactive, the engine asks
 /// your PreCompact hooks (SPEC R7.2): answer with `{ kind: "hook", block?,
 /// addedInstructions? }`.
-#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct PreCompactRequest {
     /// Answer with this id.
@@ -194,7 +250,7 @@ pub struct PreCompactRequest {
 
 /// Something the engine asks of you, by `kind`; answer it with
 /// `engine.answer(request.id, answer)`, or let `prepare(host)` do it.
-#[derive(Debug, Clone, Serialize, Tsify)]
+#[derive(Debug, Clone, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Request {
     /// Your PreCompact hooks' output, before every compaction.
@@ -207,6 +263,27 @@ pub enum Request {
     Precompute(SummaryRequest),
     /// Files to re-attach after a compaction (and post-compact hooks).
     Files(FileRequest),
+}
+
+/// As the attributes above say (`derive(Serialize)` wrote the same): each
+/// request's fields after its `kind`.
+impl Serialize for Request {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Request::PreCompact(r) => {
+                let mut s = serializer.serialize_struct("PreCompactRequest", 4)?;
+                s.serialize_field("kind", "preCompact")?;
+                s.serialize_field("id", &r.id)?;
+                s.serialize_field("trigger", &r.trigger)?;
+                s.serialize_field("instructions", &r.instructions)?;
+                s.end()
+            }
+            Request::Summary(r) => r.write(serializer, Some("summary")),
+            Request::CollapseSegment(r) => r.write(serializer, Some("collapseSegment")),
+            Request::Precompute(r) => r.write(serializer, Some("precompute")),
+            Request::Files(r) => r.write(serializer, "files"),
+        }
+    }
 }
 
 impl Request {
