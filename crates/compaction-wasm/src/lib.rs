@@ -51,3 +51,8 @@ pub mod session;
 pub mod settings;
 #[cfg(feature = "engine")]
 pub mod thresholds;
+
+/// The modules' allocator: talc instead of std's dlmalloc (smaller code).
+#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

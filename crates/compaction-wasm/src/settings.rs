@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use crate::counter::CounterSlot;
 
 use crate::error::{js_err, js_error, JsErr, INVALID_SETTING};
-use crate::thresholds::{describe, known_keys, number};
+use crate::thresholds::{describe, invalid_setting, known_keys, number};
 
 const SETTINGS_FIELDS: [&str; 18] = [
     "reduction",
@@ -64,19 +64,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
         ));
     }
     known_keys(value, &SETTINGS_FIELDS)?;
-    let string = |field: &str| -> Result<Option<String>, JsValue> {
-        let v = crate::js::own(value, field, field)?;
-        if v.is_undefined() {
-            return Ok(None);
-        }
-        v.as_string().map(Some).ok_or_else(|| {
-            js_error(
-                INVALID_SETTING,
-                field,
-                &format!("invalid setting `{field}` = {}: must be a string", describe(&v)),
-            )
-        })
-    };
+    let string = |field: &str| string_setting(value, field);
     let preset = match string("preset")? {
         Some(name) => preset_of(&name)?,
         None => Preset::Seed,
@@ -108,32 +96,18 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             )
         })?;
     }
-    if let Some(mode) = string("thinking")? {
-        use compaction_core::api::ThinkingMode;
-        settings.api.thinking = [ThinkingMode::Strip, ThinkingMode::DropBlock, ThinkingMode::Keep]
-            .into_iter()
-            .find(|m| m.name() == mode)
-            .ok_or_else(|| {
-                js_error(
-                    INVALID_SETTING,
-                    "thinking",
-                    &format!("invalid setting `thinking` = \"{mode}\": must be \"strip\", \"drop_block\" or \"keep\""),
-                )
-            })?;
-    }
-    if let Some(mode) = string("compaction")? {
-        use compaction_core::api::CompactionMode;
-        settings.api.compaction = match mode.as_str() {
-            "client" => CompactionMode::Client,
-            "server" => CompactionMode::Server,
-            _ => {
-                return Err(js_err(
-                    INVALID_SETTING,
-                    "compaction",
-                    &format!("invalid setting `compaction` = \"{mode}\": must be \"client\" or \"server\""),
-                ))
-            }
-        };
+    {
+        use compaction_core::api::{CompactionMode, ThinkingMode};
+        let modes = [ThinkingMode::Strip, ThinkingMode::DropBlock, ThinkingMode::Keep];
+        let names = modes.map(ThinkingMode::name);
+        let must = "must be \"strip\", \"drop_block\" or \"keep\"";
+        if let Some(i) = choice(value, "thinking", &names, must)? {
+            settings.api.thinking = modes[i];
+        }
+        let must = "must be \"client\" or \"server\"";
+        if let Some(i) = choice(value, "compaction", &["client", "server"], must)? {
+            settings.api.compaction = [CompactionMode::Client, CompactionMode::Server][i];
+        }
     }
     let edit = crate::js::own(value, "clearThinking", "clearThinking")?;
     if !edit.is_undefined() && !edit.is_null() {
@@ -161,16 +135,9 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
     ] {
         let v = crate::js::own(value, field, field)?;
         if !v.is_undefined() {
-            *slot = v.as_bool().ok_or_else(|| {
-                js_error(
-                    INVALID_SETTING,
-                    field,
-                    &format!(
-                        "invalid setting `{field}` = {}: must be true or false",
-                        describe(&v)
-                    ),
-                )
-            })?;
+            *slot = v
+                .as_bool()
+                .ok_or_else(|| invalid_setting(field, &v, "must be true or false"))?;
         }
     }
     read_reduction(value, &mut settings)?;
@@ -178,22 +145,42 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
     let slot = if count.is_undefined() || count.is_null() {
         None
     } else {
-        let f = count.dyn_into::<js_sys::Function>().map_err(|v| {
-            js_error(
-                INVALID_SETTING,
-                "countTokens",
-                &format!(
-                    "invalid setting `countTokens` = {}: must be a function (text: string) => number",
-                    describe(&v)
-                ),
-            )
-        })?;
+        let f = count
+            .dyn_into::<js_sys::Function>()
+            .map_err(|v| invalid_setting("countTokens", &v, "must be a function (text: string) => number"))?;
         let (counter, slot) = crate::counter::register(f);
         settings.estimator.counter = Some(counter);
         Some(slot)
     };
     let session = string("sessionId")?.unwrap_or(default_session);
     Ok((settings, session, slot))
+}
+
+/// One optional string setting; anything but `undefined` or a string is an error.
+fn string_setting(value: &JsValue, field: &str) -> Result<Option<String>, JsValue> {
+    let v = crate::js::own(value, field, field)?;
+    if v.is_undefined() {
+        return Ok(None);
+    }
+    v.as_string()
+        .map(Some)
+        .ok_or_else(|| invalid_setting(field, &v, "must be a string"))
+}
+
+/// A string setting that must be one of `names`: its index, the error
+/// showing the whole string given.
+fn choice(value: &JsValue, field: &str, names: &[&str], must: &str) -> Result<Option<usize>, JsValue> {
+    let Some(mode) = string_setting(value, field)? else {
+        return Ok(None);
+    };
+    match names.iter().position(|n| *n == mode) {
+        Some(i) => Ok(Some(i)),
+        None => Err(js_error(
+            INVALID_SETTING,
+            field,
+            &format!("invalid setting `{field}` = \"{mode}\": {must}"),
+        )),
+    }
 }
 
 /// `reduction`: `false` (off) or `{ maxChars?, headChars?, tailChars? }`
@@ -208,14 +195,12 @@ fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), Js
         return Ok(());
     }
     if !r.is_object() || r.is_function() || js_sys::Array::is_array(&r) {
-        return Err(js_err(
-            INVALID_SETTING,
+        return Err(invalid_setting(
             "reduction",
-            &format!(
-                "invalid setting `reduction` = {}: must be false or {{ maxChars?, headChars?, tailChars? }}",
-                describe(&r)
-            ),
-        ));
+            &r,
+            "must be false or { maxChars?, headChars?, tailChars? }",
+        )
+        .into());
     }
     known_keys(&r, &["maxChars", "headChars", "tailChars"])?;
     if settings.reduction.is_off() {
@@ -230,11 +215,8 @@ fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), Js
         if !v.is_undefined() {
             let n = v.as_f64().unwrap_or(f64::NAN);
             if !(n >= 0.0 && n.fract() == 0.0 && n < ReductionSettings::OFF as f64) {
-                return Err(js_err(
-                    INVALID_SETTING,
-                    &format!("reduction.{field}"),
-                    &format!("invalid setting `reduction.{field}` = {}: must be a whole number of characters below 4294967295", describe(&v)),
-                ));
+                let must = "must be a whole number of characters below 4294967295";
+                return Err(invalid_setting(&format!("reduction.{field}"), &v, must).into());
             }
             *slot = n as usize;
         }

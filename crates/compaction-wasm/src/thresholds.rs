@@ -97,14 +97,21 @@ pub(crate) fn number(settings: &JsValue, field: &str) -> Result<Option<f64>, JsV
     if value.is_undefined() {
         return Ok(None);
     }
-    value.as_f64().map(Some).ok_or_else(|| {
-        let shown = describe(&value);
-        js_error(
-            INVALID_SETTING,
-            field,
-            &format!("invalid setting `{field}` = {shown}: must be a number"),
-        )
-    })
+    value
+        .as_f64()
+        .map(Some)
+        .ok_or_else(|| invalid_setting(field, &value, "must be a number"))
+}
+
+/// The error for a setting of the wrong kind:
+/// ``invalid setting `{field}` = {value}: {must}``, the value [`describe`]d.
+pub(crate) fn invalid_setting(field: &str, value: &JsValue, must: &str) -> JsValue {
+    let shown = describe(value);
+    js_error(
+        INVALID_SETTING,
+        field,
+        &format!("invalid setting `{field}` = {shown}: {must}"),
+    )
 }
 
 /// A short, safe rendering of a rejected JS value for an error message.

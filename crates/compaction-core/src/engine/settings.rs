@@ -38,6 +38,8 @@ pub struct EngineSettings {
 }
 
 /// A named set of settings.
+/// Serialised by its [`name`](Preset::name), as the CLI and the package
+/// take it (`client-2.1`, not the variant's kebab case `client21`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
@@ -55,6 +57,7 @@ pub enum Preset {
     /// set (`transcript::fidelity`); one of them (08940314, 2.1.17) lacks
     /// the last message its client compacted (`transcript::lacks`) and is
     /// hit to the token all the same.
+    #[serde(rename = "client-2.0.76")]
     Client2076,
     /// Claude Code 2.1.25 and later as the public evidence shows it: every
     /// automatic boundary of 2.1.25 – 2.1.72 in the calibration set (19
@@ -77,6 +80,7 @@ pub enum Preset {
     /// names no record, and in three of them the last call's result or the
     /// whole last request is missing), and every boundary whose file lacks
     /// nothing (8) is hit, |count − `preTokens`| median 18.
+    #[serde(rename = "client-2.1")]
     Client21,
     /// Newer clients per public ports: time-based microcompact after 60
     /// minutes, keeping 5, with the sentinel `[Old tool result content

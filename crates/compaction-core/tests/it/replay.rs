@@ -99,6 +99,16 @@ fn version_ranges_map_to_presets_where_evidence_allows() {
 }
 
 #[test]
+fn a_preset_serialises_as_the_name_the_cli_takes() {
+    // `replay`'s `chosen.preset` must be a name `--preset` accepts.
+    for preset in Preset::ALL {
+        let json = serde_json::to_value(preset).unwrap();
+        assert_eq!(json, preset.name(), "{preset:?}");
+        assert_eq!(Preset::from_name(json.as_str().unwrap()), Some(preset));
+    }
+}
+
+#[test]
 fn the_file_chooses_window_and_reserve_from_its_model() {
     let t = transcript(SPOTTER);
     let chosen = choice::choose(&t);

@@ -102,7 +102,7 @@ pub const FLOWS: [Flow; 4] = [
             ),
             stage(
                 "Tier 5 reactive",
-                "after a 413: emergency compaction (R8)",
+                "prompt too long (413, the API's 400): collapse recovery, then emergency compaction (R8.1)",
                 &[],
                 &[Tier::Reactive],
             ),
