@@ -560,9 +560,11 @@ fn compact_on_a_resumed_file_derives_uuids_the_file_does_not_hold() {
     let first = ok(&compaction(&["compact", "--session", &write("first", &lines)]));
     let (boundary, summary) = (&first["boundary"], &first["summary"]);
     lines.extend([boundary.clone(), summary.clone()]);
-    lines.push(json!({"type": "system", "subtype": "compact_expanded", "uuid": "x1",
+    lines.push(
+        json!({"type": "system", "subtype": "compact_expanded", "uuid": "x1",
         "parentUuid": summary["uuid"], "sessionId": "s",
-        "expandMetadata": {"boundaryUuid": boundary["uuid"], "removedUuids": [summary["uuid"]]}}));
+        "expandMetadata": {"boundaryUuid": boundary["uuid"], "removedUuids": [summary["uuid"]]}}),
+    );
     let file = write("expanded", &lines);
     let resumed = ok(&compaction(&["resume", &file]));
     let view: Vec<&str> = (resumed["messages"].as_array().unwrap().iter())
