@@ -12,6 +12,13 @@ test("each bad setting names its field with the same message", () => {
   const cases = [
     [5, "settings", 'settings must be a preset name or an object like { preset: "seed", window: 200000 }, got number'],
     [{ preset: 7 }, "preset", "invalid setting `preset` = number: must be a string"],
+    [{ preset: "zzz" }, "preset", 'unknown preset "zzz"; known presets: seed, client-2.0.76, client-2.1, newer-client'],
+    [
+      { bogus: 1 },
+      "bogus",
+      "unknown setting `bogus`; known settings: reduction, countTokens, preset, format, window, maxOutputTokens, reserveCap, ceiling, overridePct, model, fallbackModels, sessionId, snip, collapse, thinking, compaction, serverInstructions, clearThinking",
+    ],
+    [{ reduction: { bad: 1 } }, "bad", "unknown setting `bad`; known settings: maxChars, headChars, tailChars"],
     [{ window: "x" }, "window", 'invalid setting `window` = "x": must be a number'],
     [{ maxOutputTokens: null }, "maxOutputTokens", "invalid setting `maxOutputTokens` = null: must be a number"],
     [{ ceiling: "9" }, "ceiling", 'invalid setting `ceiling` = "9": must be a number'],

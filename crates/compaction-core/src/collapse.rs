@@ -149,7 +149,13 @@ pub fn offline_segment(messages: &[Message]) -> String {
         .iter()
         .filter_map(user_prompt_text)
         .map(|t| {
-            let one_line = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            let mut one_line = String::with_capacity(t.len());
+            for word in t.split_whitespace() {
+                if !one_line.is_empty() {
+                    one_line.push(' ');
+                }
+                one_line.push_str(word);
+            }
             let short: String = one_line.chars().take(160).collect();
             if short.len() < one_line.len() {
                 format!("{short}…")

@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use crate::counter::CounterSlot;
 
 use crate::error::{js_err, js_error, JsErr, INVALID_SETTING};
-use crate::thresholds::{describe, invalid_setting, known_keys, number};
+use crate::thresholds::{comma_list, describe, invalid_setting, known_keys, number};
 
 const SETTINGS_FIELDS: [&str; 18] = [
     "reduction",
@@ -42,7 +42,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             js_error(
                 INVALID_SETTING,
                 "preset",
-                &format!("unknown preset \"{name}\"; known presets: {}", known.join(", ")),
+                &format!("unknown preset \"{name}\"; known presets: {}", comma_list(&known)),
             )
         })
     };

@@ -129,6 +129,19 @@ pub(crate) fn describe(value: &JsValue) -> String {
     value.js_typeof().as_string().unwrap_or_default()
 }
 
+/// `names` joined by ", " (a loop: `[&str]::join` would be the module's
+/// only `join` over `&str`, a second copy of it).
+pub(crate) fn comma_list(names: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(name);
+    }
+    out
+}
+
 /// Refuses a settings object with a key not in `fields` (a typo is an
 /// error naming it, not a silently ignored setting).
 pub(crate) fn known_keys(settings: &JsValue, fields: &[&str]) -> Result<(), JsValue> {
@@ -147,7 +160,7 @@ pub(crate) fn known_keys(settings: &JsValue, fields: &[&str]) -> Result<(), JsVa
             return Err(js_error(
                 INVALID_SETTING,
                 &key,
-                &format!("unknown setting `{key}`; known settings: {}", fields.join(", ")),
+                &format!("unknown setting `{key}`; known settings: {}", comma_list(fields)),
             ));
         }
     }

@@ -115,14 +115,20 @@ pub(crate) fn tool_result_text(content: &ToolResultContent) -> String {
 }
 
 fn join_text_blocks(blocks: &[Block]) -> String {
-    let texts: Vec<&str> = blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    texts.join("\n")
+    // A loop, not `Vec<&str>::join`: the module's only `join` over `&str`
+    // would compile a second copy of `join` (the `String` one stays).
+    let mut out = String::new();
+    let texts = blocks.iter().filter_map(|b| match b {
+        Block::Text { text, .. } => Some(text.as_str()),
+        _ => None,
+    });
+    for (i, text) in texts.enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    out
 }
 
 /// At most `max_chars` characters of `text`, cut on a character boundary;
@@ -141,6 +147,33 @@ pub(crate) fn truncate_chars(text: &str, max_chars: usize) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn text_blocks_join_as_join_would() {
+        let text = |t: &str| Block::Text {
+            text: t.into(),
+            extra: Default::default(),
+        };
+        let other = Block::ToolUse {
+            id: "t".into(),
+            name: "Read".into(),
+            input: crate::message::Json::from_value(&json!({})),
+            extra: Default::default(),
+        };
+        for texts in [
+            vec![],
+            vec![""],
+            vec!["a"],
+            vec!["", "b", ""],
+            vec!["a", "b\n", "c"],
+        ] {
+            let mut blocks = vec![other.clone()];
+            for t in &texts {
+                blocks.extend([text(t), other.clone()]);
+            }
+            assert_eq!(join_text_blocks(&blocks), texts.join("\n"));
+        }
+    }
 
     #[test]
     fn truncation_counts_characters_not_bytes() {
