@@ -2,7 +2,9 @@
 // records() -> readSession -> loadSession resumes to the live view, deep
 // equal, at the expansion, after more turns, with compactions on either side
 // and nested expansions; the record is a `system` record Claude Code walks
-// through and never sends.
+// through and never sends. A resumed engine writes on: the file with its
+// records appended resumes to its view (its uuids, made and derived, are new
+// to the file: Session.lastMadeUuid, Session.compactions).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -43,14 +45,24 @@ function compact(engine, now) {
   }
 }
 
-/** Resumes the live engine's records in a new engine: the same view. */
-function resumesToTheLiveView(live, what) {
-  const session = readSession(live.records().join("\n") + "\n");
+/** Resumes a session file in a new engine, asserting the live engine's
+ * view: the file is `earlier` (the records the live engine was resumed
+ * from, if it was) then the live engine's own records. Gives the file, the
+ * session read and the resumed engine (the caller frees it). */
+function resume(live, what, earlier = []) {
+  const file = [...earlier, ...live.records()];
+  const session = readSession(file.join("\n") + "\n");
   assert.deepEqual(session.report.problems, [], what);
   const resumed = new Engine(SMALL);
   resumed.loadSession(session);
   assert.deepEqual(resumed.messages(), live.messages(), `${what}: messages()`);
   assert.deepEqual(resumed.view().map((m) => m.uuid), live.view().map((m) => m.uuid), `${what}: uuids`);
+  return { file, session, resumed };
+}
+
+/** Resumes the live engine's records in a new engine: the same view. */
+function resumesToTheLiveView(live, what) {
+  const { session, resumed } = resume(live, what);
   resumed.free();
   return session;
 }
@@ -105,10 +117,36 @@ test("compactions on either side of an expanded one, and nested expansions, resu
   live.free();
 });
 
+test("a Session reports the file's highest made uuid and its compactions; loadSession checks them", () => {
+  const live = new Engine(SMALL);
+  live.load([...turn(), ...turn()]);
+  compact(live, "2026-12-01T10:00:00Z");
+  const session = readSession(live.records().join("\n") + "\n");
+  live.free();
+  assert.equal(session.lastMadeUuid, "m8");
+  assert.equal(session.compactions, 1);
+  assert.deepEqual(readSession("").lastMadeUuid, null);
+  for (const [field, value] of [["compactions", -1], ["compactions", 1.5], ["compactions", "1"], ["lastMadeUuid", 8]]) {
+    const engine = new Engine(SMALL);
+    assert.throws(() => engine.loadSession({ ...session, [field]: value }), { code: "INVALID_ARGUMENT" }, `${field}: ${value}`);
+    // Refused before anything was loaded.
+    assert.equal(engine.view().length, 0);
+    engine.free();
+  }
+  // A Session without them (made before they were reported) still loads.
+  const { lastMadeUuid, compactions, ...older } = session;
+  const engine = new Engine(SMALL);
+  engine.loadSession(older);
+  assert.equal(engine.view().length, session.messages.length);
+  engine.free();
+});
+
 for (const seed of [1, 2, 3, 4, 5]) {
-  test(`random turns, compactions, expansions and resumes (seed ${seed}): every resume is the live view`, () => {
+  test(`random turns, compactions, expansions and resumes (seed ${seed}): every resume is the live view, and the resumed engine keeps writing`, () => {
     const random = prng(seed);
-    const live = new Engine(SMALL);
+    let live = new Engine(SMALL);
+    // The session file before `live`'s own records (it resumed it).
+    let file = [];
     let summaries = [];
     let resumes = 0;
     let expansions = 0;
@@ -128,11 +166,19 @@ for (const seed of [1, 2, 3, 4, 5]) {
         summaries = summaries.filter((x) => x !== s);
         expansions++;
       } else {
-        resumesToTheLiveView(live, `seed ${seed} op ${op}`);
+        // The session goes on in the resumed engine: the file with its
+        // records appended must resume to its view in turn, so the uuids
+        // it makes must be new to the file even when its view holds none
+        // of the earlier engines' `m<n>` (issue 15).
+        const next = resume(live, `seed ${seed} op ${op}`, file);
+        live.free();
+        ({ file, resumed: live } = next);
+        // The file's compactions are not the resumed engine's to expand.
+        summaries = [];
         resumes++;
       }
     }
-    resumesToTheLiveView(live, `seed ${seed} at the end`);
+    resume(live, `seed ${seed} at the end`, file).resumed.free();
     assert.ok(expansions > 0 && resumes > 0, `seed ${seed}: ${expansions} expansions, ${resumes} resumes`);
     live.free();
   });

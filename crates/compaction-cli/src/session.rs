@@ -243,9 +243,12 @@ fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
     match (&args.messages, &args.session) {
         (Some(path), _) => load(path, settings),
         (None, Some(path)) => {
-            let resumed = crate::transcript::resumed(path)?;
+            let transcript = crate::transcript::transcript_of(path)?;
             let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
-            for (i, m) in resumed.messages.into_iter().enumerate() {
+            // As the package's `loadSession`: a compaction's records get
+            // uuids new to the file (no message here needs a made `m<n>`).
+            engine.follow_compactions(transcript.boundaries.len() as u64);
+            for (i, m) in transcript.resume().messages.into_iter().enumerate() {
                 let appended = if m.is_compact_summary {
                     engine.append_summary(m.message)
                 } else {

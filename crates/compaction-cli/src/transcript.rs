@@ -143,16 +143,8 @@ impl Progress {
     }
 }
 
-/// The resumed view of a session file, for `compaction plan --session`.
-pub(crate) fn resumed(path: &std::path::Path) -> Result<compaction_core::transcript::Resume, String> {
-    read(&SessionArgs {
-        file: path.to_path_buf(),
-        progress: false,
-    })
-    .map(|t| t.resume())
-}
-
-/// A whole session file, imported, for `compaction replay`.
+/// A whole session file, imported, for `compaction replay` and the
+/// `--session` of `compaction plan` / `compact`.
 pub(crate) fn transcript_of(path: &std::path::Path) -> Result<Transcript, String> {
     read(&SessionArgs {
         file: path.to_path_buf(),

@@ -45,6 +45,19 @@ export interface Session {
      * The file's session id (the last one seen), or `null`.
      */
     sessionId: string | null;
+    /**
+     * The highest `m<n>` uuid of any record in the file (the uuids an
+     * engine gives messages that come without one), or `null`: a resumed
+     * engine makes uuids after it, so its records never repeat one the
+     * file holds, even when the view no longer shows it.
+     */
+    lastMadeUuid: string | null;
+    /**
+     * The compactions the file holds (its `compact_boundary` records): a
+     * resumed engine numbers its own after them, so the uuids it derives
+     * for their records are new to the file too.
+     */
+    compactions: number;
 }
 
 /**

@@ -68,6 +68,10 @@ pub struct SessionIn {
     pub leaf: Option<String>,
     /// The file's session id.
     pub session_id: Option<String>,
+    /// The file's highest `m<n>` uuid.
+    pub last_made_uuid: Option<String>,
+    /// The compactions the file holds.
+    pub compactions: u64,
 }
 
 /// A `Session` from a JS object; its messages must carry their uuids. Read
@@ -121,12 +125,27 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
     }
     let [boundary, leaf, session_id] = crate::js::object_strings(value, ["boundary", "leaf", "sessionId"])
         .map_err(|e| not_a_session(&format!("session{e}")))?;
+    // Absent or `null` (a Session made before they were reported): none.
+    let (last, compactions) = (get("lastMadeUuid"), get("compactions"));
+    let last_made_uuid = match last.as_string() {
+        None if !(last.is_undefined() || last.is_null()) => {
+            return Err(not_a_session("`lastMadeUuid` must be a string or null"))
+        }
+        last => last,
+    };
+    let compactions = match compactions.as_f64() {
+        Some(n) if n >= 0.0 && n.fract() == 0.0 => n as u64,
+        None if compactions.is_undefined() || compactions.is_null() => 0,
+        _ => return Err(not_a_session("`compactions` must be a count")),
+    };
     Ok(SessionIn {
         report,
         messages,
         boundary,
         leaf,
         session_id,
+        last_made_uuid,
+        compactions,
     })
 }
 

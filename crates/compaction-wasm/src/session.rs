@@ -255,6 +255,8 @@ fn session_of(transcript: &Transcript, unanswered: Unanswered) -> Session {
         boundary: resume.boundary.as_ref().map(|b| b.uuid.0.clone()),
         leaf: transcript.leaf().map(|u| u.0.clone()),
         session_id: transcript.sessions.last().cloned(),
+        last_made_uuid: transcript.last_made_uuid.as_ref().map(|u| u.0.clone()),
+        compactions: transcript.boundaries.len() as f64,
         messages: resume
             .messages
             .into_iter()

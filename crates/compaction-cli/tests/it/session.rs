@@ -538,3 +538,48 @@ fn plan_and_compact_speak_the_history_s_format() {
     assert!(err.contains("--format"), "{err}");
     std::fs::remove_file(&path).ok();
 }
+
+#[test]
+fn compact_on_a_resumed_file_derives_uuids_the_file_does_not_hold() {
+    // As the package's loadSession: compactions are numbered after the
+    // file's, so compacting a view an earlier compaction was made of (then
+    // expanded) does not derive that compaction's uuids again (issue 15).
+    let dir = std::env::temp_dir();
+    let path = |name: &str| dir.join(format!("compaction-cli-{}-{name}.jsonl", std::process::id()));
+    let mut lines = vec![
+        json!({"type": "user", "uuid": "u1", "parentUuid": null, "sessionId": "s",
+               "message": {"role": "user", "content": "hi, please read f.rs"}}),
+        json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1", "sessionId": "s",
+               "message": {"role": "assistant", "content": [{"type": "text", "text": "hello"}]}}),
+    ];
+    let write = |name: &str, lines: &[serde_json::Value]| {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(path(name), text).unwrap();
+        path(name).to_str().unwrap().to_owned()
+    };
+    let first = ok(&compaction(&["compact", "--session", &write("first", &lines)]));
+    let (boundary, summary) = (&first["boundary"], &first["summary"]);
+    lines.extend([boundary.clone(), summary.clone()]);
+    lines.push(
+        json!({"type": "system", "subtype": "compact_expanded", "uuid": "x1",
+        "parentUuid": summary["uuid"], "sessionId": "s",
+        "expandMetadata": {"boundaryUuid": boundary["uuid"], "removedUuids": [summary["uuid"]]}}),
+    );
+    let file = write("expanded", &lines);
+    let resumed = ok(&compaction(&["resume", &file]));
+    let view: Vec<&str> = (resumed["messages"].as_array().unwrap().iter())
+        .map(|m| m["uuid"].as_str().unwrap())
+        .collect();
+    assert_eq!(view, ["u1", "a1"], "the expansion gives the first view back");
+    let again = ok(&compaction(&["compact", "--session", &file]));
+    for record in [&again["boundary"], &again["summary"]] {
+        assert!(
+            lines.iter().all(|l| l["uuid"] != record["uuid"]),
+            "{} is in the file already",
+            record["uuid"]
+        );
+    }
+    for name in ["first", "expanded"] {
+        let _ = std::fs::remove_file(path(name));
+    }
+}

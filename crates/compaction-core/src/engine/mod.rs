@@ -103,7 +103,9 @@ pub struct Engine {
     pub(crate) run: Option<Run>,
     /// The last request id handed out.
     pub(crate) requests: u64,
-    /// Finished compactions.
+    /// Finished compactions (a resumed session's counted from its file's,
+    /// [`Engine::follow_compactions`]): part of the seed of the uuids
+    /// derived for a compaction's records.
     pub(crate) compactions: u64,
     /// Sum of `preTokens − postTokens` over compactions (R7.9).
     pub(crate) cumulative_dropped: u64,
@@ -245,6 +247,15 @@ impl Engine {
         self.view
             .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
         Ok(())
+    }
+
+    /// Numbers the compactions to come after the `compactions` a resumed
+    /// session's file holds (its boundaries, [`Transcript::boundaries`](crate::transcript::Transcript::boundaries)):
+    /// the uuids derived for their records are then new to the file, even
+    /// when the view is one an earlier engine compacted from (after it
+    /// expanded that compaction).
+    pub fn follow_compactions(&mut self, compactions: u64) {
+        self.compactions = self.compactions.max(compactions);
     }
 
     /// Clears the results answering `tool_ids` as the host's client

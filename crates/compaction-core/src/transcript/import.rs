@@ -8,6 +8,7 @@ use crate::hash::{HashMap, HashSet};
 use std::borrow::Cow;
 
 use super::chain::NodeKind;
+use super::log::UuidMaker;
 use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
 use super::record::{
     classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, MessageLine, Record,
@@ -33,6 +34,8 @@ pub struct Importer {
     last_without_id: Option<(usize, Uuid)>,
     versions: Seen,
     sessions: Seen,
+    /// Follows every record's uuid, for [`Transcript::last_made_uuid`].
+    made: UuidMaker,
 }
 
 /// Values of one string field seen so far; the last one is checked first,
@@ -243,6 +246,12 @@ impl Importer {
 
     /// Adds a graph node; reports and refuses a uuid seen before.
     fn node(&mut self, line: u32, envelope: Envelope, kind: NodeKind, sidechain: bool) -> bool {
+        // The highest `m<n>` so far, as a resumed engine's maker reads it.
+        let before = self.made.next;
+        self.made.follow(envelope.uuid.as_str());
+        if self.made.next > before {
+            self.transcript.last_made_uuid = Some(envelope.uuid.clone());
+        }
         let graph = &mut self.transcript.graph;
         match graph.add(envelope.uuid, envelope.parent, line, kind, sidechain) {
             Ok(()) => true,

@@ -19,13 +19,16 @@ use crate::time::Timestamp;
 /// any the store holds already.
 #[derive(Debug, Default, Clone)]
 pub struct UuidMaker {
-    next: u64,
+    /// The last `n` made or followed (the importer reads it to find a
+    /// file's highest, [`Transcript::last_made_uuid`](super::Transcript::last_made_uuid)).
+    pub(super) next: u64,
 }
 
 impl UuidMaker {
     /// Makes the next uuids come after `uuid` when it is one of ours
     /// (`m<n>`): a resumed session's file holds the earlier ones, even those
-    /// no longer in the view.
+    /// no longer in the view (the file's highest is
+    /// [`Transcript::last_made_uuid`](super::Transcript::last_made_uuid)).
     pub fn follow(&mut self, uuid: &str) {
         if let Some(n) = uuid.strip_prefix('m').and_then(|n| n.parse::<u64>().ok()) {
             self.next = self.next.max(n);

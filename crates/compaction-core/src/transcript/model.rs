@@ -290,6 +290,12 @@ pub struct Transcript {
     pub versions: Vec<String>,
     /// Session ids seen, in order of first appearance.
     pub sessions: Vec<String>,
+    /// The record uuid of the highest `m<n>` (the uuids an engine makes,
+    /// [`UuidMaker`](super::log::UuidMaker)) anywhere in the file, on the
+    /// resumed view or not: an engine that resumes the file follows it
+    /// ([`UuidMaker::follow`](super::log::UuidMaker::follow)), so the uuids
+    /// it makes are new to the file.
+    pub last_made_uuid: Option<Uuid>,
     pub(crate) counts: Counts,
     pub(crate) graph: Graph,
     /// Each main-conversation `progress` record's line and

@@ -358,3 +358,4 @@ mod eras;
 mod expanded;
 mod problems;
 mod properties;
+mod resumed;

@@ -96,6 +96,16 @@ pub struct Session {
     /// The file's session id (the last one seen), or `null`.
     #[tsify(type = "string | null")]
     pub session_id: Option<String>,
+    /// The highest `m<n>` uuid of any record in the file (the uuids an
+    /// engine gives messages that come without one), or `null`: a resumed
+    /// engine makes uuids after it, so its records never repeat one the
+    /// file holds, even when the view no longer shows it.
+    #[tsify(type = "string | null")]
+    pub last_made_uuid: Option<String>,
+    /// The compactions the file holds (its `compact_boundary` records): a
+    /// resumed engine numbers its own after them, so the uuids it derives
+    /// for their records are new to the file too.
+    pub compactions: f64,
 }
 
 /// A message of a resumed session: as `engine.view()` gives messages, and

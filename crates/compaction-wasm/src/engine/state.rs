@@ -336,8 +336,15 @@ impl State {
             };
             result.at(&format!("session.messages[{i}]"))?;
         }
-        // New records continue the file's chain, with uuids it does not hold.
-        self.log.resumed([], session.leaf, session.session_id);
+        // New records continue the file's chain, with uuids it does not
+        // hold: after its highest `m<n>`, in the view or not, and derived
+        // from compactions numbered after the file's.
+        self.engine.follow_compactions(session.compactions);
+        self.log.resumed(
+            session.last_made_uuid.as_deref(),
+            session.leaf,
+            session.session_id,
+        );
         to_js(&dto::SessionLoad {
             report: session.report,
             boundary: session.boundary,

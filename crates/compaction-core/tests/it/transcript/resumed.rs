@@ -1,0 +1,284 @@
+//! Writing on after a resume (SPEC R11.2, issue 15): the importer reports
+//! the file's highest made uuid (`m<n>`, [`Transcript::last_made_uuid`])
+//! and its compactions; an engine and log that follow them, as the
+//! package's `loadSession` does, write records the file does not hold, so
+//! the file with them appended resumes to that engine's view — even when
+//! the view holds none of the uuids an earlier engine made, or is one an
+//! earlier engine compacted from.
+
+use crate::common::{files, split, Allow, Stage};
+use compaction_core::compact::{CompactOptions, Compacted, FileAnswer};
+use compaction_core::engine::{Answer, Engine, Preset};
+use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Uuid};
+use compaction_core::time::Timestamp;
+use compaction_core::transcript::log::SessionLog;
+use compaction_core::transcript::{import, ProblemKind, Transcript};
+use compaction_core::view::Source;
+use serde_json::json;
+
+/// An engine and the log its host writes, as the package's `Engine` holds
+/// them; messages come without uuids and get made ones.
+struct Host {
+    engine: Engine,
+    log: SessionLog,
+    /// The file it was resumed from.
+    earlier: Vec<u8>,
+}
+
+fn at() -> Timestamp {
+    Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+}
+
+/// Whether `uuid` is a made one (`m<n>`, `transcript::log::UuidMaker`).
+fn is_made(uuid: &str) -> bool {
+    uuid.strip_prefix('m').is_some_and(|n| n.parse::<u64>().is_ok())
+}
+
+impl Host {
+    fn new() -> Self {
+        Host {
+            engine: Engine::new(Preset::Seed.settings(200_000)).unwrap(),
+            log: SessionLog::new("s-resume".into()),
+            earlier: Vec::new(),
+        }
+    }
+
+    /// What `loadSession(readSession(file))` does: the resumed view, then
+    /// records that continue the file.
+    fn resumed(file: Vec<u8>) -> Self {
+        Host::resumed_with(file, true)
+    }
+
+    /// [`Host::resumed`], its compactions numbered after the file's or not.
+    fn resumed_with(file: Vec<u8>, follow_compactions: bool) -> Self {
+        let t = import(&file);
+        let mut host = Host::new();
+        for m in t.resume().messages {
+            if m.is_compact_summary {
+                host.engine.append_summary(m.message).unwrap();
+            } else {
+                host.engine.append(m.message).unwrap();
+            }
+        }
+        if follow_compactions {
+            host.engine.follow_compactions(t.boundaries.len() as u64);
+        }
+        let last = t.last_made_uuid.as_ref().map(Uuid::as_str);
+        host.log
+            .resumed(last, t.leaf().map(|u| u.0.clone()), t.sessions.last().cloned());
+        host.earlier = file;
+        host
+    }
+
+    /// Appends a message with a made uuid.
+    fn say(&mut self, role: Role, content: Content) -> Uuid {
+        let store = self.engine.store();
+        let uuid = self.log.uuids.make(|u| store.get(u).is_some());
+        self.engine
+            .append(Message::new(uuid.0.clone(), role, content))
+            .unwrap();
+        self.log.appended(uuid.clone());
+        uuid
+    }
+
+    /// A prompt, a tool call and its result, a reply.
+    fn turn(&mut self, n: usize) {
+        self.say(Role::User, Content::Text(format!("turn {n}: read f{n}.rs")));
+        let id = format!("toolu_{n}");
+        let call = Block::ToolUse {
+            id: id.clone(),
+            name: "Read".into(),
+            input: Json::from_value(&json!({"file_path": format!("f{n}.rs")})),
+            extra: Default::default(),
+        };
+        self.say(Role::Assistant, Content::Blocks(vec![call]));
+        let result = Block::ToolResult {
+            tool_use_id: id,
+            content: ToolResultContent::Text(format!("line {n}\n").repeat(300)),
+            is_error: None,
+            extra: Default::default(),
+        };
+        self.say(Role::User, Content::Blocks(vec![result]));
+        self.say(Role::Assistant, Content::Text(format!("f{n}.rs read")));
+    }
+
+    /// A manual compaction answered offline (one file re-attached), logged.
+    fn compact(&mut self) -> Box<Compacted> {
+        let e = &mut self.engine;
+        let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
+        let Stage::NeedsSummary { request } = p else {
+            panic!("{p:?}")
+        };
+        let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+        if let Stage::NeedsFiles { request } = &p {
+            let answers: Vec<_> = (request.paths.iter().take(1))
+                .map(|path| FileAnswer {
+                    path: path.clone(),
+                    content: Ok(format!("contents of {path}")),
+                })
+                .collect();
+            p = e.answer(request.id, files(&answers)).map(split).unwrap().1;
+        }
+        let Stage::Compacted { result } = p else {
+            panic!("{p:?}")
+        };
+        let attachments: Vec<Message> = (e.view().entries().iter())
+            .filter(|x| x.source == Source::Attachment)
+            .map(|x| (*x.message).clone())
+            .collect();
+        self.log.compacted(&result, &attachments, at());
+        result
+    }
+
+    /// The file it was resumed from, then its own records.
+    fn file(&self) -> Vec<u8> {
+        let mut out = self.earlier.clone();
+        for line in self.log.records(self.engine.store()) {
+            out.extend_from_slice(line.as_bytes());
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn view_uuids(&self) -> Vec<String> {
+        (self.engine.view().sent_messages())
+            .map(|m| m.uuid.0.clone())
+            .collect()
+    }
+
+    /// Imports its file: no problem, and the resume is its view.
+    fn resumes_to_its_view(&self, what: &str) -> Transcript {
+        let t = import(&self.file());
+        assert!(t.problems.is_empty(), "{what}: {:?}", t.problems);
+        let resumed: Vec<String> = t
+            .resume()
+            .messages
+            .iter()
+            .map(|m| m.message.uuid.0.clone())
+            .collect();
+        assert_eq!(resumed, self.view_uuids(), "{what}: the resume is not the view");
+        t
+    }
+}
+
+#[test]
+fn the_importer_reports_the_highest_made_uuid_of_any_record() {
+    let file = concat!(
+        r#"{"type":"user","uuid":"m3","parentUuid":null,"message":{"role":"user","content":"hi"}}"#,
+        "\n",
+        // Off the resumed view: a sidechain, a system record, a branch.
+        r#"{"type":"user","uuid":"m12","parentUuid":"m3","isSidechain":true,"message":{"role":"user","content":"sub"}}"#,
+        "\n",
+        r#"{"type":"system","subtype":"informational","uuid":"m11","parentUuid":"m3","content":"note"}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"m9","parentUuid":"m3","message":{"role":"assistant","content":[{"type":"text","text":"a branch"}]}}"#,
+        "\n",
+        // Not made uuids: no number, too large, another prefix.
+        r#"{"type":"assistant","uuid":"mx","parentUuid":"m3","message":{"role":"assistant","content":[{"type":"text","text":"x"}]}}"#,
+        "\n",
+        r#"{"type":"user","uuid":"m18446744073709551616","parentUuid":"mx","message":{"role":"user","content":"y"}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"u99","parentUuid":"m18446744073709551616","message":{"role":"assistant","content":[{"type":"text","text":"z"}]}}"#,
+        "\n",
+        // A copy of a record seen before changes nothing.
+        r#"{"type":"user","uuid":"m3","parentUuid":null,"message":{"role":"user","content":"hi"}}"#,
+        "\n",
+    );
+    let t = import(file.as_bytes());
+    assert_eq!(t.last_made_uuid.as_ref().map(Uuid::as_str), Some("m12"));
+    let resumed = t.resume();
+    let view: Vec<&str> = resumed.messages.iter().map(|m| m.message.uuid.as_str()).collect();
+    assert!(!view.contains(&"m12"), "{view:?}");
+    assert_eq!(
+        t.problems.iter().map(|p| p.kind).collect::<Vec<_>>(),
+        [ProblemKind::DuplicateUuid]
+    );
+    // The same in chunks of any size.
+    let mut importer = compaction_core::transcript::Importer::new();
+    for chunk in file.as_bytes().chunks(7) {
+        importer.feed(chunk);
+    }
+    assert_eq!(importer.finish().last_made_uuid, t.last_made_uuid);
+    // None made: none reported.
+    let other = file.replace("\"m", "\"u");
+    assert_eq!(import(other.as_bytes()).last_made_uuid, None);
+    assert_eq!(import(b"").last_made_uuid, None);
+}
+
+#[test]
+fn a_resumed_view_without_made_uuids_makes_uuids_after_the_files_highest() {
+    let mut first = Host::new();
+    first.turn(1);
+    first.turn(2);
+    first.compact();
+    assert_eq!(
+        first.resumes_to_its_view("first").last_made_uuid,
+        Some(Uuid::from("m8"))
+    );
+    // Compacted again at once: the summary and the re-attached file are
+    // all the view holds.
+    let mut second = Host::resumed(first.file());
+    second.compact();
+    let file = second.file();
+    let third = Host::resumed(file.clone());
+    assert!(
+        !third.view_uuids().iter().any(|u| is_made(u)),
+        "{:?}",
+        third.view_uuids()
+    );
+    assert_eq!(import(&file).last_made_uuid, Some(Uuid::from("m8")));
+    // A log that followed only the view would make `m1` again, which the
+    // file holds: the importer would drop what it writes.
+    let mut blind = SessionLog::new("s".into());
+    let t = import(&file);
+    blind.resumed(
+        third.view_uuids().iter().map(String::as_str),
+        t.leaf().map(|u| u.0.clone()),
+        None,
+    );
+    assert_eq!(blind.uuids.make(|_| false).as_str(), "m1");
+
+    let mut third = third;
+    third.turn(3);
+    assert_eq!(third.view_uuids()[2..], ["m9", "m10", "m11", "m12"]);
+    third.resumes_to_its_view("the third writes on");
+    let fourth = Host::resumed(third.file());
+    fourth.resumes_to_its_view("resumed again");
+    assert_eq!(fourth.view_uuids(), third.view_uuids());
+}
+
+#[test]
+fn a_resumed_engine_numbers_its_compactions_after_the_files() {
+    let mut first = Host::new();
+    first.turn(1);
+    first.turn(2);
+    first.compact();
+    // The second compacts its resumed view, then expands that: its view is
+    // the resumed one again, and the file holds that compaction. The third
+    // resumes the same view and compacts it too.
+    let second_then_third = |follow: bool| {
+        let mut second = Host::resumed_with(first.file(), follow);
+        let undone = second.compact();
+        second.engine.expand(&undone.summary.uuid).unwrap();
+        assert!(second.log.expanded(&undone.summary.uuid, at()).is_some());
+        second.resumes_to_its_view("expanded");
+        let mut third = Host::resumed_with(second.file(), follow);
+        assert_eq!(third.view_uuids(), second.view_uuids());
+        let redone = third.compact();
+        (undone, redone, third)
+    };
+    // Numbered from 0 in each engine, the third derives the second's
+    // uuids: the file drops its records as copies.
+    let (undone, redone, third) = second_then_third(false);
+    assert_eq!(redone.boundary.uuid, undone.boundary.uuid);
+    let kinds: Vec<ProblemKind> = import(&third.file()).problems.iter().map(|p| p.kind).collect();
+    assert!(kinds.contains(&ProblemKind::DuplicateUuid), "{kinds:?}");
+
+    let (undone, redone, mut third) = second_then_third(true);
+    assert_ne!(redone.boundary.uuid, undone.boundary.uuid);
+    assert_ne!(redone.summary.uuid, undone.summary.uuid);
+    third.turn(3);
+    let t = third.resumes_to_its_view("compacted again");
+    assert_eq!(t.boundaries.len(), 3);
+    Host::resumed(third.file()).resumes_to_its_view("resumed again");
+}
