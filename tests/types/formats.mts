@@ -49,6 +49,13 @@ const step = prepareStep<typeof tools>({
     },
     record: saved,
 });
+// As the README writes it: no type argument, the tools given to generateText.
+const plainStep = prepareStep({ settings: { window: 8_192, maxOutputTokens: 1_024 } });
+export async function plainAgent(): Promise<string> {
+    const result = await generateText({ model: "openai/gpt-5", tools, messages: toSend, prepareStep: plainStep, stopWhen: stepCountIs(20) });
+    const loop = new ToolLoopAgent({ model: "openai/gpt-5", tools, prepareStep: prepareStep() });
+    return result.text + (await loop.generate({ messages: history })).text + String(plainStep.engine?.count().tokens);
+}
 export async function agent(): Promise<string> {
     const result = await generateText({ model: "anthropic/claude-sonnet-4.5", tools, messages: toSend, prepareStep: step, stopWhen: stepCountIs(20) });
     const loop = new ToolLoopAgent({ model: "openai/gpt-5", tools, prepareStep: prepareStep<typeof tools>() });

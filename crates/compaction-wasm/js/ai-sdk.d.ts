@@ -52,8 +52,12 @@ export interface PrepareStepOptions {
     onDecision?: (decision: Decision) => void;
 }
 
-/** The step function, with the engine it keeps and the last record. */
-export type CompactingPrepareStep<TOOLS extends ToolSet = ToolSet> = PrepareStepFunction<TOOLS> & {
+/** The step function, with the engine it keeps and the last record. It
+ * only returns `{ messages }`, so it is a step function for any tool set:
+ * `prepareStep()` needs no type argument to go beside `tools` (`TOOLS` is
+ * the set it is checked against first; any other set is accepted too). */
+export type CompactingPrepareStep<TOOLS extends ToolSet = ToolSet> = {
+    <T extends ToolSet = TOOLS>(options: Parameters<PrepareStepFunction<T>>[0]): ReturnType<PrepareStepFunction<T>>;
     /** The one engine kept across steps (undefined before the first step). */
     readonly engine: FormatEngine<ModelMessage> | undefined;
     /** The last compaction's record, if any. */
