@@ -12,7 +12,8 @@ pub struct BreakerSettings {
     /// default 3).
     pub max_failures: u32,
     /// A refill counts when the line is reached again within fewer than this
-    /// many turns after a compaction, whatever started it (R10.2, seed 002:
+    /// many turns (model calls, as Claude Code's query loop counts them) after a
+    /// compaction, whatever started it (R10.2, seed 002:
     /// "after a compact"; default 3).
     pub refill_turns: usize,
     /// Refills in a row that open the breaker (R10.2; default 3).

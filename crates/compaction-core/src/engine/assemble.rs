@@ -181,7 +181,7 @@ impl Engine {
         };
         steps.push(step);
         steps.extend(thinking);
-        self.breakers.succeeded(self.turns_seen());
+        self.breakers.succeeded(self.calls_seen());
         (
             steps,
             Progress::Compacted {

@@ -112,6 +112,10 @@ pub struct Engine {
     pub(crate) breakers: Breakers,
     /// Real user prompts appended so far: the turn number.
     prompts: usize,
+    /// Model replies appended so far: the breakers' turns (R10.2), one per
+    /// model call as in Claude Code's query loop, so a long autonomous
+    /// run under one prompt is not taken for thrashing.
+    calls: usize,
     /// How far Tier 5 went in which turn (R8.1: each stage once per turn).
     reactive: Option<(usize, Reactive)>,
     /// Pinned messages (extension): never snipped, cleared or summarised
@@ -164,6 +168,7 @@ impl Engine {
             cumulative_dropped: 0,
             breakers: Breakers::new(settings_breakers),
             prompts: 0,
+            calls: 0,
             reactive: None,
             pinned: HashSet::default(),
             lineage: HashMap::default(),
@@ -290,6 +295,7 @@ impl Engine {
         }
         Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
         if stored.role == crate::message::Role::Assistant {
+            self.calls += 1;
             // A reply appended with no call since a result was reduced was
             // written against the original result (R13.1).
             if let Some(at) = self.unsent_reduction.take() {
@@ -395,7 +401,7 @@ impl Engine {
             && self.count().tokens > self.lines.compact
             && self.breakers.open().is_none()
         {
-            self.breakers.reached_line(self.prompts);
+            self.breakers.reached_line(self.calls);
             if self.breakers.open().is_none() {
                 let started = self.begin(Trigger::Auto, false, None);
                 let (more, progress) = tier4::relabel(started, Tier::Compact, self.count());
@@ -542,8 +548,8 @@ impl Engine {
             .collect()
     }
 
-    /// Real user prompts appended so far.
-    pub(crate) fn turns_seen(&self) -> usize {
-        self.prompts
+    /// Model replies appended so far: the breakers' turns (R10.2).
+    pub(crate) fn calls_seen(&self) -> usize {
+        self.calls
     }
 }

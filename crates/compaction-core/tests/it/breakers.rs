@@ -108,3 +108,44 @@ fn r10_1_reactive_failures_do_not_open_the_auto_failure_breaker() {
     assert_eq!(d.breaker, Some(Open::Failures));
     assert!(d.compaction.is_none());
 }
+
+/// One model call of an autonomous agent: a reply of `tokens` tokens that
+/// calls a tool, and the tool's short result.
+fn call(e: &mut Engine, i: usize, tokens: usize) {
+    let id = format!("toolu_{i}");
+    let reply = serde_json::json!({ "uuid": format!("a{i}"), "role": "assistant", "content": [
+        { "type": "text", "text": "w".repeat(tokens * 4) },
+        { "type": "tool_use", "id": id, "name": "Bash", "input": { "command": "ls" } },
+    ] });
+    let result = serde_json::json!({ "uuid": format!("r{i}"), "role": "user", "content": [
+        { "type": "tool_result", "tool_use_id": id, "content": "ok" },
+    ] });
+    e.append(serde_json::from_value::<Message>(reply).unwrap())
+        .unwrap();
+    e.append(serde_json::from_value::<Message>(result).unwrap())
+        .unwrap();
+}
+
+#[test]
+fn r10_2_turns_are_model_calls_so_one_long_prompt_compacts_as_often_as_it_fills() {
+    // One user prompt, then 120 tool calls: the context fills every dozen
+    // calls. Claude Code counts a refill "within 3 turns of the previous
+    // compact" in its query loop's turns, one per model call: compactions
+    // a dozen calls apart are no thrashing, however few the prompts.
+    let mut e = Engine::new(settings()).unwrap();
+    e.append(Message::user("p0", "run the migration")).unwrap();
+    let mut compactions = 0;
+    for i in 0..120 {
+        call(&mut e, i, 12_000);
+        let d = e.before_call(None);
+        assert_eq!(d.breaker, None, "call {i}, after {compactions} compaction(s)");
+        if d.compaction.is_some() {
+            assert!(
+                matches!(ended(&mut e, false), Progress::Compacted { .. }),
+                "call {i}"
+            );
+            compactions += 1;
+        }
+    }
+    assert!(compactions >= 5, "{compactions} compactions");
+}
