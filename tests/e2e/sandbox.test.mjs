@@ -75,6 +75,9 @@ test("every built-in scenario plays, with its steps, chart and context", async (
     assert.ok(events > 0, `${name}: no events`);
     assert.equal(await page.locator("#timeline .error").count(), 0, `${name}: an error is shown`);
     assert.ok((await page.locator(".chart path.series").getAttribute("d")).startsWith("M"), `${name}: no series`);
+    // The axis labels are plain text: the gauge's dark tick stroke once
+    // leaked onto them and drew every label twice, smeared.
+    assert.equal(await page.locator(".chart .tick text").first().evaluate((t) => getComputedStyle(t).stroke), "none", `${name}: axis label stroked`);
     assert.ok((await page.locator(".stack").count()) === 2, `${name}: no before/after`);
     // Opened on the last event where a tier fired.
     await shot(page, `scenario-${name}`);

@@ -59,7 +59,7 @@ pub struct Segment {
 
 /// Which view positions belong to a legal group holding a pinned message
 /// (extension): a collapse keeps those verbatim after its summary.
-pub fn pinned_positions(view: &View, pinned: &HashSet<Uuid>) -> Vec<bool> {
+pub fn pinned_positions(view: &View, pinned: &HashSet<String>) -> Vec<bool> {
     let mut marked = vec![false; view.len()];
     if pinned.is_empty() {
         return marked;
@@ -67,7 +67,7 @@ pub fn pinned_positions(view: &View, pinned: &HashSet<Uuid>) -> Vec<bool> {
     for group in view.segmentation().groups() {
         if view.entries()[group.clone()]
             .iter()
-            .any(|e| pinned.contains(&e.message.uuid))
+            .any(|e| pinned.contains(e.message.uuid.as_str()))
         {
             marked[group].iter_mut().for_each(|m| *m = true);
         }
@@ -84,7 +84,7 @@ pub fn pinned_positions(view: &View, pinned: &HashSet<Uuid>) -> Vec<bool> {
 pub fn segments(
     view: &View,
     settings: &CollapseSettings,
-    pinned: &HashSet<Uuid>,
+    pinned: &HashSet<String>,
     turn_of: impl Fn(&Uuid) -> usize,
 ) -> Vec<Segment> {
     let in_pinned = pinned_positions(view, pinned);

@@ -13,7 +13,7 @@ use crate::view::{Source, View};
 /// only the turn in progress, turns holding a pinned message (extension)
 /// and turns holding a summary or collapse (they stand for older history)
 /// are left. `None` when nothing was snipped.
-pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<Uuid>) -> Option<Step> {
+pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<String>) -> Option<Step> {
     let before = view.count(system_tokens);
     let mut removed: Vec<Uuid> = Vec::new();
     let mut turns = 0;
@@ -70,7 +70,7 @@ pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<Uui
 /// `excess`: never the last turn (in progress), none holding a pinned
 /// message, each bounded by legal cuts (a turn whose end is not a legal cut
 /// runs on to the next one that is).
-fn oldest_snippable_turns(view: &View, pinned: &HashSet<Uuid>, excess: u64) -> Vec<std::ops::Range<usize>> {
+fn oldest_snippable_turns(view: &View, pinned: &HashSet<String>, excess: u64) -> Vec<std::ops::Range<usize>> {
     let seg = view.segmentation();
     let starts = seg.turn_starts();
     let mut out = Vec::new();
@@ -94,7 +94,7 @@ fn oldest_snippable_turns(view: &View, pinned: &HashSet<Uuid>, excess: u64) -> V
         // snip deletes turns of messages, never those.
         let keeps = entries
             .iter()
-            .any(|e| pinned.contains(&e.message.uuid) || e.source != Source::Stored);
+            .any(|e| pinned.contains(e.message.uuid.as_str()) || e.source != Source::Stored);
         if seg.is_legal_cut(start) && !keeps {
             gained += entries.iter().map(|e| e.tokens).sum::<u64>();
             out.push(start..end);

@@ -13,7 +13,9 @@ use crate::message::{Message, Uuid};
 #[derive(Debug, Clone, Default)]
 pub struct Store {
     messages: Arc<Vec<Arc<Message>>>,
-    by_uuid: Arc<HashMap<Uuid, usize>>,
+    /// Keyed by the uuid's text (the engine's other string tables share
+    /// the type's code in the wasm module).
+    by_uuid: Arc<HashMap<String, usize>>,
 }
 
 impl Store {
@@ -30,13 +32,13 @@ impl Store {
 
     /// [`Store::append`] of a message shared with its caller.
     pub(crate) fn append_shared(&mut self, message: Arc<Message>) -> Result<Arc<Message>, Error> {
-        if self.by_uuid.contains_key(&message.uuid) {
+        if self.by_uuid.contains_key(message.uuid.as_str()) {
             return Err(Error::DuplicateUuid {
                 uuid: message.uuid.0.clone(),
             });
         }
         let at = self.messages.len();
-        Arc::make_mut(&mut self.by_uuid).insert(message.uuid.clone(), at);
+        Arc::make_mut(&mut self.by_uuid).insert(message.uuid.0.clone(), at);
         Arc::make_mut(&mut self.messages).push(Arc::clone(&message));
         Ok(message)
     }
@@ -50,6 +52,11 @@ impl Store {
 
     /// The message with this uuid.
     pub fn get(&self, uuid: &Uuid) -> Option<&Arc<Message>> {
+        self.get_text(uuid.as_str())
+    }
+
+    /// The message with this uuid, given as text.
+    pub(crate) fn get_text(&self, uuid: &str) -> Option<&Arc<Message>> {
         self.by_uuid.get(uuid).map(|&i| &self.messages[i])
     }
 

@@ -122,7 +122,7 @@ impl Engine {
             .filter(|g| {
                 self.view.entries()[g.clone()]
                     .iter()
-                    .any(|e| self.pinned.contains(&e.message.uuid))
+                    .any(|e| self.pinned.contains(e.message.uuid.as_str()))
             })
             .collect();
         for group in pinned_groups {

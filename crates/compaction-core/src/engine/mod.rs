@@ -119,13 +119,14 @@ pub struct Engine {
     /// How far Tier 5 went in which turn (R8.1: each stage once per turn).
     reactive: Option<(usize, Reactive)>,
     /// Pinned messages (extension): never snipped, cleared or summarised
-    /// away.
-    pub(crate) pinned: HashSet<Uuid>,
+    /// away. Uuid-keyed tables here and in the store are keyed by the text:
+    /// one hash-table type for strings in the wasm module, not two.
+    pub(crate) pinned: HashSet<String>,
     /// What each compaction and collapse replaced, by summary uuid, for
     /// `expand` (extension; R6.2's collapse store).
     pub(crate) lineage: HashMap<Uuid, Replaced>,
     /// Each message's turn number (1-based; 0 before the first prompt).
-    turn_of: Arc<HashMap<Uuid, usize>>,
+    turn_of: Arc<HashMap<String, usize>>,
     /// Tier 3's segment summaries waiting for answers.
     pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
     /// The precomputed summary, pending or ready (R9).
@@ -247,7 +248,7 @@ impl Engine {
     /// view knows it for a summary, so no tier treats it as an ordinary turn.
     pub fn append_summary(&mut self, message: Message) -> Result<(), Error> {
         let stored = self.store.append(message)?;
-        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
+        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.0.clone(), self.prompts);
         self.microcompact.observe(&stored, &self.settings.microcompact);
         self.view
             .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
@@ -293,7 +294,7 @@ impl Engine {
         if stored.is_user_prompt() {
             self.prompts += 1;
         }
-        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.clone(), self.prompts);
+        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.0.clone(), self.prompts);
         if stored.role == crate::message::Role::Assistant {
             self.calls += 1;
             // A reply appended with no call since a result was reduced was
@@ -538,7 +539,7 @@ impl Engine {
     fn protected_tool_ids(&self) -> HashSet<String> {
         self.pinned
             .iter()
-            .filter_map(|uuid| self.store.get(uuid))
+            .filter_map(|uuid| self.store.get_text(uuid))
             .flat_map(|m| {
                 m.tool_use_ids()
                     .chain(m.tool_result_ids())

@@ -17,18 +17,18 @@ impl Engine {
         if self.store.get(uuid).is_none() {
             return Err(Error::UnknownMessage { uuid: uuid.0.clone() });
         }
-        self.pinned.insert(uuid.clone());
+        self.pinned.insert(uuid.0.clone());
         Ok(())
     }
 
     /// Unpins a message; unknown or unpinned uuids change nothing.
     pub fn unpin(&mut self, uuid: &Uuid) {
-        self.pinned.remove(uuid);
+        self.pinned.remove(uuid.as_str());
     }
 
     /// Pinned uuids, sorted.
     pub fn pinned(&self) -> Vec<Uuid> {
-        let mut pins: Vec<Uuid> = self.pinned.iter().cloned().collect();
+        let mut pins: Vec<Uuid> = self.pinned.iter().map(|s| Uuid(s.clone())).collect();
         pins.sort();
         pins
     }
