@@ -12,7 +12,7 @@ pub struct BreakerSettings {
     /// default 3).
     pub max_failures: u32,
     /// A refill counts when the line is reached again within fewer than this
-    /// many turns (model calls, as Claude Code's query loop counts them) after a
+    /// many turns (model calls: R10.2's reading in the SPEC) after a
     /// compaction, whatever started it (R10.2, seed 002:
     /// "after a compact"; default 3).
     pub refill_turns: usize,

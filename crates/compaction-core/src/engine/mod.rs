@@ -112,9 +112,9 @@ pub struct Engine {
     pub(crate) breakers: Breakers,
     /// Real user prompts appended so far: the turn number.
     prompts: usize,
-    /// Model replies appended so far: the breakers' turns (R10.2), one per
-    /// model call as in Claude Code's query loop, so a long autonomous
-    /// run under one prompt is not taken for thrashing.
+    /// Model replies appended so far: the breakers' turns (R10.2, a
+    /// reading), one per model call, so a long autonomous run under one
+    /// prompt is not taken for thrashing.
     calls: usize,
     /// How far Tier 5 went in which turn (R8.1: each stage once per turn).
     reactive: Option<(usize, Reactive)>,

@@ -129,9 +129,8 @@ fn call(e: &mut Engine, i: usize, tokens: usize) {
 #[test]
 fn r10_2_turns_are_model_calls_so_one_long_prompt_compacts_as_often_as_it_fills() {
     // One user prompt, then 120 tool calls: the context fills every dozen
-    // calls. Claude Code counts a refill "within 3 turns of the previous
-    // compact" in its query loop's turns, one per model call: compactions
-    // a dozen calls apart are no thrashing, however few the prompts.
+    // calls. R10.2's turns are read as model calls (SPEC): compactions a
+    // dozen calls apart are no thrashing, however few the prompts.
     let mut e = Engine::new(settings()).unwrap();
     e.append(Message::user("p0", "run the migration")).unwrap();
     let mut compactions = 0;
