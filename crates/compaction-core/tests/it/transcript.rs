@@ -354,6 +354,46 @@ fn usage_is_the_largest_snapshot_of_a_response() {
     assert_eq!(uuids(&t), ["u", "a1", "r"]);
 }
 
+/// The time every hand-written record of these tests gets.
+fn at() -> compaction_core::time::Timestamp {
+    compaction_core::time::Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
+}
+
+/// A manual compaction answered offline (one file re-attached), written to
+/// `log` as the package's host writes it.
+fn compact_logged(
+    e: &mut compaction_core::engine::Engine,
+    log: &mut compaction_core::transcript::log::SessionLog,
+) -> Box<compaction_core::compact::Compacted> {
+    use crate::common::{files, split, Allow, Stage};
+    use compaction_core::compact::{CompactOptions, FileAnswer};
+    use compaction_core::engine::Answer;
+    use compaction_core::view::Source;
+    let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
+    let Stage::NeedsSummary { request } = p else {
+        panic!("{p:?}")
+    };
+    let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
+    if let Stage::NeedsFiles { request } = &p {
+        let answers: Vec<_> = (request.paths.iter().take(1))
+            .map(|path| FileAnswer {
+                path: path.clone(),
+                content: Ok(format!("contents of {path}")),
+            })
+            .collect();
+        p = e.answer(request.id, files(&answers)).map(split).unwrap().1;
+    }
+    let Stage::Compacted { result } = p else {
+        panic!("{p:?}")
+    };
+    let attachments: Vec<Message> = (e.view().entries().iter())
+        .filter(|x| x.source == Source::Attachment)
+        .map(|x| (*x.message).clone())
+        .collect();
+    log.compacted(&result, &attachments, at());
+    result
+}
+
 mod eras;
 mod expanded;
 mod problems;

@@ -3,16 +3,14 @@
 //! engine has after `expand` — at the expansion, after more messages, with
 //! compactions on either side of it, and nested.
 
-use crate::common::{files, split, Allow, Stage};
-use compaction_core::compact::{CompactOptions, Compacted};
-use compaction_core::engine::{Answer, Engine, Preset};
+use super::at;
+use compaction_core::compact::Compacted;
+use compaction_core::engine::{Engine, Preset};
 use compaction_core::groups::pairing_is_legal;
 use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Uuid};
-use compaction_core::time::Timestamp;
 use compaction_core::transcript::expand::EXPANDED_SUBTYPE;
 use compaction_core::transcript::log::SessionLog;
 use compaction_core::transcript::{import, ProblemKind, Resume};
-use compaction_core::view::Source;
 use serde_json::{json, Value};
 
 /// A live engine and the log its host writes.
@@ -20,10 +18,6 @@ struct Live {
     engine: Engine,
     log: SessionLog,
     n: usize,
-}
-
-fn at() -> Timestamp {
-    Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
 }
 
 impl Live {
@@ -72,30 +66,7 @@ impl Live {
 
     /// A manual compaction answered offline (one file re-attached), logged.
     fn compact(&mut self) -> Box<Compacted> {
-        let e = &mut self.engine;
-        let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
-        let Stage::NeedsSummary { request } = p else {
-            panic!("{p:?}")
-        };
-        let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
-        if let Stage::NeedsFiles { request } = &p {
-            let answers: Vec<_> = (request.paths.iter().take(1))
-                .map(|path| compaction_core::compact::FileAnswer {
-                    path: path.clone(),
-                    content: Ok(format!("contents of {path}")),
-                })
-                .collect();
-            p = e.answer(request.id, files(&answers)).map(split).unwrap().1;
-        }
-        let Stage::Compacted { result } = p else {
-            panic!("{p:?}")
-        };
-        let attachments: Vec<Message> = (e.view().entries().iter())
-            .filter(|x| x.source == Source::Attachment)
-            .map(|x| (*x.message).clone())
-            .collect();
-        self.log.compacted(&result, &attachments, at());
-        result
+        super::compact_logged(&mut self.engine, &mut self.log)
     }
 
     fn expand(&mut self, summary: &Uuid) -> Option<String> {

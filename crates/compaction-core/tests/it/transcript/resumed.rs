@@ -6,14 +6,12 @@
 //! the view holds none of the uuids an earlier engine made, or is one an
 //! earlier engine compacted from.
 
-use crate::common::{files, split, Allow, Stage};
-use compaction_core::compact::{CompactOptions, Compacted, FileAnswer};
-use compaction_core::engine::{Answer, Engine, Preset};
+use super::at;
+use compaction_core::compact::Compacted;
+use compaction_core::engine::{Engine, Preset};
 use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Uuid};
-use compaction_core::time::Timestamp;
 use compaction_core::transcript::log::SessionLog;
 use compaction_core::transcript::{import, ProblemKind, Transcript};
-use compaction_core::view::Source;
 use serde_json::json;
 
 /// An engine and the log its host writes, as the package's `Engine` holds
@@ -23,10 +21,6 @@ struct Host {
     log: SessionLog,
     /// The file it was resumed from.
     earlier: Vec<u8>,
-}
-
-fn at() -> Timestamp {
-    Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
 }
 
 /// Whether `uuid` is a made one (`m<n>`, `transcript::log::UuidMaker`).
@@ -104,30 +98,7 @@ impl Host {
 
     /// A manual compaction answered offline (one file re-attached), logged.
     fn compact(&mut self) -> Box<Compacted> {
-        let e = &mut self.engine;
-        let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
-        let Stage::NeedsSummary { request } = p else {
-            panic!("{p:?}")
-        };
-        let (_, mut p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
-        if let Stage::NeedsFiles { request } = &p {
-            let answers: Vec<_> = (request.paths.iter().take(1))
-                .map(|path| FileAnswer {
-                    path: path.clone(),
-                    content: Ok(format!("contents of {path}")),
-                })
-                .collect();
-            p = e.answer(request.id, files(&answers)).map(split).unwrap().1;
-        }
-        let Stage::Compacted { result } = p else {
-            panic!("{p:?}")
-        };
-        let attachments: Vec<Message> = (e.view().entries().iter())
-            .filter(|x| x.source == Source::Attachment)
-            .map(|x| (*x.message).clone())
-            .collect();
-        self.log.compacted(&result, &attachments, at());
-        result
+        super::compact_logged(&mut self.engine, &mut self.log)
     }
 
     /// The file it was resumed from, then its own records.
