@@ -1478,7 +1478,7 @@ export class Engine {
     /**
      * The API refused the call as too long (`isPromptTooLong(error)`):
      * the reactive tier (SPEC R8.1). First collapse overflow recovery, on
-     * the next refusal in the same turn an emergency compaction, after that
+     * the next refusal of the same call an emergency compaction, after that
      * `failed`. `tokens`: the prompt's real size when the error states it
      * (`promptTooLongTokens(error)`); the count is recalibrated to it.
      */

@@ -116,7 +116,8 @@ pub struct Engine {
     /// reading), one per model call, so a long autonomous run under one
     /// prompt is not taken for thrashing.
     calls: usize,
-    /// How far Tier 5 went in which turn (R8.1: each stage once per turn).
+    /// How far Tier 5 went in which episode (R8.1: each stage once per
+    /// episode), the episode numbered by `prompts + calls`.
     reactive: Option<(usize, Reactive)>,
     /// Pinned messages (extension): never snipped, cleared or summarised
     /// away. Uuid-keyed tables here and in the store are keyed by the text:

@@ -6,7 +6,8 @@ use super::Engine;
 use crate::compact::{Progress, Trigger};
 use crate::step::{Evidence, Owner, Step, Tier};
 
-/// Tier 5's stages within one turn (R8.1).
+/// Tier 5's stages within one episode (R8.1): the 413s of one call and its
+/// retries, until a reply or a new prompt is appended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Reactive {
     /// Collapse overflow recovery asked for segment summaries.
@@ -20,8 +21,9 @@ impl Engine {
     /// collapse overflow recovery: every segment Tier 3 could collapse is
     /// asked for whatever the line (the outcome's `requests`, with no
     /// compaction; answer them, then retry the call). When there is none, or on the next 413 of the same
-    /// turn, an emergency compaction through the manual/reactive compactor
-    /// (R7.5). A 413 after that in the same turn fails: the host must end
+    /// episode, an emergency compaction through the manual/reactive compactor
+    /// (R7.5). A 413 after that in the same episode (no reply
+    /// appended since) fails: the host must end
     /// the session with a clear error.
     pub fn prompt_too_long(&mut self) -> Outcome {
         self.reactive_stage()
@@ -52,7 +54,11 @@ impl Engine {
     }
 
     fn reactive_stage(&mut self) -> Outcome {
-        let turn = self.prompts;
+        // R8.1's "one episode per turn", read as R10.2's turn (a reading):
+        // an episode ends when the retried call gets through (its reply is
+        // appended) or a new prompt starts; a later 413 in the same
+        // autonomous run is a new episode, not the end of the session.
+        let turn = self.prompts + self.calls;
         let stage = self.reactive.filter(|(t, _)| *t == turn).map(|(_, s)| s);
         if stage == Some(Reactive::Compacted) {
             let reason = "another prompt-too-long in the same turn after the emergency compaction: the session cannot continue";

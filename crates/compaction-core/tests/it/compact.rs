@@ -495,6 +495,45 @@ fn r8_reactive_compacts_once_per_turn() {
 }
 
 #[test]
+fn r8_1_an_episode_ends_with_the_retried_calls_reply_not_with_the_users_prompt() {
+    // An agent's long run under one prompt: a 413, the emergency
+    // compaction, the retry gets through (its reply and tool result are
+    // appended), and a later call overflows again: a new episode, which
+    // compacts, not the end of the session.
+    let mut e = Engine::new(settings()).unwrap();
+    session(&mut e);
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    let (_, p) = e.answer(needs_summary(&p), Answer::Offline).map(split).unwrap();
+    if let Stage::NeedsFiles { request } = p {
+        e.answer(request.id, files(&[])).map(split).unwrap();
+    }
+    e.append(Message::new(
+        "after-1",
+        Role::Assistant,
+        Content::Blocks(vec![Block::ToolUse {
+            id: "toolu_after".into(),
+            name: "Bash".into(),
+            input: compaction_core::message::Json::from_value(&json!({"command": "ls"})),
+            extra: Default::default(),
+        }]),
+    ))
+    .unwrap();
+    e.append(Message::new(
+        "after-2",
+        Role::User,
+        Content::Blocks(vec![Block::ToolResult {
+            tool_use_id: "toolu_after".into(),
+            content: ToolResultContent::Text("a.rs".into()),
+            is_error: None,
+            extra: Default::default(),
+        }]),
+    ))
+    .unwrap();
+    let (_, p) = split(e.prompt_too_long().allowed(&mut e));
+    assert!(matches!(p, Stage::NeedsSummary { .. }), "{p:?}");
+}
+
+#[test]
 fn r7_7_newer_client_preset_restores_paths_only() {
     let mut e = Engine::new(Preset::NewerClient.settings(200_000)).unwrap();
     session(&mut e);
