@@ -84,7 +84,11 @@ const input: ResponseInputItem[] = [
 responses.load(input);
 export async function openai(): Promise<number> {
     const a = await client.chat.completions.create({ model: "gpt-5", messages: chat.messages() });
-    const b = await client.responses.create({ model: "gpt-5", input: responses.messages() });
+    const b = await client.responses.create({ model: "gpt-5", input: responses.messages(), store: false, include: ["reasoning.encrypted_content"] });
+    // A response's output goes back in as it is (the README's loop): its
+    // reasoning items, function calls and messages are input items too.
+    responses.load(b.output);
+    for (const item of b.output) if (item.type === "function_call") responses.append(item);
     const dryChat: Decision = planChat(undefined, messages);
     const dryResponses: Decision = planResponses({ window: 400_000 }, input);
     // The summariser on the same server: the request's messages in Chat

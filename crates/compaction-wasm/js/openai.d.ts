@@ -1,6 +1,6 @@
 // Types of context-compaction/openai, written against the `openai` SDK's own.
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { ResponseInputItem } from "openai/resources/responses/responses";
+import type { ResponseInputItem, ResponseOutputItem } from "openai/resources/responses/responses";
 import type { Decision, EngineSettings, FormatEngine, PresetName } from "./formats.js";
 
 /** Settings of an engine over OpenAI shapes (the format is fixed). */
@@ -9,8 +9,19 @@ export type OpenAISettings = Omit<EngineSettings, "format"> | PresetName;
 /** A new engine whose history is Chat Completions messages. */
 export declare function chatEngine(settings?: OpenAISettings): FormatEngine<ChatCompletionMessageParam>;
 
+/** An engine whose history is Responses input items, where a response's
+ * `output` items go in as they are (`load(response.output)`): the API takes
+ * them back as input, and the SDK types them apart (`ResponseOutputItem`). */
+export interface ResponsesEngine extends Omit<FormatEngine<ResponseInputItem>, "append" | "load"> {
+    /** Appends one item; returns the engine's uuid for it. */
+    append(item: ResponseInputItem | ResponseOutputItem): string;
+    /** Appends items (all or nothing), a response's whole `output` at once;
+     * returns how many view messages it made. */
+    load(items: readonly (ResponseInputItem | ResponseOutputItem)[]): number;
+}
+
 /** A new engine whose history is Responses input items. */
-export declare function responsesEngine(settings?: OpenAISettings): FormatEngine<ResponseInputItem>;
+export declare function responsesEngine(settings?: OpenAISettings): ResponsesEngine;
 
 /** The stateless dry run over Chat Completions messages. */
 export declare function planChat(
