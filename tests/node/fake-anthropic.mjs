@@ -6,13 +6,21 @@
 // ("prompt is too long: N tokens > M maximum"), `context_management`
 // without its beta header, `compaction` (an on-demand compaction request)
 // together with `context_management` or without its beta, and a
-// tool_result that does not answer a tool_use in the message before it.
+// tool_result that does not answer a tool_use in the message before it,
+// and signed thinking (SPEC R13.1): when a request enables `thinking`, each
+// reply starts with a thinking block signed over what came before it (the
+// system prompt, the tools, the messages, the earlier blocks of its own
+// message); a later request, summary requests included, that sends it back
+// after any of that changed is refused ("Invalid `signature` in `thinking`
+// block"), unless it carries `prefix_mismatch_behavior: "drop_block"`.
 // It is not a test file: node --test runs only `*.test.mjs` here.
 
 /** Beta header `context_management` needs. */
 export const BETA_CONTEXT_MANAGEMENT = "context-management-2025-06-27";
 /** Beta header of an on-demand compaction request (`compaction: {type: "summarize"}`). */
 export const BETA_COMPACT_ON_DEMAND = "compact-2026-09-04";
+
+import { createHash } from "node:crypto";
 
 const CJK = /[\u3040-\u30ff\u4e00-\u9fff]/g;
 
@@ -41,6 +49,44 @@ function brokenPairs(messages) {
   return broken;
 }
 
+/** JSON with sorted keys and no nulls: the signed prefix as data, whatever the key order. */
+function canonical(value) {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .filter((k) => value[k] !== null && value[k] !== undefined)
+      .map((k) => [k, canonical(value[k])]),
+  );
+}
+
+/** The signature the model gives a thinking block after `messages` and, in its own message, `blocks`. */
+function signature(body, messages, blocks, thinking) {
+  const prefix = { system: body.system ?? null, tools: body.tools ?? null, messages, blocks, thinking };
+  return createHash("sha256").update(JSON.stringify(canonical(prefix))).digest("base64");
+}
+
+/** Where the API starts reading `messages`: the latest compaction block's message (R13.2), or 0. */
+function readFrom(messages) {
+  return Math.max(0, messages.findLastIndex((m) => Array.isArray(m.content) && m.content.some((b) => b.type === "compaction")));
+}
+
+/** The first thinking block of `body` not signed over its prefix, as the API's error says it, or null. */
+function staleThinking(body) {
+  const from = readFrom(body.messages);
+  for (const [i, m] of body.messages.entries()) {
+    if (i < from || !Array.isArray(m.content)) continue;
+    for (const [j, b] of m.content.entries()) {
+      if (b.type !== "thinking") continue;
+      if (b.signature !== signature(body, body.messages.slice(from, i), m.content.slice(0, j), b.thinking)) {
+        return `messages.${i}.content.${j}: Invalid \`signature\` in \`thinking\` block`;
+      }
+    }
+  }
+  return null;
+}
+
 /**
  * `fakeApi({ window, reply, summary, isSummary, count })`: `reply(body, i)`
  * gives the i-th model reply's content blocks, `summary(body)` the text of
@@ -60,6 +106,8 @@ export function fakeApi({ window = 200_000, reply, summary, isSummary, count = a
     betas: new Set(),
     pairsBroken: 0,
     lastTokens: 0,
+    thinkingChecked: 0,
+    thinkingInSummaries: 0,
   };
   let main = 0;
   const fetch = async (_url, init) => {
@@ -87,6 +135,13 @@ export function fakeApi({ window = 200_000, reply, summary, isSummary, count = a
     }
     if (body.compaction && !betas.has(BETA_COMPACT_ON_DEMAND)) {
       return refuse("beta", `compaction: requires the anthropic-beta header ${BETA_COMPACT_ON_DEMAND}`);
+    }
+    const kept = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === "thinking") : []));
+    if (kept.length && body.thinking?.block_binding?.prefix_mismatch_behavior !== "drop_block") {
+      const stale = staleThinking(body);
+      if (stale) return refuse("thinking", stale);
+      log.thinkingChecked += kept.length;
+      if (isSummary(body)) log.thinkingInSummaries += kept.length;
     }
     const tokens = count(body);
     if (tokens > window) return refuse("tooLong", `prompt is too long: ${tokens} tokens > ${window} maximum`);
@@ -131,7 +186,11 @@ export function fakeApi({ window = 200_000, reply, summary, isSummary, count = a
     }
     log.calls += 1;
     log.lastTokens = tokens;
-    const content = reply(body, main++);
+    let content = reply(body, main++);
+    if (body.thinking?.type === "enabled" || body.thinking?.type === "adaptive") {
+      const thinking = `Thinking before reply ${main}.`;
+      content = [{ type: "thinking", thinking, signature: signature(body, body.messages.slice(readFrom(body.messages)), [], thinking) }, ...content];
+    }
     return message(content, content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
   };
   return { fetch, log };

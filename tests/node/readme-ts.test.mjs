@@ -4,7 +4,9 @@
 // `.d.ts`, with no cast, then executed by node with the SDK's transport
 // (`fetch`) replaced by the stand-in Messages API of ./fake-anthropic.mjs.
 // The stand-in refuses one call with the API's real-shaped HTTP 400
-// "prompt is too long", so the loop's reactive path runs too.
+// "prompt is too long", so the loop's reactive path runs too, and checks
+// each signed thinking block sent back (summary calls included) against the
+// system prompt, tools and messages it was signed over (SPEC R13.1).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -116,6 +118,10 @@ test("the README's TypeScript loop compiles strict against SDK 1.14 with no cast
     assert.ok(log.summaries >= 1, "the reactive tier's summary went through the SDK");
     assert.equal(log.calls, 4, "two calls a prompt");
     assert.equal(log.pairsBroken, 0);
+    // Extended thinking: the signed blocks went back, to the calls and to
+    // the summary call, over the prefix they were signed over.
+    assert.ok(log.thinkingChecked > 0, "the loop sent signed thinking back");
+    assert.ok(log.thinkingInSummaries > 0, "the summary request held signed thinking, checked against its system and tools");
     assert.ok(!log.betas.has(BETA_CONTEXT_MANAGEMENT) || log.sawEdits > 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });

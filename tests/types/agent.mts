@@ -88,6 +88,23 @@ async function turn(): Promise<void> {
   });
 }
 
+// A streamed reply (the README: "Streaming changes nothing"): the stream's
+// final message goes into `append` as it is, thinking merged with the
+// decision's, and so does a message built from `create({ stream: true })`'s events.
+async function streamedTurn(decision: Decision): Promise<void> {
+  const stream = client.beta.messages.stream({
+    model: "claude-sonnet-4-6",
+    max_tokens: 16_000,
+    thinking: { type: "enabled", budget_tokens: 4_000, ...decision.thinking },
+    messages: engine.messages(),
+    context_management: decision.contextManagement ?? undefined,
+    betas: decision.betas,
+  });
+  engine.append(await stream.finalMessage());
+  const events = await client.beta.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1_024, messages: engine.messages(), stream: true });
+  for await (const event of events) if (event.type === "message_start") engine.append(event.message);
+}
+
 function onPromptTooLong(): Outcome {
   const outcome = engine.promptTooLong();
   const first: Request | undefined = outcome.requests[0];
