@@ -144,6 +144,9 @@ pub struct View {
     /// The first position whose prefix, as the client sends it, changed
     /// since [`View::take_rewrite`] was last called (R13.1).
     rewritten_from: Option<usize>,
+    /// The same for budget reductions kept under a reply that read the
+    /// results whole: taken back when a later signed reply undoes them.
+    reduced_from: Option<usize>,
 }
 
 impl View {
@@ -206,10 +209,25 @@ impl View {
         self.rewritten_from = Some(self.rewritten_from.map_or(from, |f| f.min(from)));
     }
 
+    /// [`View::note_rewrite`] for a budget reduction kept under a reply
+    /// that read the original result (R13.1).
+    pub(crate) fn note_reduction_rewrite(&mut self, from: usize) {
+        self.reduced_from = Some(self.reduced_from.map_or(from, |f| f.min(from)));
+    }
+
+    /// Forgets the rewrites of kept budget reductions: they were undone.
+    pub(crate) fn forget_reduction_rewrite(&mut self) {
+        self.reduced_from = None;
+    }
+
     /// The first position whose prefix changed since the last call, and
     /// forgets it.
     pub(crate) fn take_rewrite(&mut self) -> Option<usize> {
-        self.rewritten_from.take()
+        let reduced = self.reduced_from.take();
+        match (self.rewritten_from.take(), reduced) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Appends an entry (O(1) amortised).

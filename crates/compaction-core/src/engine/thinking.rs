@@ -38,16 +38,20 @@ impl Engine {
     /// A reply appended with no call since results from view position `at`
     /// on were reduced was written against the original results (R13.1).
     /// Under `strip`, when the reply holds signed thinking, the reductions
-    /// are undone: the model read those results whole, budget reduction is
-    /// for results it has not read yet, and undoing keeps the reply's
-    /// block valid (an open tool loop's block must stay). Otherwise the
-    /// reduction is a rewrite like any other.
+    /// are undone (those kept under earlier replies without thinking too):
+    /// the model read those results whole, budget reduction is for results
+    /// it has not read yet, and undoing keeps the reply's block valid (an
+    /// open tool loop's block must stay). Otherwise the reduction is a
+    /// rewrite like any other.
     pub(crate) fn reply_over_reduction(&mut self, at: usize, reply: &Message) {
         let signed = reply.content.blocks().iter().any(is_signed_thinking);
         if self.settings.api.thinking != ThinkingMode::Strip || !signed {
-            self.view.note_rewrite(at);
+            self.view.note_reduction_rewrite(at);
             return;
         }
+        // Every reduction since the last call is undone, those kept under
+        // earlier replies too: the rewrites they noted go with them.
+        self.view.forget_reduction_rewrite();
         let mut undone = Vec::new();
         self.pending.retain(|s| {
             let reduced = s.rule == "R2.2";

@@ -404,3 +404,45 @@ fn r13_1_an_open_tool_loop_keeps_its_thinking_through_every_tier() {
         assert_eq!(open_loop_unsigned(&request), None, "{window}: after 413");
     }
 }
+
+/// A loaded history (a resumed Claude Code session) whose replies do not
+/// all think: a large result read by a reply without thinking, another read
+/// by a reply with signed thinking that opens a tool loop. The signed reply
+/// read both results whole, so both reductions are undone, and nothing
+/// before its block changed: the request keeps it (an open loop's block
+/// must stay: the API refuses the loop without it). Before the fix the
+/// first reduction's rewrite outlived its undoing, and the open loop's
+/// block was dropped over an unchanged prefix.
+#[test]
+fn r13_1_reductions_undone_under_a_signed_reply_leave_no_rewrite_behind() {
+    let call = |n: usize| Block::ToolUse {
+        id: format!("toolu_{n:04}"),
+        name: "Bash".into(),
+        input: Json::from_value(&serde_json::json!({"command": "ls"})),
+        extra: Extra::new(),
+    };
+    let unsigned = |n: usize| Message::new(format!("c{n}"), Role::Assistant, Content::Blocks(vec![call(n)]));
+    let mut history = vec![Message::user("p0", "go")];
+    history.push(unsigned(0));
+    history.push(tool_result(0, 5_000));
+    history.push(unsigned(1));
+    history.push(tool_result(1, 5_000));
+    let r = reply("c2".into(), &history, call(2), 0);
+    history.push(r);
+    history.push(tool_result(2, 10));
+    assert!(failing(&history).is_empty(), "the model's own history passes");
+    let mut engine = Engine::new(Preset::Seed.settings(200_000)).unwrap();
+    for m in history.clone() {
+        engine.append(m).unwrap();
+    }
+    let d = engine.before_call(None);
+    let request: Vec<Message> = engine.view().sent_messages().cloned().collect();
+    assert_eq!(request, history, "nothing to rewrite: {:?}", d.steps);
+    assert!(failing(&request).is_empty());
+    assert_eq!(open_loop_unsigned(&request), None);
+    assert!(
+        !d.steps.iter().any(|s| s.rule == "R13.1" || s.rule == "R2.2"),
+        "{:?}",
+        d.steps
+    );
+}
