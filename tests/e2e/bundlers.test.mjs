@@ -5,7 +5,9 @@
 // with no console error and a working engine; the default entry bundled by
 // esbuild fails with an error that names the fix; and a worker run by
 // workerd (the `workerd` npm package's binary) with `initSync({ module })`.
-// `context-compaction/formats/web` goes through the same two bundlers.
+// `context-compaction/formats/web` goes through the same two bundlers;
+// `context-compaction/session/web` through esbuild, on a page in another
+// folder than its bundle.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
@@ -29,14 +31,22 @@ before(async () => {
   mkdirSync(out, { recursive: true });
   run("esbuild", ["bundlers/esbuild/main.js", "--bundle", "--format=iife", "--loader:.wasm=file", `--outdir=${out}/esbuild`]);
   run("esbuild", ["bundlers/esbuild/formats.js", "--bundle", "--format=iife", "--loader:.wasm=file", `--outdir=${out}/esbuild`]);
+  // A docs site's layout: the bundle in assets/, the page in docs/, so the
+  // .wasm URLs come from --public-path (the file loader's default is relative
+  // to the page, which would fetch /esbuild-site/<hash>.wasm and fail).
+  run("esbuild", ["bundlers/esbuild/session.js", "--bundle", "--format=iife", "--loader:.wasm=file", "--public-path=/esbuild-site/assets/", `--outdir=${out}/esbuild-site/assets`]);
+  mkdirSync(join(out, "esbuild-site/docs"), { recursive: true });
+  writeFileSync(join(out, "esbuild-site/docs/session.html"), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script src="../assets/session.js"></script>`);
   run("esbuild", ["bundlers/esbuild/trap.js", "--bundle", "--format=esm", `--outfile=${out}/esbuild/trap.js`]);
-  for (const [name, script] of [["index.html", "main.js"], ["formats.html", "formats.js"], ["trap.html", "trap.js"]]) {
-    const type = script === "trap.js" ? ' type="module"' : "";
+  run("esbuild", ["bundlers/esbuild/session-trap.js", "--bundle", "--format=esm", `--outfile=${out}/esbuild/session-trap.js`]);
+  const pages = [["index.html", "main.js"], ["formats.html", "formats.js"], ["trap.html", "trap.js"], ["session-trap.html", "session-trap.js"]];
+  for (const [name, script] of pages) {
+    const type = script.endsWith("trap.js") ? ' type="module"' : "";
     writeFileSync(join(out, "esbuild", name), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script${type} src="./${script}"></script>`);
   }
   run("vite", ["build", "bundlers/vite", "--base", "./", "--outDir", `${out}/vite`, "--emptyOutDir", "--logLevel", "warn"]);
   run("vite", ["build", "bundlers/vite-formats", "--base", "./", "--outDir", `${out}/vite-formats`, "--emptyOutDir", "--logLevel", "warn"]);
-  server = await serve({ "/esbuild/": join(out, "esbuild"), "/vite/": join(out, "vite"), "/vite-formats/": join(out, "vite-formats") });
+  server = await serve({ "/esbuild-site/": join(out, "esbuild-site"), "/esbuild/": join(out, "esbuild"), "/vite/": join(out, "vite"), "/vite-formats/": join(out, "vite-formats") });
   browser = await launch();
 });
 
@@ -67,6 +77,13 @@ function assertWorkingEngine(results) {
 test("esbuild: context-compaction/web in an IIFE bundle, the .wasm by the file loader", async () => {
   const { results, errors } = await load("/esbuild/index.html");
   assertWorkingEngine(results);
+  assert.deepEqual(errors, []);
+});
+
+test("esbuild: context-compaction/session/web beside /web in an IIFE, the page in another folder than the bundle", async () => {
+  const { results, errors } = await load("/esbuild-site/docs/session.html");
+  assert.equal(results?.failed, undefined, results?.failed);
+  assert.deepEqual(results, { messages: 2, appended: 2, roles: ["user", "assistant"] });
   assert.deepEqual(errors, []);
 });
 
@@ -104,6 +121,12 @@ test("esbuild with the default entry: the .wasm is not copied, and the error say
   const { results, errors } = await load("/esbuild/trap.html");
   assert.equal(results, undefined);
   assert.ok(errors.some((e) => e.includes('import from "context-compaction/web"')), errors.join("\n"));
+});
+
+test("esbuild with context-compaction/session: the .wasm is not copied, and the error says to use /session/web", async () => {
+  const { results, errors } = await load("/esbuild/session-trap.html");
+  assert.equal(results, undefined);
+  assert.ok(errors.some((e) => e.includes('import from "context-compaction/session/web"')), errors.join("\n"));
 });
 
 /** A free port on 127.0.0.1. */

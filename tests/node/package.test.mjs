@@ -170,11 +170,12 @@ test("package.json: the engine, the provider formats and session files as module
   assert.equal(manifest.exports["./compaction_wasm_bg.wasm"], "./compaction_wasm_bg.wasm");
   assert.match(manifest.repository.url, /github\.com/);
   assert.deepEqual(manifest.exports["./formats/web"], { types: "./formats-web.d.ts", default: "./formats-web.js" });
-  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs", "formats.d.ts", "formats-web.js", "formats-web.d.ts"]) {
+  for (const file of ["LICENSE-MIT", "LICENSE-APACHE", "SPEC.md", "web.js", "web.d.ts", "require.cjs", "formats.d.ts", "formats-web.js", "formats-web.d.ts", "session-web.js", "session-web.d.ts"]) {
     assert.ok(manifest.files.includes(file), file);
     assert.ok(readFileSync(join(packageDir, file), "utf8").length > 0, file);
   }
   assert.deepEqual(Object.keys(manifest.exports["./session"]), ["types", "node", "default"]);
+  assert.deepEqual(manifest.exports["./session/web"], { types: "./session-web.d.ts", default: "./session-web.js" });
   assert.deepEqual(manifest.exports["./formats"], {
     types: "./formats.d.ts",
     node: "./formats-node.js",
@@ -193,6 +194,7 @@ test("package.json: the engine, the provider formats and session files as module
     ["formats-web.js", ...formats],
     ["session-node.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
     ["session-browser.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
+    ["session-web.js", "compaction_session_bg", ["compaction_wasm", "compaction_formats"]],
   ]) {
     const source = readFileSync(join(packageDir, entry), "utf8");
     assert.match(source, new RegExp(`${wasm}\\.wasm`), entry);
@@ -208,8 +210,8 @@ test("package.json: the engine, the provider formats and session files as module
   }
 });
 
-test("web.js and formats-web.js have no top-level await; require() of the package works or says to use import", () => {
-  for (const entry of ["web.js", "formats-web.js"]) {
+test("web.js, formats-web.js and session-web.js have no top-level await; require() of the package works or says to use import", () => {
+  for (const entry of ["web.js", "formats-web.js", "session-web.js"]) {
     const web = readFileSync(join(packageDir, entry), "utf8");
     const code = web.replace(/\/\/.*$/gm, "").replace(/async function[\s\S]*?\n\}/g, "");
     assert.doesNotMatch(code, /\bawait\b/, entry);

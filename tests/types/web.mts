@@ -25,3 +25,17 @@ async function start(): Promise<Decision> {
   }
 }
 console.log(start);
+
+// `context-compaction/session/web`: the same two ways in, then the session API.
+import initSession, * as sessionWeb from "context-compaction/session/web";
+import type { Session } from "context-compaction/session/web";
+
+async function readFile(text: string): Promise<Session> {
+  await initSession(wasmUrl);
+  sessionWeb.initSync({ module: compiled });
+  const importer = new sessionWeb.SessionImporter();
+  importer.feed(text);
+  const fed: Session = importer.finish();
+  return fed.report.records > 0 ? fed : sessionWeb.readSession(text);
+}
+console.log(readFile);

@@ -141,3 +141,21 @@ export function guard(Class, name) {
     Object.defineProperty(proto, Symbol.dispose, { value: safeFree, writable: true, configurable: true });
   }
 }
+
+/** The `init` and `initSync` of a `/web` entry (no top-level await) over
+ * wasm-bindgen's: `init(input)` takes the .wasm's URL, a `Response`, its
+ * bytes or a compiled module (or `{ module_or_path }`), by default
+ * `defaultUrl()` (the entry keeps its own `new URL("./…_bg.wasm",
+ * import.meta.url)`, which bundlers rewrite to the asset); `initSync` takes
+ * bytes or a compiled module (or `{ module }`). */
+export function loaders(wbgInit, wbgInitSync, defaultUrl) {
+  async function init(input) {
+    const given = input !== null && typeof input === "object" && "module_or_path" in input;
+    return wbgInit({ module_or_path: given ? input.module_or_path : (input ?? defaultUrl()) });
+  }
+  function initSync(input) {
+    const given = input !== null && typeof input === "object" && "module" in input;
+    return wbgInitSync(given ? input : { module: input });
+  }
+  return { init, initSync };
+}

@@ -8,6 +8,15 @@ import { guard } from "./guard.js";
 
 guard(Guarded, "SessionImporter");
 
-await init({ module_or_path: new URL("./compaction_session_bg.wasm", import.meta.url) });
+const url = new URL("./compaction_session_bg.wasm", import.meta.url);
+try {
+  await init({ module_or_path: url });
+} catch (e) {
+  throw new Error(
+    `context-compaction/session: could not load ${url} (${e?.message ?? e}). With a bundler that does not copy the .wasm ` +
+      `(esbuild), import from "context-compaction/session/web" and call init(wasmUrl) or initSync({ module }) first.`,
+    { cause: e },
+  );
+}
 
 export { readSession, SessionImporter } from "./compaction_session.js";

@@ -6,21 +6,13 @@
 // Workers: `import wasm from "context-compaction/compaction_wasm_bg.wasm"`).
 import wbgInit, { initSync as wbgInitSync } from "./compaction_wasm.js";
 import { Engine as Guarded } from "./compaction_wasm.js";
-import { guard } from "./guard.js";
+import { guard, loaders } from "./guard.js";
 
 guard(Guarded, "Engine");
 
 export * from "./compaction_wasm.js";
 
-export default async function init(input) {
-  const given = input !== null && typeof input === "object" && "module_or_path" in input;
-  const module_or_path = given ? input.module_or_path : (input ?? new URL("./compaction_wasm_bg.wasm", import.meta.url));
-  return wbgInit({ module_or_path });
-}
+const { init, initSync } = loaders(wbgInit, wbgInitSync, () => new URL("./compaction_wasm_bg.wasm", import.meta.url));
 
-export { init };
-
-export function initSync(input) {
-  const given = input !== null && typeof input === "object" && "module" in input;
-  return wbgInitSync(given ? input : { module: input });
-}
+export default init;
+export { init, initSync };
