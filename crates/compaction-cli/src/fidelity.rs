@@ -299,16 +299,16 @@ fn table(
     }
     let _ = writeln!(out);
     let line = |out: &mut String, name: &str, t: &Totals| {
-        // Per mille, rounded to nearest.
-        let pct = (t.hits * 1000 + t.auto / 2).checked_div(t.auto).unwrap_or(0);
+        // Per mille, rounded to nearest; none without an automatic boundary.
+        let pct = (t.hits * 1000 + t.auto / 2)
+            .checked_div(t.auto)
+            .map_or("-".to_owned(), |p| format!("{}.{} %", p / 10, p % 10));
         let figure = |e: Option<u64>| e.map_or("-".to_owned(), |e| e.to_string());
         let _ = writeln!(
             out,
-            "{name:15} hits {}/{} ({}.{} %), misses {}, false positives {}, |token error| median {}, p90 {}; the file lacks records at {} ({} hit); complete {}/{} hit, |token error| median {}, p90 {}",
+            "{name:15} hits {}/{} ({pct}), misses {}, false positives {}, |token error| median {}, p90 {}; the file lacks records at {} ({} hit); complete {}/{} hit, |token error| median {}, p90 {}",
             t.hits,
             t.auto,
-            pct / 10,
-            pct % 10,
             t.misses,
             t.false_positives,
             figure(t.abs_error_median),

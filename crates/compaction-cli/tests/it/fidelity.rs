@@ -214,3 +214,33 @@ fn fidelity_lists_boundaries_where_the_file_lacks_records_with_the_evidence() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A folder whose sessions never compacted automatically (a short session,
+/// a manual `/compact`): nothing to score, so no percentage either — the
+/// table said "hits 0/0 (0.0 %)", as if every boundary had been missed.
+#[test]
+fn fidelity_with_no_automatic_boundary_prints_no_percentage() {
+    let dir = std::env::temp_dir().join(format!("compaction-fidelity-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let record = |uuid: &str, parent: Option<&str>, role: &str, text: &str| {
+        serde_json::json!({
+            "type": role, "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
+            "timestamp": "2026-11-30T10:00:00Z", "version": "2.1.72",
+            "message": {"role": role, "content": text},
+        })
+        .to_string()
+    };
+    let file = [
+        record("u1", None, "user", "hi"),
+        record("a1", Some("u1"), "assistant", "hello"),
+    ]
+    .join("\n");
+    std::fs::write(dir.join("short.jsonl"), file + "\n").unwrap();
+    let table = ok_text(&compaction(&["fidelity", dir.to_str().unwrap()]));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(!table.contains("0.0 %"), "{table}");
+    assert!(
+        table.contains("total           hits 0/0 (-), misses 0"),
+        "{table}"
+    );
+}
