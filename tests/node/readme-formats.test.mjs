@@ -15,7 +15,7 @@ const examples = [...readme.matchAll(/```js\n\/\/ example: ([\w-]+)\n([\s\S]*?)`
 
 const expected = {
   "ai-sdk": /^Done\. true$/,
-  openai: /^proceed 4 4$/,
+  openai: /^proceed 6 4$/,
   langchain: /^human ai tool$/,
 };
 

@@ -11,7 +11,7 @@ import type { Decision } from "context-compaction";
 import * as anthropic from "context-compaction";
 import type { FormatEngine } from "context-compaction/formats";
 import * as formats from "context-compaction/formats";
-import { createEngine, plan, prepareStep, type CompactionRecord } from "context-compaction/ai-sdk";
+import { createEngine, isPromptTooLong, plan, prepareStep, promptTooLongTokens, type CompactionRecord, type PromptTooLongOutcome } from "context-compaction/ai-sdk";
 import { chatEngine, planChat, planResponses, responsesEngine } from "context-compaction/openai";
 import { langchainEngine, planLangchain } from "context-compaction/langchain";
 
@@ -55,6 +55,34 @@ export async function plainAgent(): Promise<string> {
     const result = await generateText({ model: "openai/gpt-5", tools, messages: toSend, prepareStep: plainStep, stopWhen: stepCountIs(20) });
     const loop = new ToolLoopAgent({ model: "openai/gpt-5", tools, prepareStep: prepareStep() });
     return result.text + (await loop.generate({ messages: history })).text + String(plainStep.engine?.count().tokens);
+}
+// The README's retry loop: the history kept from each finished step, a
+// refusal recovered by the step function, the usage handed on.
+export async function retrying(): Promise<string> {
+    const kept: ModelMessage[] = [...history];
+    for (;;) {
+        try {
+            const result = await generateText({
+                model: "openai/gpt-5",
+                tools,
+                messages: kept,
+                prepareStep: plainStep,
+                stopWhen: stepCountIs(20),
+                onStepFinish: (finished) => {
+                    kept.push(...finished.response.messages);
+                    plainStep.onStepFinish(finished);
+                },
+            });
+            // By hand: a step's messages with the usage it reported.
+            ai.load(result.response.messages, result.usage);
+            return result.text;
+        } catch (error) {
+            if (!isPromptTooLong(error)) throw error;
+            const tokens: number | null = promptTooLongTokens(error);
+            const outcome: PromptTooLongOutcome = await plainStep.promptTooLong(error);
+            if (outcome.compaction?.kind === "failed") throw new Error(`${outcome.compaction.reason} (${tokens})`);
+        }
+    }
 }
 export async function agent(): Promise<string> {
     const result = await generateText({ model: "anthropic/claude-sonnet-4.5", tools, messages: toSend, prepareStep: step, stopWhen: stepCountIs(20) });
@@ -108,6 +136,10 @@ export async function openai(): Promise<number> {
             return (await client.responses.create({ model: "gpt-5", input: items })).output_text;
         },
     });
+    // Each reply with the usage its API reported beside it.
+    const choice = a.choices[0];
+    if (choice) chat.append(choice.message, a.usage);
+    responses.load(input, b.usage);
     return a.choices.length + b.output.length + dryChat.count.tokens + dryResponses.count.tokens;
 }
 

@@ -1,15 +1,21 @@
 // Types of context-compaction/ai-sdk, written against the AI SDK's own
 // (`ai`): the history is `ModelMessage[]`, `prepareStep` is a
 // `PrepareStepFunction`.
-import type { LanguageModel, ModelMessage, PrepareStepFunction, ToolSet } from "ai";
-import type { Answer, Decision, EngineSettings, FormatEngine, Host, MessageParam, PresetName, SummaryRequest } from "./formats.js";
+import type { LanguageModel, LanguageModelUsage, ModelMessage, PrepareStepFunction, StepResult, ToolSet } from "ai";
+import type { Answer, Decision, EngineSettings, FormatEngine, Host, MessageParam, Outcome, PresetName, SummaryRequest } from "./formats.js";
+
+export { isPromptTooLong, promptTooLongTokens } from "./formats.js";
+
+/** An engine over `ModelMessage`s: `append(message, usage)` and
+ * `load(messages, usage)` take a step's `LanguageModelUsage`. */
+export type AiSdkEngine = FormatEngine<ModelMessage, LanguageModelUsage>;
 
 /** Settings of an engine over `ModelMessage`s (the format is fixed). */
 export type AiSdkSettings = Omit<EngineSettings, "format"> | PresetName;
 
 /** A new engine whose history is `ModelMessage`s: `load`, `append` and
  * `messages()` speak them; untouched messages come back as your objects. */
-export declare function createEngine(settings?: AiSdkSettings): FormatEngine<ModelMessage>;
+export declare function createEngine(settings?: AiSdkSettings): AiSdkEngine;
 
 /** The stateless dry run over a `ModelMessage[]` history. */
 export declare function plan(settings: AiSdkSettings | undefined, messages: ModelMessage[] | string, now?: string): Decision;
@@ -59,12 +65,36 @@ export interface PrepareStepOptions {
 export type CompactingPrepareStep<TOOLS extends ToolSet = ToolSet> = {
     <T extends ToolSet = TOOLS>(options: Parameters<PrepareStepFunction<T>>[0]): ReturnType<PrepareStepFunction<T>>;
     /** The one engine kept across steps (undefined before the first step). */
-    readonly engine: FormatEngine<ModelMessage> | undefined;
+    readonly engine: AiSdkEngine | undefined;
     /** The last compaction's record, if any. */
     readonly record: CompactionRecord | undefined;
+    /** The model call of a step was refused as too long: `generateText`
+     * rejected with `error` (`isPromptTooLong(error)`). Runs the engine's
+     * reactive tier (SPEC R8.1: collapse recovery first, on the next
+     * refusal an emergency compaction, after that `compaction.kind ===
+     * "failed"`), the count recalibrated to the size the error states, and
+     * answers its requests through the step's host (the same summariser);
+     * then call `generateText` again with the same history. An error that
+     * is not a refusal is thrown back (`INVALID_ARGUMENT`), as is a call
+     * before any step ran; a failing summariser rejects as in `prepare()`
+     * (`SUMMARIZER_FAILED`). */
+    promptTooLong(error?: unknown): Promise<PromptTooLongOutcome>;
+    /** Pass as `generateText`'s `onStepFinish` (or call it from yours): the
+     * usage of the last step of a call reaches the next call's first step
+     * (the steps within one call need nothing). */
+    onStepFinish(step: Pick<StepResult<ToolSet>, "usage">): void;
 };
 
-/** An AI SDK `prepareStep` that compacts: one engine across steps, fed only
- * what is new; returns `{ messages }`, smaller once the history is over the
- * line. */
+/** What `promptTooLong(error)` did: the reactive tier's outcome, with the
+ * decision of the preparation that answered its requests (absent when the
+ * tier had nothing left: `compaction.kind === "failed"`, end the run). */
+export interface PromptTooLongOutcome extends Outcome {
+    decision?: Decision;
+}
+
+/** An AI SDK `prepareStep` that compacts: one engine across steps (and
+ * across `generateText` calls that pass the same history on: your own
+ * messages, or copies of the ones the SDK gave you), fed only what is new
+ * with the usage the step before reported; returns `{ messages }`, smaller
+ * once the history is over the line. */
 export declare function prepareStep<TOOLS extends ToolSet = ToolSet>(options?: PrepareStepOptions): CompactingPrepareStep<TOOLS>;

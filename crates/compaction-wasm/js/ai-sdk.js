@@ -2,7 +2,9 @@
 // `ModelMessage`s, and `prepareStep` for `generateText` / `streamText` /
 // `ToolLoopAgent`. The conversion is the engine's (settings.format "ai-sdk");
 // this file only keeps one engine across steps and feeds it what is new.
-import { Engine, isPromptTooLong, plan as planAny } from "context-compaction/formats";
+import { Engine, isPromptTooLong, plan as planAny, promptTooLongTokens } from "context-compaction/formats";
+
+export { isPromptTooLong, promptTooLongTokens };
 
 const settingsObject = (settings) =>
     settings === undefined ? {} : typeof settings === "string" ? { preset: settings } : settings;
@@ -56,23 +58,40 @@ async function summarizeWith(model, request) {
     }
 }
 
+/** Whether `a` and `b` are the same message: the same object, or equal as
+ * JSON (the AI SDK hands the host copies of its response messages). */
+const same = (a, b) => a === b || (a?.role === b?.role && JSON.stringify(a) === JSON.stringify(b));
+
+/** An error of this entry, with a `code` as the engine's have. */
+function coded(code, field, message, cause) {
+    const error = new Error(message, cause === undefined ? undefined : { cause });
+    error.code = code;
+    error.field = field;
+    return error;
+}
+
 /**
  * An AI SDK `PrepareStepFunction` that compacts the step's messages: one
  * engine across steps (and across calls that pass the same history on),
- * fed only the messages that are new since the last step.
+ * fed only the messages that are new since the last step, with the usage
+ * the previous step reported.
  */
 export function prepareStep(options = {}) {
     const { settings, summarize, host = {}, now = () => new Date().toISOString(), onDecision, onRecord } = options;
     let record = options.record;
     let engine;
     let sent = []; // what the last step sent: the next step's messages start with it
+    let caller = []; // the caller's history so far: its own objects (and the AI SDK's response messages)
     let index = new Map(); // each caller object the engine holds → its place in the caller's history
     let next = 0; // the caller's history length so far
+    let model; // the last step's model: the default summariser's
+    let pending; // usage of a step that finished after the last prepareStep (onStepFinish)
 
     const start = (messages) => {
         engine?.free();
         engine = createEngine(settings);
         index = new Map();
+        caller = [...messages];
         // The caller's leading system messages stay first, as given.
         let lead = 0;
         while (lead < messages.length && messages[lead].role === "system") lead++;
@@ -93,44 +112,98 @@ export function prepareStep(options = {}) {
         if (held.length > 0) engine.load(held);
     };
 
-    const fn = async ({ messages, model }) => {
-        const held = engine !== undefined && messages.length >= sent.length && sent.every((m, i) => messages[i] === m);
-        if (held) {
-            const fresh = messages.slice(sent.length);
-            for (const m of fresh) index.set(m, next++);
-            if (fresh.length > 0) engine.load(fresh);
+    // How many of `messages` continue what the engine holds: `sent` (the
+    // steps of one call), or the caller's own history (a later call, a
+    // retry after a refusal); -1 when they do not.
+    const held = (messages) => {
+        if (engine === undefined) return -1;
+        if (messages.length >= sent.length && sent.every((m, i) => messages[i] === m)) return sent.length;
+        if (messages.length < caller.length) return -1;
+        for (let i = 0; i < caller.length; i++) {
+            if (!same(messages[i], caller[i])) return -1;
+            caller[i] = messages[i]; // the host's own object, found by identity next time
+        }
+        return caller.length;
+    };
+
+    const host_ = (stepModel) => ({
+        ...host,
+        now: now(),
+        summarize: summarize ? (request) => summarize(request, stepModel) : (request) => summarizeWith(stepModel, request),
+    });
+
+    // A compaction (its boundary, R7.9, was written): what replaced the
+    // caller's messages, after their leading system messages, is the
+    // durable record; the first of the caller's messages after it is
+    // where their history resumes (none: everything so far).
+    const noteRecord = (steps, out, tokens) => {
+        if (!steps.some((s) => s.rule === "R7.9")) return;
+        let lead = 0;
+        while (lead < out.length && out[lead].role === "system" && index.has(out[lead])) lead++;
+        const kept = out.findIndex((m, i) => i > lead && index.has(m));
+        record = {
+            messages: out.slice(lead, kept === -1 ? out.length : kept),
+            cut: kept === -1 ? next : index.get(out[kept]),
+            tokens,
+            at: now(),
+        };
+        onRecord?.(record);
+    };
+
+    const fn = async ({ messages, model: stepModel, steps }) => {
+        model = stepModel;
+        const from = held(messages);
+        if (from >= 0) {
+            const fresh = messages.slice(from);
+            for (const m of fresh) {
+                index.set(m, next++);
+                caller.push(m);
+            }
+            // The usage the step before reported belongs to its reply, the
+            // last assistant message among the new ones (SPEC R1.6).
+            const usage = steps?.length > 0 ? steps.at(-1).usage : pending;
+            const reply = fresh.some((m) => m.role === "assistant");
+            if (fresh.length > 0) engine.load(fresh, reply ? usage : undefined);
         } else {
             start(messages);
         }
-        const decision = await engine.prepare({
-            ...host,
-            now: now(),
-            summarize: summarize ? (request) => summarize(request, model) : (request) => summarizeWith(model, request),
-        });
+        pending = undefined;
+        const decision = await engine.prepare(host_(stepModel));
         onDecision?.(decision);
         const out = engine.messages();
-        // A compaction (its boundary, R7.9, was written): what replaced the
-        // caller's messages, after their leading system messages, is the
-        // durable record; the first of the caller's messages after it is
-        // where their history resumes (none: everything so far).
-        if (decision.steps.some((s) => s.rule === "R7.9")) {
-            let lead = 0;
-            while (lead < out.length && out[lead].role === "system" && index.has(out[lead])) lead++;
-            const kept = out.findIndex((m, i) => i > lead && index.has(m));
-            record = {
-                messages: out.slice(lead, kept === -1 ? out.length : kept),
-                cut: kept === -1 ? next : index.get(out[kept]),
-                tokens: decision.count.tokens,
-                at: now(),
-            };
-            onRecord?.(record);
-        }
+        noteRecord(decision.steps, out, decision.count.tokens);
         sent = out;
         return { messages: out };
     };
+
+    // The model call of a step was refused as too long (`generateText`
+    // rejected with it): the engine's reactive tier (SPEC R8.1), its
+    // requests answered through the same host. Retry the call with the
+    // same history: the next step continues this engine.
+    const promptTooLong = async (error) => {
+        if (error !== undefined && !isPromptTooLong(error)) {
+            throw coded("INVALID_ARGUMENT", "error", "promptTooLong(error): this error is not a prompt-too-long refusal (isPromptTooLong(error) is false): handle or rethrow it", error);
+        }
+        if (engine === undefined) {
+            throw coded("INVALID_ARGUMENT", "", "promptTooLong: no step has run yet, so there is no engine to recover");
+        }
+        const tokens = error === undefined ? null : promptTooLongTokens(error);
+        const outcome = engine.promptTooLong(tokens);
+        if (outcome.compaction?.kind === "failed") return outcome;
+        const decision = await engine.prepare(host_(model));
+        onDecision?.(decision);
+        const steps = [...outcome.steps, ...decision.steps];
+        noteRecord(steps, engine.messages(), decision.count.tokens);
+        return { steps, requests: decision.requests, compaction: decision.compaction ?? outcome.compaction, decision };
+    };
+
     Object.defineProperties(fn, {
         engine: { get: () => engine },
         record: { get: () => record },
+        promptTooLong: { value: promptTooLong },
+        // generateText's `onStepFinish` (or call it from yours): the last
+        // step's usage reaches the next call's first step too.
+        onStepFinish: { value: (step) => void (pending = step?.usage) },
     });
     return fn;
 }

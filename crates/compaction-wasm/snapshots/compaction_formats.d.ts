@@ -1,6 +1,25 @@
 /* tslint:disable */
 /* eslint-disable */
 
+/** The usage the API reported for the request behind a model reply, in the
+ * shape of the engine's `format` (what its SDK hands you):
+ * - `"ai-sdk"`: the step's `LanguageModelUsage` (`inputTokens`,
+ *   `inputTokenDetails.cacheReadTokens` / `cacheWriteTokens`, `outputTokens`);
+ * - `"openai-chat"`: the completion's `usage` (`prompt_tokens`,
+ *   `prompt_tokens_details.cached_tokens`, `completion_tokens`);
+ * - `"openai-responses"`: the response's `usage` (`input_tokens`,
+ *   `input_tokens_details.cached_tokens`, `output_tokens`);
+ * - `"langchain"`: an `AIMessage`'s `usage_metadata` (`input_tokens`,
+ *   `input_token_details.cache_read` / `cache_creation`, `output_tokens`);
+ *   a stored `ai` message's own `usage_metadata` is read without it;
+ * - `"anthropic"`: the Messages API's `usage`.
+ * The prompt's total (cached tokens included) is the count's anchor
+ * (SPEC R1.6): the count becomes it plus the reply's output plus the
+ * estimate of what came after. A counter absent or `null` is 0. */
+export type ReplyUsage = object;
+
+
+
 /** What `prepare(host)` asks of you: the I/O the engine never does itself. */
 export interface Host {
     /** A summary (a compaction's, a Tier 3 segment's, the precompute's:
@@ -1388,11 +1407,15 @@ export class Engine {
      */
     answer(id: number, answer: string | Answer): Outcome;
     /**
-     * Appends one message (an Anthropic `MessageParam`, with optional
-     * `uuid`, `timestamp`, `usage`); returns its uuid. The object is not
-     * changed.
+     * Appends one message (in the engine's `format`; Anthropic's: a
+     * `MessageParam` with optional `uuid`, `timestamp`, `usage`); returns
+     * its uuid. The object is not changed. `usage`: what the API reported
+     * for the request this reply answered (`ReplyUsage`, in the
+     * format's shape); the message must be an assistant message. A usage
+     * that is not one is `INVALID_ARGUMENT` naming its field
+     * (`usage.prompt_tokens`), and nothing is appended.
      */
-    append(message: MessageInput): string;
+    append(message: MessageInput, usage?: ReplyUsage | null): string;
     /**
      * Runs the cascade before a model call (tiers 1–4, statuses) and
      * returns the decision: steps, count, status, `contextManagement` to
@@ -1448,8 +1471,12 @@ export class Engine {
      * or nothing, like `loadJson`, which it uses: the array is written as
      * JSON once and parsed in one pass (faster than one crossing per
      * message). `loadJson` on text you already have is faster still.
+     * `usage`: what the API reported for the model reply among them (a
+     * response's `output`, a step's messages): it goes to their last
+     * assistant message (none: `INVALID_ARGUMENT` on `usage`, nothing
+     * appended).
      */
-    load(messages: MessageInput[]): number;
+    load(messages: MessageInput[], usage?: ReplyUsage | null): number;
     /**
      * The messages to send now, as the API takes them (`role`, `content`),
      * or in the engine's `format`: there, every item no tier touched is

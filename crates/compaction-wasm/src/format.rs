@@ -7,7 +7,7 @@
 
 use compaction_core::engine::EngineSettings as CoreSettings;
 use compaction_core::format::{Converted, Emit, Format, FormatError, Ledger};
-use compaction_core::message::{Message, Uuid};
+use compaction_core::message::{Message, Usage, Uuid};
 use compaction_core::time::Timestamp;
 use wasm_bindgen::prelude::*;
 
@@ -86,6 +86,42 @@ impl Incoming {
     pub(crate) fn messages(&self) -> usize {
         self.converted.iter().filter(|c| !c.preamble).count()
     }
+
+    /// Gives the usage reported for the model reply to its last assistant
+    /// message; none there is `INVALID_ARGUMENT` on `usage`.
+    pub(crate) fn report(&mut self, usage: Usage) -> Result<(), JsValue> {
+        if compaction_core::format::report_usage(&mut self.converted, usage) {
+            Ok(())
+        } else {
+            Err(crate::engine::no_reply())
+        }
+    }
+}
+
+/// The usage argument of `append(message, usage)` / `load(messages,
+/// usage)`, in `format`'s shape: `undefined` or `null` is none; a value
+/// that is not a usage is `INVALID_ARGUMENT` naming its field
+/// (`usage.prompt_tokens`).
+pub(crate) fn read_usage(usage: &JsValue, format: Format) -> Result<Option<Usage>, JsValue> {
+    if usage.is_undefined() || usage.is_null() {
+        return Ok(None);
+    }
+    let json = usage
+        .is_object()
+        .then(|| js_sys::JSON::stringify(usage).ok()?.as_string())
+        .flatten()
+        .ok_or_else(|| {
+            js_error(
+                crate::error::INVALID_ARGUMENT,
+                "usage",
+                &format!(
+                    "usage must be the usage object the API reported (writable as JSON), got {}",
+                    crate::js::kind(usage)
+                ),
+            )
+        })?;
+    compaction_core::format::read_usage(format, &json, "usage")
+        .map_err(|e| js_error(crate::error::INVALID_ARGUMENT, &e.path, &e.to_string()))
 }
 
 impl Formatted {

@@ -67,6 +67,11 @@ impl Incoming {
     pub(crate) fn messages(&self) -> usize {
         match *self {}
     }
+
+    /// Gives the reported usage to its model reply.
+    pub(crate) fn report(&mut self, _usage: compaction_core::message::Usage) -> Result<(), JsValue> {
+        match *self {}
+    }
 }
 
 impl Formatted {

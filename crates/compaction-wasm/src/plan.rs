@@ -34,7 +34,7 @@ fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<
         if state.formatted.is_some() {
             // A format reads the whole list at once (Responses items group).
             let json = crate::js::json_text(&list, "messages")?;
-            state.load_text(&json, Some(list))?;
+            state.load_text(&json, Some(list), None)?;
             let decision = state.before_call_raw(now)?;
             let decision = state.decision(decision);
             return to_js(&decision);

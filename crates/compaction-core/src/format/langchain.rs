@@ -69,11 +69,23 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                         ));
                     }
                 }
-                if out.len() == 1 && out[0].1 == At::Fixed {
-                    return Ok(One::text(role, text_of(content, &dpath)?));
+            }
+            let mut one = if role == Role::Assistant && out.len() == 1 && out[0].1 == At::Fixed {
+                One::text(role, text_of(content, &dpath)?)
+            } else {
+                One::blocks(role, out)
+            };
+            // An `ai` message's own usage, as the Anthropic API's reply carries it.
+            if role == Role::Assistant {
+                if let Some(u) = data.get("usage_metadata").filter(|u| !u.is_null()) {
+                    one.usage = super::read_usage(
+                        super::Format::LangChain,
+                        u.text(),
+                        &format!("{dpath}.usage_metadata"),
+                    )?;
                 }
             }
-            Ok(One::blocks(role, out))
+            Ok(one)
         }
         "tool" => {
             let id = str_at(&data, "tool_call_id", &dpath)?.into_owned();

@@ -20,10 +20,11 @@
 
 use serde_json::value::RawValue;
 
-use crate::message::{Block, Content, Json, Message, Role, Uuid};
+use crate::message::{Block, Content, Json, Message, Role, Usage, Uuid};
 
 pub(crate) use helpers::*;
 pub use ledger::{fresh, Emit, Ledger, Origin};
+pub use usage::{read_usage, report_usage};
 
 mod ai_sdk;
 mod helpers;
@@ -31,6 +32,7 @@ mod langchain;
 mod ledger;
 mod openai_chat;
 mod openai_responses;
+mod usage;
 
 /// A history's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -138,6 +140,9 @@ pub struct Converted {
     pub preamble: bool,
     /// Index of its first item in the list read.
     pub first: usize,
+    /// The usage reported for it (a model reply's: [`report_usage`], or a
+    /// LangChain `ai` message's own `usage_metadata`).
+    pub usage: Option<Usage>,
     items: Vec<Json>,
     locs: Vec<Loc>,
 }
@@ -154,7 +159,9 @@ impl Converted {
             items: self.items,
             locs: self.locs,
         };
-        (Message::new(uuid.0, self.role, self.content), origin)
+        let mut message = Message::new(uuid.0, self.role, self.content);
+        message.usage = self.usage;
+        (message, origin)
     }
 }
 
@@ -226,6 +233,8 @@ pub(crate) struct One {
     pub(crate) role: Role,
     pub(crate) content: Content,
     pub(crate) ats: Vec<At>,
+    /// The usage the item carries (LangChain's `usage_metadata`).
+    pub(crate) usage: Option<Usage>,
 }
 
 impl One {
@@ -234,6 +243,7 @@ impl One {
             role,
             content: Content::Text(text),
             ats: Vec::new(),
+            usage: None,
         }
     }
 
@@ -243,6 +253,7 @@ impl One {
             role,
             content: Content::Blocks(blocks),
             ats,
+            usage: None,
         }
     }
 
@@ -252,6 +263,7 @@ impl One {
             content: self.content,
             preamble: false,
             first,
+            usage: self.usage,
             // A placeholder, replaced by the item itself in `read_items`.
             items: vec![Json::null()],
             locs: self.ats.into_iter().map(|at| Loc { item: 0, at }).collect(),
@@ -267,6 +279,7 @@ pub(crate) fn converted(role: Role, first: usize, count: usize, parts: Vec<(Bloc
         content: Content::Blocks(blocks),
         preamble: false,
         first,
+        usage: None,
         // Placeholders, replaced by the items themselves in `read_items`.
         items: vec![Json::null(); count],
         locs,

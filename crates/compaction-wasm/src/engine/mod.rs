@@ -12,7 +12,7 @@ use std::cell::{Cell, RefCell};
 use compaction_core::compact as core_compact;
 use compaction_core::engine::Engine as CoreEngine;
 use compaction_core::engine::EngineSettings as CoreSettings;
-use compaction_core::message::{Content, Message, Role, Uuid};
+use compaction_core::message::{Content, Message, Role, Usage, Uuid};
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::log::SessionLog;
 use compaction_core::view::Source;
@@ -182,56 +182,6 @@ impl Engine {
             s.engine.set_system(&system);
             Ok(())
         })
-    }
-
-    /// Appends one message (an Anthropic `MessageParam`, with optional
-    /// `uuid`, `timestamp`, `usage`); returns its uuid. The object is not
-    /// changed.
-    pub fn append(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "MessageInput")] message: JsValue,
-    ) -> Result<String, JsValue> {
-        if self.read(|s| Ok(s.formatted.is_some()))? {
-            // Written as JSON before the engine is borrowed (a getter may call back).
-            let json = crate::js::json_text(&message, "message")?;
-            return self.with(|s| s.append_formatted_json(&json, &message, "message").map(|u| u.0));
-        }
-        let message = input::read_js(&message, "message")?;
-        self.with(|s| s.append_read(message, "message").map(|u| u.0))
-    }
-
-    /// Appends a whole history of message objects; returns how many. All
-    /// or nothing, like `loadJson`, which it uses: the array is written as
-    /// JSON once and parsed in one pass (faster than one crossing per
-    /// message). `loadJson` on text you already have is faster still.
-    pub fn load(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "MessageInput[]")] messages: JsValue,
-    ) -> Result<usize, JsValue> {
-        let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? else {
-            return Err(js_error(
-                INVALID_ARGUMENT,
-                "messages",
-                &format!("messages must be an array, got {}", crate::js::kind(&messages)),
-            ));
-        };
-        match js_sys::JSON::stringify(&list)
-            .ok()
-            .and_then(|json| json.as_string())
-        {
-            Some(json) => self.with(|s| s.load_text(&json, Some(list.clone()))),
-            // Not writable as JSON (a BigInt, a cycle): one by one, so the
-            // error names the message at fault.
-            None if self.read(|s| Ok(s.formatted.is_some()))? => Err(js_error(
-                crate::error::INVALID_MESSAGE,
-                "messages",
-                "messages is not writable as JSON (a BigInt, a cycle): a format reads its items as JSON",
-            )),
-            None => {
-                let read = read_each(&list)?;
-                self.with(|s| s.append_all_read(read))
-            }
-        }
     }
 
     /// Appends a history given as a JSON string: an array of messages, or
@@ -406,11 +356,58 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// `append(message)`, with the usage reported for it (read beforehand).
+    fn append_with(&self, message: &JsValue, usage: Option<Usage>) -> Result<String, JsValue> {
+        if self.read(|s| Ok(s.formatted.is_some()))? {
+            // Written as JSON before the engine is borrowed (a getter may call back).
+            let json = crate::js::json_text(message, "message")?;
+            return self.with(|s| {
+                s.append_formatted_json(&json, message, "message", usage)
+                    .map(|u| u.0)
+            });
+        }
+        let message = input::read_js(message, "message")?;
+        self.with(|s| s.append_read(message, "message", usage).map(|u| u.0))
+    }
+
+    /// `load(messages)`, with the usage reported for the model reply among
+    /// them (read beforehand).
+    fn load_with(&self, messages: &JsValue, usage: Option<Usage>) -> Result<usize, JsValue> {
+        let Some(list) = crate::js::array(messages, "messages", crate::js::MAX_LIST)? else {
+            return Err(js_error(
+                INVALID_ARGUMENT,
+                "messages",
+                &format!("messages must be an array, got {}", crate::js::kind(messages)),
+            ));
+        };
+        match js_sys::JSON::stringify(&list)
+            .ok()
+            .and_then(|json| json.as_string())
+        {
+            Some(json) => self.with(|s| s.load_text(&json, Some(list.clone()), usage)),
+            // Not writable as JSON (a BigInt, a cycle): one by one, so the
+            // error names the message at fault.
+            None if self.read(|s| Ok(s.formatted.is_some()))? => Err(js_error(
+                crate::error::INVALID_MESSAGE,
+                "messages",
+                "messages is not writable as JSON (a BigInt, a cycle): a format reads its items as JSON",
+            )),
+            None => {
+                let read = read_each(&list)?;
+                self.with(|s| s.append_all_read(read, usage))
+            }
+        }
+    }
+}
+
 mod args;
 mod edit;
 #[cfg(feature = "formats")]
 mod formatted;
 mod on_demand;
+#[cfg(not(feature = "formats"))]
+mod plain;
 mod state;
 
 /// `load`'s messages one at a time (each read through `JSON.stringify`,
@@ -425,5 +422,7 @@ fn read_each(list: &js_sys::Array) -> Result<Vec<input::Read>, JsValue> {
 
 pub(crate) use args::{answer_from_js, read_files, read_hook, read_hooks};
 use args::{read_answer, read_id};
+#[cfg(feature = "formats")]
+pub(crate) use state::no_reply;
 pub(crate) use state::{borrow, State};
 use state::{convert_decision, dry_progress, read_now};

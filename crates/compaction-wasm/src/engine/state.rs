@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::error::JsErr;
+use compaction_core::message::Usage;
 
 /// An optional RFC 3339 time argument.
 pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
@@ -62,19 +63,29 @@ impl State {
     /// Appends a JSON string of messages; all or nothing (checked before any
     /// enters the engine, except a duplicate uuid, found on append).
     pub(crate) fn load_json(&mut self, json: &str) -> Result<usize, JsValue> {
-        self.load_text(json, None)
+        self.load_text(json, None, None)
     }
 
     /// `load_json`, with the array the text was written from (a format's
-    /// untouched items come back as those very objects).
-    pub(crate) fn load_text(&mut self, json: &str, objects: Option<js_sys::Array>) -> Result<usize, JsValue> {
+    /// untouched items come back as those very objects) and the usage
+    /// reported for the model reply among them.
+    pub(crate) fn load_text(
+        &mut self,
+        json: &str,
+        objects: Option<js_sys::Array>,
+        usage: Option<Usage>,
+    ) -> Result<usize, JsValue> {
         if let Some(f) = &self.formatted {
-            let incoming = f.read(json, objects)?;
+            let mut incoming = f.read(json, objects)?;
+            if let Some(usage) = usage {
+                incoming.report(usage)?;
+            }
             return self.append_formatted(incoming);
         }
         let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
-        let (system, messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()), "")?;
+        let (system, mut messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()), "")?;
+        report(&mut messages, usage)?;
         self.no_duplicates(&messages)?;
         self.log.uuids = maker;
         if let Some(system) = system {
@@ -83,8 +94,13 @@ impl State {
         self.append_checked(messages)
     }
 
-    /// Appends messages read beforehand ([`input::read_js`]); all or nothing.
-    pub(crate) fn append_all_read(&mut self, read: Vec<input::Read>) -> Result<usize, JsValue> {
+    /// Appends messages read beforehand ([`input::read_js`]); all or
+    /// nothing. `usage`: reported for the model reply among them.
+    pub(crate) fn append_all_read(
+        &mut self,
+        read: Vec<input::Read>,
+        usage: Option<Usage>,
+    ) -> Result<usize, JsValue> {
         let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
         let mut messages = Vec::with_capacity(read.len());
@@ -94,6 +110,7 @@ impl State {
             })?;
             messages.push(m);
         }
+        report(&mut messages, usage)?;
         self.log.uuids = maker;
         self.append_all(messages)
     }
@@ -151,9 +168,9 @@ impl State {
     pub(crate) fn append_js(&mut self, message: &JsValue, field: &str) -> Result<Uuid, JsValue> {
         if self.formatted.is_some() {
             let json = crate::js::json_text(message, field)?;
-            return self.append_formatted_json(&json, message, field);
+            return self.append_formatted_json(&json, message, field, None);
         }
-        self.append_read(input::read_js(message, field)?, field)
+        self.append_read(input::read_js(message, field)?, field, None)
     }
 
     /// Appends one item of the engine's format, written as JSON beforehand.
@@ -162,21 +179,32 @@ impl State {
         json: &str,
         message: &JsValue,
         field: &str,
+        usage: Option<Usage>,
     ) -> Result<Uuid, JsValue> {
         let Some(f) = &self.formatted else {
             return Err(js_error(INVALID_ARGUMENT, field, "this engine has no format"));
         };
-        let incoming = f.read_one(json, message, field)?;
+        let mut incoming = f.read_one(json, message, field)?;
+        if let Some(usage) = usage {
+            incoming.report(usage)?;
+        }
         self.append_formatted(incoming)?;
         // A leading system message has no uuid: the system prompt's is "".
         Ok(self.log.parent().cloned().unwrap_or_else(|| Uuid(String::new())))
     }
 
-    /// Appends one message read beforehand ([`input::read_js`]).
-    pub(crate) fn append_read(&mut self, message: input::Read, field: &str) -> Result<Uuid, JsValue> {
+    /// Appends one message read beforehand ([`input::read_js`]), with the
+    /// usage reported for it.
+    pub(crate) fn append_read(
+        &mut self,
+        message: input::Read,
+        field: &str,
+        usage: Option<Usage>,
+    ) -> Result<Uuid, JsValue> {
         let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
-        let (m, applied) = message.into_message(field, || maker.make(|u| store.get(u).is_some()))?;
+        let (mut m, applied) = message.into_message(field, || maker.make(|u| store.get(u).is_some()))?;
+        report(std::slice::from_mut(&mut m), usage)?;
         self.log.uuids = maker;
         let uuid = self.append(m, field)?;
         // A response's applied edits replace the view's prediction; the
@@ -351,6 +379,40 @@ impl State {
             appended: n as f64,
         })
     }
+}
+
+/// The engine module takes no usage beside a message (a message carries
+/// its own).
+#[cfg(not(feature = "formats"))]
+fn report(_messages: &mut [Message], _usage: Option<Usage>) -> Result<(), JsValue> {
+    Ok(())
+}
+
+/// Gives `usage` (reported with `append(message, usage)` /
+/// `load(messages, usage)`) to the model reply among `messages`: the last
+/// assistant message. None there is `INVALID_ARGUMENT` on `usage`.
+#[cfg(feature = "formats")]
+fn report(messages: &mut [Message], usage: Option<Usage>) -> Result<(), JsValue> {
+    let Some(usage) = usage else {
+        return Ok(());
+    };
+    match messages.iter_mut().rev().find(|m| m.role == Role::Assistant) {
+        Some(m) => {
+            m.usage = Some(usage);
+            Ok(())
+        }
+        None => Err(no_reply()),
+    }
+}
+
+/// A usage reported with no model reply to carry it.
+#[cfg(feature = "formats")]
+pub(crate) fn no_reply() -> JsValue {
+    js_error(
+        INVALID_ARGUMENT,
+        "usage",
+        "usage: reported usage belongs to a model reply, and there is no assistant message here to carry it (nothing was appended)",
+    )
 }
 
 /// A message reduced to what the API takes, borrowed (no copy before JS).

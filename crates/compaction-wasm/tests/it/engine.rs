@@ -43,7 +43,7 @@ fn engine() -> Engine {
             ("content", "a".repeat(4_000).into()),
         ]));
     }
-    engine.load(list.into()).unwrap();
+    engine.load(list.into(), JsValue::UNDEFINED).unwrap();
     engine
 }
 
