@@ -583,3 +583,46 @@ fn compact_on_a_resumed_file_derives_uuids_the_file_does_not_hold() {
         let _ = std::fs::remove_file(path(name));
     }
 }
+
+/// The status's fields are camelCase like every other key of the output
+/// (and like the JS package's `CallStatus`): `tokensLeft`, `overBy`; they
+/// came out as `tokens_left` / `over_by`.
+#[test]
+fn plan_status_fields_are_camel_case() {
+    let path = generated("status-case", 6, 6_000);
+    let warn = ok(&compaction(&[
+        "plan",
+        "--messages",
+        path.to_str().unwrap(),
+        "--window",
+        "40000",
+        "--max-output",
+        "4000",
+        "--preset",
+        "client-2.1",
+    ]));
+    let due = ok(&compaction(&[
+        "plan",
+        "--messages",
+        path.to_str().unwrap(),
+        "--window",
+        "24000",
+        "--max-output",
+        "4000",
+        "--preset",
+        "client-2.1",
+    ]));
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(warn["status"]["kind"], "warn", "{}", warn["status"]);
+    assert!(
+        warn["status"]["tokensLeft"].as_u64().is_some(),
+        "{}",
+        warn["status"]
+    );
+    assert!(
+        ["compactionDue", "blocked"].contains(&due["status"]["kind"].as_str().unwrap()),
+        "{}",
+        due["status"]
+    );
+    assert!(due["status"]["overBy"].as_u64().is_some(), "{}", due["status"]);
+}

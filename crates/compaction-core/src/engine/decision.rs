@@ -13,7 +13,7 @@ use crate::tokens::TokenFigure;
 
 /// What the host must do with the call (R1.7).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
 pub enum CallStatus {
     /// Send it.
     Proceed,
