@@ -590,28 +590,21 @@ fn compact_on_a_resumed_file_derives_uuids_the_file_does_not_hold() {
 #[test]
 fn plan_status_fields_are_camel_case() {
     let path = generated("status-case", 6, 6_000);
-    let warn = ok(&compaction(&[
-        "plan",
-        "--messages",
-        path.to_str().unwrap(),
-        "--window",
-        "40000",
-        "--max-output",
-        "4000",
-        "--preset",
-        "client-2.1",
-    ]));
-    let due = ok(&compaction(&[
-        "plan",
-        "--messages",
-        path.to_str().unwrap(),
-        "--window",
-        "24000",
-        "--max-output",
-        "4000",
-        "--preset",
-        "client-2.1",
-    ]));
+    let plan = |window: &str| {
+        let file = path.to_str().unwrap();
+        ok(&compaction(&[
+            "plan",
+            "--messages",
+            file,
+            "--window",
+            window,
+            "--max-output",
+            "4000",
+            "--preset",
+            "client-2.1",
+        ]))
+    };
+    let (warn, due) = (plan("40000"), plan("24000"));
     std::fs::remove_file(&path).unwrap();
     assert_eq!(warn["status"]["kind"], "warn", "{}", warn["status"]);
     assert!(
