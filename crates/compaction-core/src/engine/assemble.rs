@@ -216,8 +216,14 @@ impl Engine {
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
         self.microcompact.forget_server_clearing();
         self.collapse_pending.clear();
-        self.lineage
-            .insert(key, crate::engine::Replaced { before, produced });
+        self.keep_lineage(key, crate::engine::Replaced { before, produced });
+    }
+
+    /// Keeps what the compaction or collapse `key` replaced (one entry per
+    /// key, the latest).
+    pub(super) fn keep_lineage(&mut self, key: Uuid, replaced: crate::engine::Replaced) {
+        self.lineage.retain(|(k, _)| *k != key);
+        self.lineage.push((key, replaced));
     }
 
     /// Counts a finished compaction and writes its two records (R7.9): the

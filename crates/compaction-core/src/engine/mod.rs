@@ -124,8 +124,10 @@ pub struct Engine {
     /// one hash-table type for strings in the wasm module, not two.
     pub(crate) pinned: HashSet<String>,
     /// What each compaction and collapse replaced, by summary uuid, for
-    /// `expand` (extension; R6.2's collapse store).
-    pub(crate) lineage: HashMap<Uuid, Replaced>,
+    /// `expand` (extension; R6.2's collapse store). One entry per
+    /// compaction or collapse in the view, so a list searched by key: one
+    /// hash-table type fewer in the wasm module.
+    pub(crate) lineage: Vec<(Uuid, Replaced)>,
     /// Each message's turn number (1-based; 0 before the first prompt).
     turn_of: Arc<HashMap<String, usize>>,
     /// Tier 3's segment summaries waiting for answers.
@@ -173,7 +175,7 @@ impl Engine {
             calls: 0,
             reactive: None,
             pinned: HashSet::default(),
-            lineage: HashMap::default(),
+            lineage: Vec::new(),
             turn_of: Arc::default(),
             collapse_pending: Vec::new(),
             precompute: None,

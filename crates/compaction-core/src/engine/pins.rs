@@ -44,7 +44,12 @@ impl Engine {
                 uuid: summary.0.clone(),
             });
         };
-        let Some(replaced) = self.lineage.get(summary).cloned() else {
+        let Some(replaced) = self
+            .lineage
+            .iter()
+            .find(|(k, _)| k == summary)
+            .map(|(_, r)| r.clone())
+        else {
             return Err(Error::UnknownMessage {
                 uuid: summary.0.clone(),
             });
@@ -64,7 +69,7 @@ impl Engine {
         let restored: Vec<Uuid> = replaced.before.iter().map(|e| e.message.uuid.clone()).collect();
         self.view.replace_entries(entries);
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
-        self.lineage.remove(summary);
+        self.lineage.retain(|(k, _)| k != summary);
         // The restored entries and what follows them have a new prefix
         // again (R13.1); the next call reports what that did to thinking.
         if let Some(step) = self.settle_thinking(Tier::Compact) {

@@ -308,7 +308,7 @@ impl Engine {
         self.view.take_rewrite();
         self.view.note_rewrite(start);
         self.microcompact.rebuild(&self.view, &self.settings.microcompact);
-        self.lineage.insert(
+        self.keep_lineage(
             uuid.clone(),
             Replaced {
                 before: replaced,
