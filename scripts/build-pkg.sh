@@ -56,7 +56,15 @@ build_module() {
     # target-features sections are for tools, not the runtime (-180 B).
     # --gufa-optimizing: binaryen's whole-module flow analysis (which
     # values can reach each place) then a clean-up pass (-0.2 KB gzip).
-    wasm-opt -Os --gufa-optimizing --low-memory-unused --converge --strip-producers --strip-target-features \
+    # --one-caller-inline-max-function-size=20: a function with one caller
+    # is inlined into it only when small (binaryen's default inlines every
+    # one). The module is ~2% larger raw but ~6% smaller gzip (engine:
+    # -11.6 KB): a function kept apart numbers its own locals and stack
+    # slots from zero, so its code repeats byte patterns other functions
+    # have, where the same code inlined into a large caller does not
+    # (swept: 0, 10, 20, 30, 50, 100, 300 and unlimited; 10-20 is best).
+    wasm-opt -Os --gufa-optimizing --low-memory-unused --converge --one-caller-inline-max-function-size=20 \
+        --strip-producers --strip-target-features \
         "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
     rm -f "$out/${name}_bg.wasm.d.ts"
 }
