@@ -65,7 +65,8 @@ pub struct Estimator {
     /// the last report (R1.6a; default on; see `view::Calibration`).
     pub calibrate: bool,
     /// Calibration starts once this many tokens between reports have been
-    /// compared (default 2,000).
+    /// compared (default 2,000; a preset's settings for a window under
+    /// 40,000 tokens take a twentieth of the window).
     pub calibration_min_tokens: u64,
     /// The calibration's factor stays within `100 / this ..= this / 100`
     /// (default 200: from half to double).

@@ -122,7 +122,13 @@ impl Preset {
             collapse: CollapseSettings::default(),
             compact: CompactSettings::default(),
             breakers: BreakerSettings::default(),
-            estimator: Estimator::default(),
+            estimator: Estimator {
+                // A small window's count cannot wait for 2,000 compared
+                // tokens (a quarter of an 8k window): a twentieth of the
+                // window starts the calibration there (R1.6a).
+                calibration_min_tokens: (window / 20).min(Estimator::default().calibration_min_tokens),
+                ..Estimator::default()
+            },
             api: crate::api::ApiSettings::default(),
         };
         if matches!(self, Preset::Client2076 | Preset::Client21) {

@@ -62,3 +62,40 @@ fn r8_1_appends_after_the_recalibration_add_their_estimate() {
     let count = e.count().tokens;
     assert!((150_900..151_200).contains(&count), "{count}");
 }
+
+/// The count after two reports that each found the text since the last one
+/// twice its estimate (a tokenizer that splits this text finer), and then
+/// `late` estimated tokens more, at this window.
+fn calibrated_count(window: u64, late: usize) -> u64 {
+    use compaction_core::message::Usage;
+    let mut s = Preset::Seed.settings(window);
+    s.thresholds.max_output_tokens = Some(1_024);
+    let mut e = Engine::new(s).unwrap();
+    let reply = |uuid: &str, input_tokens: u64| {
+        let mut m = Message::assistant(uuid, "ok");
+        m.usage = Some(Usage {
+            input_tokens,
+            output_tokens: 1,
+            ..Usage::default()
+        });
+        m
+    };
+    e.append(Message::user("u1", "start")).unwrap();
+    e.append(reply("a1", 100)).unwrap();
+    // 600 estimated tokens (2,400 characters), which the server counts at 1,200.
+    e.append(Message::user("u2", "w".repeat(2_400))).unwrap();
+    e.append(reply("a2", 1_301)).unwrap();
+    e.append(Message::user("u3", "w".repeat(late * 4))).unwrap();
+    e.count().tokens
+}
+
+#[test]
+fn r1_6a_a_small_window_calibrates_from_a_twentieth_of_it() {
+    // At 8,192 the calibration starts after 409 compared tokens: the 600
+    // of the last report suffice, and the 400 appended since count double.
+    let small = calibrated_count(8_192, 400);
+    assert!((2_090..2_120).contains(&small), "{small}");
+    // At 200,000 it waits for 2,000: the same 400 count at their estimate.
+    let large = calibrated_count(200_000, 400);
+    assert!((1_690..1_720).contains(&large), "{large}");
+}
