@@ -36,8 +36,9 @@ fn play(change: impl FnOnce(&mut Knobs)) -> Result<Exploration, Error> {
     explore(&base, &knobs)
 }
 
+/// The scenario's manual `/compact` (the user's next prompt follows it).
 fn last(e: &Exploration) -> Option<&Moment> {
-    e.moments.last()
+    e.moments.iter().find(|m| m.frame.kind == "compact")
 }
 
 /// The manual compaction, section by section.

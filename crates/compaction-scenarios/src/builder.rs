@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use compaction_core::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent, Usage};
+use compaction_core::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
 use compaction_core::time::Timestamp;
 
 use crate::Event;
@@ -58,6 +58,12 @@ impl Builder {
 
     /// An assistant tool call and its result of `chars` characters.
     pub(crate) fn tool(&mut self, name: &str, path: &str, chars: usize) -> &mut Self {
+        let body: String = format!("{name} {path}\n").repeat(chars / (name.len() + path.len() + 2) + 1);
+        self.tool_text(name, path, body.chars().take(chars).collect())
+    }
+
+    /// An assistant tool call on `path` and its result, `text`.
+    pub(crate) fn tool_text(&mut self, name: &str, path: &str, text: String) -> &mut Self {
         let call_id = self.id("assistant");
         let tool_id = format!("toolu_{:04}", self.n);
         let mut call = Message::new(
@@ -72,13 +78,12 @@ impl Builder {
         );
         call.timestamp = Some(at(self.minute));
         let result_id = self.id("user");
-        let body: String = format!("{name} {path}\n").repeat(chars / (name.len() + path.len() + 2) + 1);
         let result = Message::new(
             result_id,
             Role::User,
             Content::Blocks(vec![Block::ToolResult {
                 tool_use_id: tool_id,
-                content: ToolResultContent::Text(body.chars().take(chars).collect()),
+                content: ToolResultContent::Text(text),
                 is_error: None,
                 extra: Default::default(),
             }]),
@@ -136,21 +141,6 @@ impl Builder {
                 Content::Blocks(blocks) => blocks,
             };
             m.content = Content::Blocks(std::iter::once(first).chain(rest).collect());
-        }
-        self
-    }
-
-    pub(crate) fn usage(&mut self, prompt_tokens: u64) -> &mut Self {
-        if let Some(Event::Append(m)) = self
-            .events
-            .iter_mut()
-            .rev()
-            .find(|e| matches!(e, Event::Append(m) if m.role == Role::Assistant))
-        {
-            m.usage = Some(Usage {
-                input_tokens: prompt_tokens,
-                ..Usage::default()
-            });
         }
         self
     }

@@ -13,6 +13,7 @@
 //! the built-in ones; this file names them.
 
 mod builder;
+mod disk;
 pub mod figures;
 mod play;
 pub mod sandbox;
@@ -57,6 +58,23 @@ pub struct Scenario {
     pub events: Vec<Event>,
     /// How the host answers, unless the caller chooses otherwise.
     pub policy: HostPolicy,
+    /// What the host sends with every call besides the messages (system
+    /// prompt, CLAUDE.md, tool definitions), in order; the engine counts
+    /// them as one (`set_system`). Empty: the scenario sends none.
+    pub system: Vec<SystemPart>,
+    /// Files on the host's disk and their size in tokens (at the engine's
+    /// default estimate): what a read after a compaction returns (R7.7). A
+    /// path not listed reads as the session last read it.
+    pub files: Vec<(String, u64)>,
+}
+
+/// One part of what the host sends before the messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SystemPart {
+    /// What it is (`system prompt`, `CLAUDE.md`, `tools`).
+    pub name: &'static str,
+    /// Its text.
+    pub text: String,
 }
 
 /// Every built-in scenario.

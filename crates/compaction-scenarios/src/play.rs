@@ -9,6 +9,7 @@ use compaction_core::compact::{
 };
 use compaction_core::engine::{drive, Answer, CallStatus, DriveError, Engine, Host};
 use compaction_core::error::Error;
+use compaction_core::message::{Block, ToolResultContent};
 use compaction_core::step::Step;
 use compaction_core::tokens::TokenFigure;
 
@@ -76,8 +77,63 @@ impl Observer for () {}
 /// policy's PreCompact hook output for every compaction (R7.2).
 struct PolicyHost<'a> {
     policy: &'a HostPolicy,
+    /// What a read returns, by path.
+    disk: &'a Disk,
     /// Tier 4 summary requests asked during the current event.
     asked: usize,
+}
+
+/// The host's files: the scenario's own list, then each path as the
+/// session last read it whole.
+struct Disk {
+    files: Vec<(String, String)>,
+}
+
+impl Disk {
+    fn of(scenario: &Scenario) -> Disk {
+        let mut files: Vec<(String, String)> = scenario
+            .files
+            .iter()
+            .map(|(path, tokens)| (path.clone(), crate::disk::file_text(path, *tokens)))
+            .collect();
+        // Reads by tool_use id, then their results.
+        let mut reads: Vec<(String, String)> = Vec::new();
+        for event in &scenario.events {
+            let Event::Append(m) = event else { continue };
+            for block in m.content.blocks() {
+                match block {
+                    Block::ToolUse { id, name, input, .. } if name == "Read" => {
+                        if let Some(path) = input.str_field("file_path") {
+                            reads.push((id.clone(), path.into_owned()));
+                        }
+                    }
+                    Block::ToolResult {
+                        tool_use_id,
+                        content: ToolResultContent::Text(text),
+                        ..
+                    } => {
+                        let Some((_, path)) = reads.iter().find(|(id, _)| id == tool_use_id) else {
+                            continue;
+                        };
+                        if scenario.files.iter().any(|(p, _)| p == path) {
+                            continue;
+                        }
+                        files.retain(|(p, _)| p != path);
+                        files.push((path.clone(), text.clone()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Disk { files }
+    }
+
+    fn read(&self, path: &str) -> String {
+        self.files
+            .iter()
+            .find(|(p, _)| p == path)
+            .map_or_else(|| file_content(path), |(_, text)| text.clone())
+    }
 }
 
 impl Host for PolicyHost<'_> {
@@ -115,7 +171,7 @@ impl Host for PolicyHost<'_> {
                 content: if self.policy.failing_files.contains(path) {
                     Err("ENOENT: no such file".to_owned())
                 } else {
-                    Ok(file_content(path))
+                    Ok(self.disk.read(path))
                 },
             })
             .collect())
@@ -133,6 +189,11 @@ pub fn play_observed(
         settings.compact.fallback_models = vec!["fallback-model".to_owned()];
     }
     let mut engine = Engine::new(settings)?;
+    if !scenario.system.is_empty() {
+        let system: String = scenario.system.iter().map(|p| p.text.as_str()).collect();
+        engine.set_system(&system);
+    }
+    let disk = Disk::of(scenario);
     let mut frames = Vec::new();
     for (i, event) in scenario.events.iter().enumerate() {
         match event {
@@ -167,7 +228,11 @@ pub fn play_observed(
                 ("413", None, out.compaction)
             }
         };
-        let mut host = PolicyHost { policy, asked: 0 };
+        let mut host = PolicyHost {
+            policy,
+            disk: &disk,
+            asked: 0,
+        };
         let out = match drive(&mut engine, &mut host) {
             Ok(out) => out,
             Err(DriveError::Engine(e)) => return Err(e),

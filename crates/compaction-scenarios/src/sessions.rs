@@ -3,57 +3,171 @@
 use compaction_core::engine::Preset;
 
 use crate::builder::Builder;
-use crate::{Event, HostPolicy, Scenario};
+use crate::disk;
+use crate::{Event, HostPolicy, Scenario, SystemPart};
 
 /// Seed 002's own session: analysing `/compact`, then a manual `/compact`
-/// with instructions (precomputed miss).
+/// with instructions (precomputed miss), then the user's next prompt.
 pub fn compact_analysis() -> Scenario {
     compact_analysis_with(0, &[])
+}
+
+/// The ranges of `cli.readable.js` the model reads while it analyses
+/// `/compact` (seed 002's evidence table and their neighbours), 160 lines
+/// each.
+const RANGES: [u32; 24] = [
+    216_095, 216_245, 261_901, 262_061, 262_209, 262_320, 262_480, 262_640, 263_099, 263_175, 331_301,
+    232_845, 211_531, 211_691, 211_851, 262_247, 263_235, 331_367, 232_876, 216_405, 262_800, 263_395,
+    211_993, 212_001,
+];
+
+/// The files on the host's disk, oldest read first, with their size in
+/// tokens: two over the 5,000-token per-file budget (R7.7), and six in all,
+/// one more than the five restored.
+const FILES: [(&str, u64); 6] = [
+    ("analysis/visuals/compact-failures.dot", 2_100),
+    ("analysis/visuals/compact-rebuild.dot", 2_000),
+    ("skill/claude-code-version-diff/SKILL.md", 2_200),
+    (
+        "analysis/runtime-probes/agent-loop-tool-result-resume.json",
+        6_400,
+    ),
+    ("analysis/articles/compact.md", 2_600),
+    ("reverse/javascript/cli.readable.js", 12_000),
+];
+
+/// What Claude Code sends before the messages: its system prompt, the
+/// project's CLAUDE.md and its tool definitions (sizes as `/context` shows
+/// them for a 2.1 client: about 3k, 2k and 12k tokens).
+fn claude_code_system() -> Vec<SystemPart> {
+    vec![
+        SystemPart {
+            name: "system prompt",
+            text: disk::sized(
+                "You are Claude Code, Anthropic's official CLI for Claude.",
+                &[
+                    "You are an interactive CLI tool that helps users with software engineering tasks.",
+                    "Use the available tools to search, read and edit code; never guess file contents.",
+                    "Keep your answers short; explain before running a command that changes the system.",
+                ],
+                3_000 * disk::CHARS_PER_TOKEN,
+            ),
+        },
+        SystemPart {
+            name: "CLAUDE.md",
+            text: disk::sized(
+                "# CLAUDE.md (project memory, reloaded from disk on every request)",
+                &[
+                    "- Cite reverse/javascript/cli.readable.js by line range for every claim.",
+                    "- Validate with python3 skill/claude-code-version-diff/scripts/validate_snapshot.py .",
+                    "- Write for readers who have never seen the client's source.",
+                ],
+                1_800 * disk::CHARS_PER_TOKEN,
+            ),
+        },
+        SystemPart {
+            name: "tools",
+            text: disk::sized(
+                "tools: Bash, Edit, Glob, Grep, Read, Write, WebFetch, WebSearch, TodoWrite, Task, ...",
+                &[
+                    "{\"name\": \"Read\", \"description\": \"Reads a file from the local filesystem.\", \"input_schema\": {...}}",
+                    "{\"name\": \"Grep\", \"description\": \"A powerful search tool built on ripgrep.\", \"input_schema\": {...}}",
+                    "{\"name\": \"Bash\", \"description\": \"Executes a bash command in a persistent shell.\", \"input_schema\": {...}}",
+                ],
+                12_000 * disk::CHARS_PER_TOKEN,
+            ),
+        },
+    ]
+}
+
+/// A ranged read's result: 160 numbered lines from `offset`.
+fn source_range(offset: u32) -> String {
+    disk::sized(
+        &format!(
+            "reverse/javascript/cli.readable.js lines {offset}-{}",
+            offset + 160
+        ),
+        &[
+            "  const groups = splitIntoGroups(messages); // legal groups: tool_use with its tool_result",
+            "  if (tokens(prefix) > window) { keep += 1; continue; } // summary request over the window",
+            "  attachments = recentFiles.slice(0, 5).map((f) => readCapped(f, 5000)); // 50,000 in all",
+            "  record({ subtype: 'compact_boundary', compactMetadata: { trigger, preTokens, postTokens } });",
+        ],
+        6_400,
+    )
 }
 
 /// [`compact_analysis`] with `extra_groups` more tool-call groups (reads of
 /// notes) before the `/compact` (the sandbox's "message groups"), and its
 /// second request reading `reads` (3,000 characters each) instead of its
-/// own two files when `reads` is not empty (the sandbox's "files the
-/// session reads": the attachment candidates follow it, R7.7).
+/// own files when `reads` is not empty (the sandbox's "files the session
+/// reads": the attachment candidates follow it, R7.7).
+///
+/// Its sizes are those of a real session: the system prompt, CLAUDE.md and
+/// tools take about 17k tokens of every request; two dozen reads of the
+/// client's source (each cut to 4,000 characters by budget reduction, R2)
+/// and the model's analyses fill the conversation; the files it read are 2k
+/// to 12k tokens on disk.
 pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario {
+    const BUNDLE: &str = "reverse/javascript/cli.readable.js";
     let mut b = Builder::new();
     b.prompt("Find out what Claude Code 2.1.235 does on /compact. Confirm four things: how the Summary is made, whether recent messages are kept, how files are restored, how Resume continues.")
-        .tool("Grep", "reverse/javascript/cli.readable.js", 1_800)
-        .call()
-        .tool("Read", "reverse/javascript/cli.readable.js", 6_400)
+        .tool("Grep", BUNDLE, 1_800)
+        .call();
+    for &offset in &RANGES[..4] {
+        b.tool_text("Read", BUNDLE, source_range(offset));
+    }
+    b.say(&"The summary prompt asks for an <analysis> block and a <summary> block with nine sections; the parser removes the analysis and keeps the summary as 'Summary:'. ".repeat(40))
         .call()
         .prompt("Do not only analyse the prompt. Check whether manual /compact keeps tool_use/tool_result, which files it re-reads, and how compact_boundary takes part in Resume.");
+    let (old, rest) = FILES.split_at(3);
     if reads.is_empty() {
-        b.tool("Read", "reverse/javascript/cli.readable.js", 9_000).tool(
-            "Read",
-            "analysis/runtime-probes/agent-loop-tool-result-resume.json",
-            3_000,
-        );
+        for &offset in &RANGES[4..12] {
+            b.tool_text("Read", BUNDLE, source_range(offset));
+        }
+        for (path, tokens) in old {
+            b.tool_text("Read", path, disk::file_text(path, *tokens));
+        }
     }
     for path in reads {
         b.tool("Read", path, 3_000);
+    }
+    b.say(&"Manual /compact cuts on legal groups, so a tool_use never loses its tool_result; the last group is always kept, and more when the summary request is over the window. ".repeat(40))
+        .call();
+    for &offset in &RANGES[12..22] {
+        b.tool_text("Read", BUNDLE, source_range(offset));
     }
     b.tool(
         "Bash",
         "skill/claude-code-version-diff/scripts/validate_snapshot.py",
         600,
     );
+    if reads.is_empty() {
+        for (path, tokens) in &rest[..2] {
+            b.tool_text("Read", path, disk::file_text(path, *tokens));
+        }
+    }
+    b.say(&"Attachments restore at most five recent files, 5,000 tokens each and 50,000 in all; a failed read is recorded and the rest continue. ".repeat(40))
+        .call();
     for k in 0..extra_groups {
         b.tool("Read", &format!("analysis/notes/note_{k:02}.md"), 1_200);
     }
-    b.say("Boundary keeps pre/post tokens and the preserved uuids; next, write the article.")
-        .usage(58_000)
+    b.tool_text("Read", BUNDLE, source_range(RANGES[22]))
+        .say("Boundary keeps pre/post tokens and the preserved uuids; next, write the article.")
         .call()
         .event(Event::Compact(Some(
             "keep the user's two requests, the key source locations, the probe results and the remaining writing task".to_owned(),
-        )));
+        )))
+        .prompt("Now write the /compact article from this evidence, then run the snapshot validation.")
+        .call();
     Scenario {
         name: "compact-analysis",
         title: "Seed 002: a manual /compact of the session that analyses /compact (precomputed miss)",
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
+        system: claude_code_system(),
+        files: FILES.iter().map(|(p, t)| ((*p).to_owned(), *t)).collect(),
     }
 }
 
@@ -111,6 +225,8 @@ pub fn run_through() -> Scenario {
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -137,6 +253,8 @@ pub fn long_collapse() -> Scenario {
         settings,
         events: b.done(),
         policy: HostPolicy::default(),
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -161,6 +279,8 @@ pub fn tool_heavy() -> Scenario {
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -181,6 +301,8 @@ pub fn chained() -> Scenario {
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -201,6 +323,8 @@ pub fn overflow() -> Scenario {
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -221,6 +345,8 @@ pub fn breakers() -> Scenario {
         settings,
         events: b.done(),
         policy: HostPolicy { all_models_down: true, ..HostPolicy::default() },
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }
 
@@ -264,5 +390,7 @@ pub fn thinking() -> Scenario {
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
+        system: Vec::new(),
+        files: Vec::new(),
     }
 }

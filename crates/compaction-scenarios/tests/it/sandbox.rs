@@ -5,7 +5,9 @@
 use compaction_core::compact::attachments::Status;
 use compaction_core::compact::HookOutcome;
 use compaction_scenarios as scenarios;
-use compaction_scenarios::sandbox::{explore, scenario, Exploration, Kind, Knobs, Outcome, PrecomputeSwitch};
+use compaction_scenarios::sandbox::{
+    explore, scenario, Exploration, Kind, Knobs, Moment, Outcome, PrecomputeSwitch,
+};
 
 fn run(name: &str, change: impl FnOnce(&mut Knobs)) -> Exploration {
     let s = scenario(name, 0).unwrap();
@@ -29,6 +31,15 @@ fn compacted(e: &Exploration) -> (usize, Vec<compaction_core::compact::attachmen
         .expect("a compaction")
 }
 
+/// The manual `/compact` of a run (compact-analysis has one, followed by
+/// the user's next prompt).
+fn the_compact(e: &Exploration) -> &Moment {
+    e.moments
+        .iter()
+        .find(|m| m.frame.kind == "compact")
+        .expect("a /compact")
+}
+
 fn reasons(e: &Exploration) -> Vec<String> {
     e.moments
         .iter()
@@ -50,7 +61,7 @@ fn r12_every_built_in_scenario_plays_with_its_own_knobs() {
 #[test]
 fn r12_the_manual_compact_writes_a_boundary_with_summary_and_attachments() {
     let e = run("compact-analysis", |_| {});
-    let m = e.moments.last().unwrap();
+    let m = the_compact(&e);
     assert_eq!(m.frame.kind, "compact");
     let Some(Outcome::Compacted {
         summary, preserved, ..
@@ -93,7 +104,7 @@ fn r7_2_a_blocking_hook_leaves_no_boundary_and_the_view_unchanged() {
             added_instructions: Vec::new(),
         }
     });
-    let m = e.moments.last().unwrap();
+    let m = the_compact(&e);
     assert!(
         matches!(&m.outcome, Some(Outcome::Failed { reason }) if reason.contains("blocked by a PreCompact hook: policy says no")),
         "the blocked compaction is recorded as failed: {:?}",
@@ -167,15 +178,15 @@ fn r7_5_r7_10_retry_and_fallback_show_in_the_steps() {
     let retry = run("compact-analysis", |k| k.policy.first_request_too_long = true);
     let fallback = run("compact-analysis", |k| k.policy.primary_unavailable = true);
     let base = run("compact-analysis", |_| {});
-    let n = |e: &Exploration| e.moments.last().unwrap().frame.steps.len();
+    let n = |e: &Exploration| the_compact(e).frame.steps.len();
     assert!(n(&retry) > n(&base));
     assert!(n(&fallback) > n(&base));
     assert!(matches!(
-        retry.moments.last().unwrap().outcome,
+        the_compact(&retry).outcome,
         Some(Outcome::Compacted { .. })
     ));
     assert!(matches!(
-        fallback.moments.last().unwrap().outcome,
+        the_compact(&fallback).outcome,
         Some(Outcome::Compacted { .. })
     ));
 }
@@ -229,8 +240,7 @@ fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
 #[test]
 fn r12_the_failure_diagram_lights_only_the_branch_taken() {
     use compaction_scenarios::sandbox::failure_stages;
-    let lit =
-        |change: fn(&mut Knobs)| failure_stages(run("compact-analysis", change).moments.last().unwrap());
+    let lit = |change: fn(&mut Knobs)| failure_stages(the_compact(&run("compact-analysis", change)));
     assert_eq!(lit(|_| {}), Vec::<usize>::new());
     assert_eq!(lit(|k| k.policy.hook.block = Some("no".into())), [0]);
     assert_eq!(lit(|k| k.policy.first_request_too_long = true), [1]);
