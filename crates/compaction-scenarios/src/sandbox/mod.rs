@@ -4,22 +4,27 @@
 //! per-request series for the session chart. Everything here is computed
 //! by the engine; the sandbox only lays it out.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 
 mod chart;
 mod flows;
 mod items;
 mod precompute;
+mod request;
 
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use flows::{failure_stages, Flow, Stage, FLOWS};
 pub use items::{items, label, Fate, Item, Kind, Thought};
 pub use precompute::PrecomputeSwitch;
+pub use request::{rebuild, Goes, Part, Rebuild, Segment};
 
 use crate as scenarios;
 use crate::{Event, Frame, HostPolicy, Observer, Scenario};
 use compaction_core::api::ThinkingMode;
 use compaction_core::compact::attachments::{AttachmentSettings, Candidate};
+use compaction_core::compact::boundary::Trigger;
 use compaction_core::compact::Progress;
 use compaction_core::engine::{CallStatus, Engine};
 use compaction_core::error::Error;
@@ -102,6 +107,8 @@ pub enum Outcome {
         summary: String,
         /// How each attachment candidate ended (R7.7).
         attachments: Vec<Candidate>,
+        /// The boundary's `trigger` (`manual` or `auto`).
+        trigger: &'static str,
     },
     /// Nothing changed; no boundary.
     Failed {
@@ -132,6 +139,14 @@ pub struct Moment {
     pub tiers: Vec<Tier>,
     /// How a compaction run in this event ended, if one did.
     pub outcome: Option<Outcome>,
+    /// The request before the event, each part split by what the event
+    /// did to it: the system parts first, then the view.
+    pub request_before: Vec<Segment>,
+    /// The request after it: what the next call sends.
+    pub request_after: Vec<Segment>,
+    /// Messages in the session's record after the event (the store: the
+    /// local JSONL never loses one).
+    pub stored: usize,
 }
 
 /// A scenario played with the sandbox's knobs.
@@ -195,6 +210,9 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         .filter(|e| matches!(e, Event::Append(_)))
         .count();
     let mut watch = Watch {
+        system: scenario.system.clone(),
+        preserved: HashSet::new(),
+        request_before: Vec::new(),
         precompute: knobs.precompute,
         before: Vec::new(),
         groups_at_compact: None,
@@ -217,6 +235,11 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
 
 /// Records each event's view and outcome, and loads precomputes.
 struct Watch {
+    system: Vec<crate::SystemPart>,
+    /// Messages the compaction in force kept verbatim.
+    preserved: HashSet<Uuid>,
+    /// The view before the current event, classified.
+    request_before: Vec<request::Entry>,
     precompute: PrecomputeSwitch,
     before: Vec<Item>,
     groups_at_compact: Option<usize>,
@@ -229,6 +252,7 @@ struct Watch {
 impl Observer for Watch {
     fn before(&mut self, engine: &mut Engine, event: &Event) -> Vec<Step> {
         self.before = items_with(engine, &mut self.labels, &self.stale);
+        self.request_before = request::entries(engine, &self.preserved);
         let mut steps = Vec::new();
         match event {
             Event::Call(now) => self.now.clone_from(now),
@@ -246,9 +270,8 @@ impl Observer for Watch {
         let before = std::mem::take(&mut self.before);
         self.stale.note(&frame.steps);
         let after = items_with(engine, &mut self.labels, &self.stale);
-        let replaced: std::collections::HashSet<&Uuid> =
-            after.iter().flat_map(|i| i.replaces.iter()).collect();
-        let kept: std::collections::HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
+        let replaced: HashSet<&Uuid> = after.iter().flat_map(|i| i.replaces.iter()).collect();
+        let kept: HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
         let gone = before
             .iter()
             .filter(|i| i.kind != Kind::System && !kept.contains(&i.uuid));
@@ -274,6 +297,10 @@ impl Observer for Watch {
                 boundary: result.boundary.uuid.clone(),
                 summary: result.summary.message.content.clone(),
                 attachments: result.attachments.clone(),
+                trigger: match result.boundary.compact_metadata.trigger {
+                    Trigger::Manual => "manual",
+                    Trigger::Auto => "auto",
+                },
             }),
             Progress::Failed { reason } => Some(Outcome::Failed {
                 reason: reason.clone(),
@@ -290,6 +317,29 @@ impl Observer for Watch {
                 Tier::Compact
             });
         }
+        if let Some(Progress::Compacted { result }) = end {
+            self.preserved = result
+                .boundary
+                .compact_metadata
+                .preserved_messages
+                .iter()
+                .cloned()
+                .collect();
+        }
+        let system = request::system_segments(engine, &self.system);
+        let entries = std::mem::take(&mut self.request_before);
+        let request_before = request::segments(&system, &entries, |u| {
+            if kept.contains(u) {
+                Goes::Kept
+            } else if replaced.contains(u) {
+                Goes::Summarised
+            } else {
+                Goes::Dropped
+            }
+        });
+        let request_after = request::segments(&system, &request::entries(engine, &self.preserved), |_| {
+            Goes::Kept
+        });
         let tokens_before = frame
             .steps
             .first()
@@ -303,6 +353,9 @@ impl Observer for Watch {
             tokens_before,
             tiers,
             outcome,
+            request_before,
+            request_after,
+            stored: engine.store().len(),
         });
     }
 }

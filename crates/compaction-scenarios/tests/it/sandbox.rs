@@ -6,7 +6,8 @@ use compaction_core::compact::attachments::Status;
 use compaction_core::compact::HookOutcome;
 use compaction_scenarios as scenarios;
 use compaction_scenarios::sandbox::{
-    explore, scenario, Exploration, Kind, Knobs, Moment, Outcome, PrecomputeSwitch,
+    explore, rebuild, scenario, Exploration, Goes, Kind, Knobs, Moment, Outcome, Part, PrecomputeSwitch,
+    Rebuild, Segment,
 };
 
 fn run(name: &str, change: impl FnOnce(&mut Knobs)) -> Exploration {
@@ -263,4 +264,150 @@ fn r12_labels_are_short_whatever_the_message() {
     assert!(l.ends_with('…') && l.chars().count() <= 90, "{l}");
     assert_eq!(label(&Message::user("v", "short")), "short");
     assert_eq!(label(&Message::user("w", "")), "");
+}
+
+/// The strip's total: every segment of a request.
+fn total(segments: &[Segment]) -> u64 {
+    segments.iter().map(|s| s.tokens).sum()
+}
+
+#[test]
+fn r12_the_request_strip_draws_everything_the_count_counts() {
+    for s in scenarios::all() {
+        let e = explore(&s, &Knobs::of(&s)).unwrap();
+        for m in &e.moments {
+            if m.frame.count.basis != compaction_core::tokens::Basis::Estimated {
+                continue;
+            }
+            assert_eq!(
+                total(&m.request_after),
+                m.frame.count.tokens,
+                "{} event {}",
+                s.name,
+                m.frame.event
+            );
+            // A call's first step may be one of several budget reductions,
+            // each counted from its own start: compare compactions only.
+            if m.frame.kind != "call" {
+                assert_eq!(
+                    total(&m.request_before),
+                    m.tokens_before,
+                    "{} event {} (before)",
+                    s.name,
+                    m.frame.event
+                );
+            }
+        }
+    }
+    // compact-analysis: the system parts are drawn, and each is the engine's.
+    let e = run("compact-analysis", |_| {});
+    let m = the_compact(&e);
+    let system: Vec<(&str, u64)> = m
+        .request_before
+        .iter()
+        .filter(|s| s.part == Part::System)
+        .map(|s| (s.name.as_str(), s.tokens))
+        .collect();
+    assert_eq!(
+        system,
+        [("system prompt", 3_000), ("CLAUDE.md", 1_800), ("tools", 12_000)]
+    );
+    assert!(m.frame.count.basis == compaction_core::tokens::Basis::Estimated);
+}
+
+#[test]
+fn r7_9_the_next_request_is_summary_preserved_attachments_then_new_input() {
+    let e = run("compact-analysis", |_| {});
+    let m = the_compact(&e);
+    // Before: the conversation splits at the cut: summarised, then kept.
+    let goes: Vec<(Part, Goes)> = m
+        .request_before
+        .iter()
+        .filter(|s| s.part != Part::System)
+        .map(|s| (s.part, s.goes))
+        .collect();
+    assert_eq!(
+        goes,
+        [
+            (Part::Conversation, Goes::Summarised),
+            (Part::Conversation, Goes::Kept)
+        ]
+    );
+    // After: system, summary, the preserved tail, five restored files.
+    let parts: Vec<Part> = m.request_after.iter().map(|s| s.part).collect();
+    let mut want = vec![
+        Part::System,
+        Part::System,
+        Part::System,
+        Part::Summary,
+        Part::Preserved,
+    ];
+    want.extend([Part::Attachment; 5]);
+    assert_eq!(parts, want);
+    let files: Vec<&str> = m
+        .request_after
+        .iter()
+        .filter(|s| s.part == Part::Attachment)
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(files[0], "reverse/javascript/cli.readable.js");
+    // The user's next prompt: new input after the restored files.
+    let next = e.moments.last().unwrap();
+    assert_eq!(next.request_after.last().unwrap().part, Part::Since);
+    assert!(next.stored > m.stored - 1);
+}
+
+#[test]
+fn r7_7_each_attachment_budget_changes_the_next_request() {
+    let tokens = |change: fn(&mut Knobs)| total(&the_compact(&run("compact-analysis", change)).request_after);
+    let base = tokens(|_| {});
+    for (name, changed) in [
+        ("files restored 2", tokens(|k| k.attachments.max_files = 2)),
+        ("files restored 6", tokens(|k| k.attachments.max_files = 6)),
+        (
+            "tokens per file 3,000",
+            tokens(|k| k.attachments.per_file_tokens = 3_000),
+        ),
+        (
+            "tokens per file 8,000",
+            tokens(|k| k.attachments.per_file_tokens = 8_000),
+        ),
+        (
+            "tokens for all files 12,000",
+            tokens(|k| k.attachments.total_tokens = 12_000),
+        ),
+    ] {
+        assert_ne!(changed, base, "{name}");
+    }
+    // At the defaults, the per-file budget cuts the two large files.
+    let (_, files) = compacted(&run("compact-analysis", |_| {}));
+    let cut = files
+        .iter()
+        .filter(|c| matches!(c.status, Status::Restored { cut: true, .. }))
+        .count();
+    assert_eq!(cut, 2, "{files:#?}");
+    assert!(files.iter().any(|c| matches!(c.status, Status::NotChosen)));
+}
+
+#[test]
+fn r12_every_step_of_the_manual_compact_moves_the_rebuild_on() {
+    let e = run("compact-analysis", |_| {});
+    let m = the_compact(&e);
+    let stages: Vec<Rebuild> = (0..m.frame.steps.len()).map(|s| rebuild(m, Some(s))).collect();
+    assert_eq!(
+        stages,
+        [
+            Rebuild::Cut,
+            Rebuild::Asked,
+            Rebuild::Written,
+            Rebuild::Parsed,
+            Rebuild::Restored,
+            Rebuild::Assembled
+        ]
+    );
+    assert_eq!(rebuild(m, None), Rebuild::Assembled);
+    // A blocked compaction rebuilds nothing.
+    let blocked = run("compact-analysis", |k| k.policy.hook.block = Some("no".into()));
+    let m = the_compact(&blocked);
+    assert!((0..m.frame.steps.len()).all(|s| rebuild(m, Some(s)) == Rebuild::Before));
 }
