@@ -105,6 +105,8 @@ impl Totals {
 }
 
 /// Every `*.jsonl` under `dir`, sorted; `dir` itself when it is a file.
+/// Links to folders are not followed (each folder is walked once); a
+/// `*.jsonl` that is not a regular file is listed, and refused when read.
 fn session_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     let meta = std::fs::metadata(dir).map_err(|e| format!("cannot read `{}`: {e}", dir.display()))?;
     if meta.is_file() {
@@ -116,10 +118,15 @@ fn session_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
         let entries =
             std::fs::read_dir(&folder).map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?;
         for entry in entries {
-            let path = entry
-                .map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?
-                .path();
-            if path.is_dir() {
+            let entry = entry.map_err(|e| format!("cannot read `{}`: {e}", folder.display()))?;
+            let path = entry.path();
+            // The entry's own type: a link is never followed into a folder
+            // (a link back up the tree would be walked forever).
+            let is_dir = entry
+                .file_type()
+                .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?
+                .is_dir();
+            if is_dir {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "jsonl") {
                 out.push(path);

@@ -27,7 +27,7 @@ pub fn parse(name: &str) -> Result<Option<Format>, String> {
 /// Off Anthropic, Tier 1 takes the client path (no server-side context
 /// editing, R4.2).
 pub fn load(path: &Path, format: Format, mut settings: EngineSettings) -> Result<(Engine, Ledger), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = crate::read::input_text(path)?;
     let list = if text.trim_start().starts_with('{') {
         #[derive(serde::Deserialize)]
         struct Body {

@@ -3,6 +3,7 @@
 
 mod fidelity;
 mod format;
+mod read;
 mod session;
 mod transcript;
 

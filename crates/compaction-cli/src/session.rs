@@ -265,7 +265,7 @@ fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
 /// Reads `{system?, messages}` (or a bare list of messages) into a fresh
 /// engine, through the same reader as the package's `loadJson`.
 pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = crate::read::input(path)?;
     let body = parse_body(&text).map_err(|e| {
         let what = match e.at {
             _ if !e.is_json => "not JSON".to_owned(),
@@ -383,7 +383,7 @@ fn next_decision(engine: &Engine) -> compaction_core::engine::Decision {
 
 /// `compaction parse-summary FILE`: what R7.4 makes of a model reply.
 pub fn parse(path: &Path) -> Result<Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = crate::read::input_text(path)?;
     let summary = parse_summary(&text).map_err(|e| e.to_string())?;
     Ok(json!({ "text": summary }))
 }

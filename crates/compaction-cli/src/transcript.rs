@@ -6,7 +6,6 @@
 //! `--progress` (one line per 10% when stderr is not a terminal). Nothing
 //! but the JSON result is ever written to stdout.
 
-use std::fs::File;
 use std::io::{ErrorKind, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -42,18 +41,15 @@ pub fn resume(args: &SessionArgs) -> Result<String, String> {
     serde_json::to_string_pretty(&transcript.resume()).map_err(|err| err.to_string())
 }
 
-/// Reads the file in chunks into an [`Importer`]; errors name the file.
+/// Reads the file in chunks into an [`Importer`], up to the size it had
+/// when opened (a file still being written is read as it was); anything
+/// but a regular file is refused (`crate::read`). Errors name the file.
 fn read(args: &SessionArgs) -> Result<Transcript, String> {
     let path = &args.file;
-    let mut file =
-        File::open(path).map_err(|err| format!("cannot open `{}`: {}", path.display(), reason(&err)))?;
-    let size = file
-        .metadata()
-        .map_err(|err| format!("cannot read `{}`: {}", path.display(), reason(&err)))?;
-    if size.is_dir() {
-        return Err(format!("cannot read `{}`: it is a directory", path.display()));
-    }
-    let mut progress = Progress::new(path, size.len(), args.progress);
+    let (file, size) =
+        crate::read::open_regular(path).map_err(|why| format!("cannot open `{}`: {why}", path.display()))?;
+    let mut file = file.take(size);
+    let mut progress = Progress::new(path, size, args.progress);
     let mut importer = Importer::new();
     let mut buffer = vec![0; CHUNK];
     loop {
@@ -61,28 +57,19 @@ fn read(args: &SessionArgs) -> Result<Transcript, String> {
             Ok(0) => break,
             Ok(n) => n,
             Err(err) if err.kind() == ErrorKind::Interrupted => continue,
-            Err(err) => return Err(format!("cannot read `{}`: {}", path.display(), reason(&err))),
+            Err(err) => {
+                return Err(format!(
+                    "cannot read `{}`: {}",
+                    path.display(),
+                    crate::read::reason(&err)
+                ))
+            }
         };
         importer.feed(buffer.get(..n).unwrap_or_default());
         progress.show(importer.bytes_fed());
     }
     progress.done();
     Ok(importer.finish())
-}
-
-/// An I/O error in lowercase words, without Rust's "(os error N)".
-fn reason(err: &std::io::Error) -> String {
-    let text = match err.kind() {
-        ErrorKind::NotFound => "no such file".to_owned(),
-        ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        _ => err.to_string(),
-    };
-    let text = text.split(" (os error").next().unwrap_or_default().to_owned();
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => text,
-    }
 }
 
 /// The percentage read, on stderr.

@@ -4,6 +4,8 @@
 
 mod common;
 
+#[cfg(unix)]
+mod bounded;
 mod fidelity;
 mod session;
 mod thresholds;

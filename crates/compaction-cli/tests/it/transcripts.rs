@@ -167,7 +167,7 @@ fn missing_files_and_directories_fail_on_stderr() {
             vec!["resume", "/no/such/session.jsonl"],
             "cannot open `/no/such/session.jsonl`: no such file",
         ),
-        (vec!["inspect", FIXTURES], "it is a directory"),
+        (vec!["inspect", FIXTURES], "not a regular file (a directory)"),
     ] {
         let out = compaction(&args);
         assert!(!out.status.success(), "{args:?}");
