@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use compaction_core::transcript::fidelity::{score, Fidelity, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
 use compaction_core::transcript::lacks::Lack;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::session::{replay_options, replay_settings, ReplaySettingsArgs};
 
@@ -184,17 +183,55 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
     let by_preset: Vec<(&str, Totals)> = by_preset.into_iter().map(|(p, t)| (p, t.finish())).collect();
     let total = total.finish();
     if args.json {
-        let value = serde_json::json!({
-            "definition": definition(),
-            "files": files,
-            "incomplete": incomplete(&files).iter().map(|(file, b)| serde_json::json!({"file": file, "boundary": b})).collect::<Vec<Value>>(),
-            "byPreset": by_preset.iter().map(|(p, t)| serde_json::json!({"preset": p, "totals": t})).collect::<Vec<Value>>(),
-            "total": total,
-            "failed": failed.iter().map(|(f, why)| serde_json::json!({"file": f, "error": why})).collect::<Vec<Value>>(),
+        return crate::pretty(&Report {
+            definition: definition(),
+            incomplete: (incomplete(&files).into_iter())
+                .map(|(file, boundary)| Incomplete { file, boundary })
+                .collect(),
+            files: &files,
+            by_preset: (by_preset.iter())
+                .map(|(preset, totals)| PresetTotals { preset, totals })
+                .collect(),
+            total: &total,
+            failed: (failed.iter())
+                .map(|(file, error)| Failed { file, error })
+                .collect(),
         });
-        return serde_json::to_string_pretty(&value).map_err(|e| e.to_string());
     }
     Ok(table(&files, &by_preset, &total, &failed))
+}
+
+/// `fidelity --json`'s output.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report<'a> {
+    definition: String,
+    files: &'a [FileScore],
+    incomplete: Vec<Incomplete<'a>>,
+    by_preset: Vec<PresetTotals<'a>>,
+    total: &'a Totals,
+    failed: Vec<Failed<'a>>,
+}
+
+/// A boundary where the file lacks records, and its file.
+#[derive(Serialize)]
+struct Incomplete<'a> {
+    file: &'a str,
+    boundary: &'a Scored,
+}
+
+/// The totals of one preset's files.
+#[derive(Serialize)]
+struct PresetTotals<'a> {
+    preset: &'a str,
+    totals: &'a Totals,
+}
+
+/// A file that could not be scored, and why.
+#[derive(Serialize)]
+struct Failed<'a> {
+    file: &'a str,
+    error: &'a str,
 }
 
 /// The real automatic boundaries where the file lacks records, with the

@@ -8,7 +8,7 @@ use std::path::Path;
 use compaction_core::compact::boundary::derived_uuid;
 use compaction_core::engine::{Engine, EngineSettings};
 use compaction_core::format::{Format, Ledger};
-use serde_json::Value;
+use compaction_core::message::Json;
 
 /// The format named by `--format` (`anthropic` is no conversion: `None`).
 pub fn parse(name: &str) -> Result<Option<Format>, String> {
@@ -57,13 +57,17 @@ pub fn load(path: &Path, format: Format, mut settings: EngineSettings) -> Result
     Ok((engine, ledger))
 }
 
-/// The view in the ledger's format.
-pub fn view(engine: &Engine, ledger: &Ledger) -> Value {
+/// The view in the ledger's format, each item's JSON text kept as it is
+/// (never through `serde_json::Value`, whose depth limit a model's tool
+/// input may pass).
+pub fn view(engine: &Engine, ledger: &Ledger) -> Result<Vec<Json>, String> {
     let store = engine.store();
-    let items = ledger
+    ledger
         .export(engine.view().sent_messages(), |u| store.get(u).map(|m| &**m))
         .iter()
-        .map(|e| serde_json::from_str(e.text()).unwrap_or(Value::Null))
-        .collect();
-    Value::Array(items)
+        .enumerate()
+        .map(|(i, e)| {
+            Json::parse(e.text()).map_err(|err| format!("view[{i}]: the written item is not JSON: {err}"))
+        })
+        .collect()
 }

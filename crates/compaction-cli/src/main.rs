@@ -3,6 +3,7 @@
 
 mod fidelity;
 mod format;
+mod output;
 mod read;
 mod session;
 mod transcript;
@@ -118,16 +119,18 @@ fn run(cli: &Cli) -> Result<String, String> {
         }
         Command::Inspect(args) => transcript::inspect(args),
         Command::Resume(args) => transcript::resume(args),
-        Command::Plan(args) => pretty(&session::plan(args)?),
-        Command::Compact(args) => pretty(&session::compact(args)?),
-        Command::ParseSummary { file } => pretty(&session::parse(file)?),
-        Command::Presets => pretty(&session::presets()),
-        Command::Replay(args) => pretty(&session::replay(args)?),
+        Command::Plan(args) => session::plan(args),
+        Command::Compact(args) => session::compact(args),
+        Command::ParseSummary { file } => session::parse(file),
+        Command::Presets => session::presets(),
+        Command::Replay(args) => session::replay(args),
         Command::Fidelity(args) => fidelity::fidelity(args),
     }
 }
 
-fn pretty(value: &serde_json::Value) -> Result<String, String> {
+/// `value` as indented JSON, written straight from its type (see
+/// [`output`]).
+fn pretty<T: serde::Serialize + ?Sized>(value: &T) -> Result<String, String> {
     serde_json::to_string_pretty(value).map_err(|err| err.to_string())
 }
 

@@ -22,8 +22,9 @@ use compaction_core::transcript::choice::{self, Choice};
 use compaction_core::transcript::log::UuidMaker;
 use compaction_core::transcript::replay::ReplayOptions;
 use compaction_core::transcript::Transcript;
+
+use crate::output;
 use compaction_core::Setting;
-use serde_json::{json, Value};
 
 /// Settings flags shared by `plan` and `compact`.
 #[derive(Debug, Clone, clap::Args)]
@@ -230,14 +231,6 @@ pub fn engine_in(args: &SessionArgs) -> Result<(Engine, Option<Ledger>), String>
     engine_anthropic(args).map(|e| (e, None))
 }
 
-/// The view to print: in the history's format when it has one.
-fn view_of(engine: &Engine, ledger: &Option<Ledger>) -> Value {
-    match ledger {
-        Some(ledger) => crate::format::view(engine, ledger),
-        None => json!(engine.view().sent_messages().collect::<Vec<_>>()),
-    }
-}
-
 fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
     let settings = settings(args)?;
     match (&args.messages, &args.session) {
@@ -295,7 +288,7 @@ pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
 
 /// `compaction plan`: what the cascade would do before the next call,
 /// changing nothing, up to the first step that needs a model answer.
-pub fn plan(args: &PlanArgs) -> Result<Value, String> {
+pub fn plan(args: &PlanArgs) -> Result<String, String> {
     let (engine, ledger) = engine_in(&args.session)?;
     let now = match &args.now {
         Some(text) => {
@@ -316,23 +309,23 @@ pub fn plan(args: &PlanArgs) -> Result<Value, String> {
     }
     let out = driver.finish(&probe);
     steps.extend(out.steps);
-    Ok(json!({
-        "steps": steps,
-        "view": view_of(&probe, &ledger),
-        "requests": out.requests,
-        "status": decision.status,
-        "count": decision.count,
-        "lines": decision.lines,
-        "contextManagement": decision.context_management,
-        "betas": decision.betas,
-        "thinking": decision.thinking,
-        "breakdown": probe.breakdown(),
-    }))
+    crate::pretty(&output::Plan {
+        steps,
+        view: output::view_of(&probe, ledger.as_ref())?,
+        requests: out.requests,
+        status: decision.status,
+        count: decision.count,
+        lines: decision.lines,
+        context_management: decision.context_management,
+        betas: decision.betas,
+        thinking: decision.thinking,
+        breakdown: probe.breakdown(),
+    })
 }
 
 /// `compaction compact`: a manual compaction, summarised offline; the files
 /// it restores are read from disk relative to the working directory.
-pub fn compact(args: &CompactArgs) -> Result<Value, String> {
+pub fn compact(args: &CompactArgs) -> Result<String, String> {
     let (mut engine, ledger) = engine_in(&args.session)?;
     let partial = match (&args.from, &args.up_to) {
         (Some(uuid), _) => Some((uuid, Direction::From)),
@@ -360,43 +353,51 @@ pub fn compact(args: &CompactArgs) -> Result<Value, String> {
     let mut steps = started.steps;
     steps.extend(out.steps);
     match out.compaction {
-        Some(Progress::Compacted { result }) => Ok(json!({
-            "steps": steps,
-            "view": view_of(&engine, &ledger),
-            // What the next call needs: the decision it would get.
-            "betas": next_decision(&engine).betas,
-            "contextManagement": next_decision(&engine).context_management,
-            "boundary": result.boundary,
-            "summary": result.summary,
-            "attachments": result.attachments,
-            "retention": result.retention,
-        })),
+        Some(Progress::Compacted { result }) => {
+            let next = engine.plan(None);
+            let result = *result;
+            crate::pretty(&output::Compact {
+                steps,
+                view: output::view_of(&engine, ledger.as_ref())?,
+                betas: next.betas,
+                context_management: next.context_management,
+                boundary: result.boundary,
+                summary: result.summary,
+                attachments: result.attachments,
+                retention: result.retention,
+            })
+        }
         Some(Progress::Failed { reason }) => Err(format!("compaction failed: {reason}")),
         Some(Progress::Waiting) | None => Err("the compaction is still waiting (an engine bug)".to_owned()),
     }
 }
 
-/// The decision the next call would get (a dry run).
-fn next_decision(engine: &Engine) -> compaction_core::engine::Decision {
-    engine.plan(None)
-}
-
 /// `compaction parse-summary FILE`: what R7.4 makes of a model reply.
-pub fn parse(path: &Path) -> Result<Value, String> {
+pub fn parse(path: &Path) -> Result<String, String> {
+    #[derive(serde::Serialize)]
+    struct Parsed {
+        text: String,
+    }
     let text = crate::read::input_text(path)?;
     let summary = parse_summary(&text).map_err(|e| e.to_string())?;
-    Ok(json!({ "text": summary }))
+    crate::pretty(&Parsed { text: summary })
 }
 
 /// `compaction presets`: every preset and its settings (for a 200,000-token
 /// window).
-pub fn presets() -> Value {
-    Value::Array(
-        Preset::ALL
-            .iter()
-            .map(|p| json!({ "name": p.name(), "settings": p.settings(200_000) }))
-            .collect(),
-    )
+pub fn presets() -> Result<String, String> {
+    #[derive(serde::Serialize)]
+    struct Named {
+        name: &'static str,
+        settings: EngineSettings,
+    }
+    let presets: Vec<Named> = (Preset::ALL.iter())
+        .map(|p| Named {
+            name: p.name(),
+            settings: p.settings(200_000),
+        })
+        .collect();
+    crate::pretty(&presets)
 }
 
 /// Settings flags of `compaction replay` and `compaction fidelity`: each
@@ -470,19 +471,18 @@ pub fn replay_options(args: &ReplaySettingsArgs) -> ReplayOptions {
 /// `compaction replay`: where automatic compaction would fire under the
 /// settings chosen from the file (or the flags), beside the session's real
 /// boundaries, and what was chosen and why.
-pub fn replay(args: &ReplayArgs) -> Result<Value, String> {
+pub fn replay(args: &ReplayArgs) -> Result<String, String> {
     let transcript = crate::transcript::transcript_of(&args.file)?;
     let (chosen, settings) = replay_settings(&transcript, &args.settings)?;
     let result = transcript
         .timeline()
         .replay_with(chosen.preset, settings, replay_options(&args.settings))
         .map_err(|e| e.message_naming(crate::flag))?;
-    let mut value = serde_json::to_value(result).map_err(|e| e.to_string())?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert(
-            "chosen".to_owned(),
-            serde_json::to_value(&chosen).map_err(|e| e.to_string())?,
-        );
+    #[derive(serde::Serialize)]
+    struct Replayed {
+        #[serde(flatten)]
+        result: compaction_core::transcript::replay::Replay,
+        chosen: Choice,
     }
-    Ok(value)
+    crate::pretty(&Replayed { result, chosen })
 }

@@ -6,6 +6,7 @@ mod common;
 
 #[cfg(unix)]
 mod bounded;
+mod depth;
 mod fidelity;
 mod session;
 mod thresholds;
