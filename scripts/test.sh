@@ -8,8 +8,11 @@ set -uo pipefail
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/toolchain.sh"
 source "$ROOT/scripts/lib/install.sh"
+source "$ROOT/scripts/lib/pkg.sh"
 cd "$ROOT"
 started=$SECONDS
+# The property tests' fixed seed (scripts/fuzz.sh draws fresh ones).
+PROPTEST_SEED=20261203
 
 announce_wasm_mode
 say "installing what is missing"
@@ -73,7 +76,10 @@ check "toolchain choice, every branch" bash scripts/tests/toolchain-choice.sh
 check "engine layers point one way" bash scripts/tests/layers.sh
 
 # --- 2. host tests ----------------------------------------------------------
-check "cargo test (host)" cargo test --locked --workspace
+# Property tests run one fixed seed here (with every committed regression
+# first), so a run's outcome never depends on chance; scripts/fuzz.sh
+# explores fresh seeds.
+check "cargo test (host; property tests at PROPTEST_RNG_SEED=$PROPTEST_SEED)" env PROPTEST_RNG_SEED="$PROPTEST_SEED" cargo test --locked --workspace
 
 # --- 3. wasm-bindgen-test in Node and headless Chromium ---------------------
 wasm_test() (
@@ -93,20 +99,9 @@ sandbox_test() (
 check "wasm-bindgen-test: sandbox components in headless Chromium" sandbox_test
 
 # --- 4. the npm package, as a user gets it ----------------------------------
-install_pkg() {
-    local npm_dir="$ROOT/target/npm" tarball
-    rm -rf "$npm_dir" && mkdir -p "$npm_dir/context-compaction"
-    tarball="$(cd "$ROOT/pkg" && npm pack --silent --pack-destination "$npm_dir")" || return 1
-    tar xzf "$npm_dir/$tarball" -C "$npm_dir/context-compaction" --strip-components=1 || return 1
-    # A real directory, not a link: the package's subpaths import their
-    # SDKs (`ai`) from beside it, as in a user's node_modules.
-    rm -rf "$ROOT/tests/node_modules/context-compaction" && mkdir -p "$ROOT/tests/node_modules/context-compaction"
-    tar xzf "$npm_dir/$tarball" -C "$ROOT/tests/node_modules/context-compaction" --strip-components=1 || return 1
-    echo "installed $tarball into tests/node_modules"
-}
 check "build pkg/" bash scripts/build-pkg.sh
 check "npm pack pkg/ and install it" install_pkg
-check "pkg/ under Node (node:test, .d.ts snapshot)" node --test tests/node/
+check "pkg/ under Node (node:test, .d.ts snapshot; the fuzzer at its fixed seeds)" env -u FUZZ_SEED -u FUZZ_OPS node --test tests/node/
 check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node tests/examples/agent-loop.mjs
 check "example AI SDK agent: generateText + prepareStep + MockLanguageModelV3 (tests/examples/ai-sdk-agent.mjs)" node tests/examples/ai-sdk-agent.mjs
 check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk)" tsc -p tests/types

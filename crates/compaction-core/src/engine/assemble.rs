@@ -113,7 +113,9 @@ impl Engine {
             Source::Summary { replaces },
         ));
         // Pinned messages of the summarised part follow the summary
-        // verbatim, with their legal groups (extension).
+        // verbatim, with their legal groups (extension), then the preserved
+        // tail (usage zeroed, R7.6); the boundary lists both, in this order,
+        // so a resume relinks them as the live view has them.
         let pinned_groups: Vec<std::ops::Range<usize>> = self
             .view
             .segmentation()
@@ -125,15 +127,15 @@ impl Engine {
                     .any(|e| self.pinned.contains(e.message.uuid.as_str()))
             })
             .collect();
-        for group in pinned_groups {
-            for e in &self.view.entries()[group] {
-                entries.push((Arc::clone(e.sent.as_ref().unwrap_or(&e.message)), Source::Stored));
-            }
-        }
-        let preserved: Vec<Arc<Message>> = self.view.entries()[run.prefix.end..]
-            .iter()
+        let preserved: Vec<Arc<Message>> = pinned_groups
+            .into_iter()
+            .flat_map(|group| &self.view.entries()[group])
+            .chain(&self.view.entries()[run.prefix.end..])
             .map(|e| zero_usage(e.sent.as_ref().unwrap_or(&e.message)))
             .collect();
+        // When the last preserved message's calls are still open, the
+        // attachments go before the preserved messages, so the results the
+        // host appends next follow their calls (as a resume relinks them).
         let open_tool_use = preserved
             .last()
             .is_some_and(|m| m.tool_use_ids().next().is_some());

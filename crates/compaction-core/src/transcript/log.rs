@@ -29,16 +29,28 @@ impl UuidMaker {
     /// (`m<n>`): a resumed session's file holds the earlier ones, even those
     /// no longer in the view (the file's highest is
     /// [`Transcript::last_made_uuid`](super::Transcript::last_made_uuid)).
+    ///
+    /// Numbers above [`UuidMaker::FOLLOWED`] are not followed: counting from
+    /// one, the maker never reaches them, and following one would leave it no
+    /// room to count on (at `u64::MAX` every next uuid would be the same).
     pub fn follow(&mut self, uuid: &str) {
         if let Some(n) = uuid.strip_prefix('m').and_then(|n| n.parse::<u64>().ok()) {
-            self.next = self.next.max(n);
+            if n <= Self::FOLLOWED {
+                self.next = self.next.max(n);
+            }
         }
     }
 
+    /// The highest `m<n>` followed: 2⁵³, the largest count a JavaScript
+    /// number holds exactly. The maker then has 2⁶⁴ − 2⁵³ uuids to count.
+    pub const FOLLOWED: u64 = 1 << 53;
+
     /// The next free uuid (`taken` says whether the store holds one already).
+    /// Every round makes a new number, so the loop ends after at most as many
+    /// rounds as the store holds uuids, plus one.
     pub fn make(&mut self, taken: impl Fn(&Uuid) -> bool) -> Uuid {
         loop {
-            self.next = self.next.saturating_add(1);
+            self.next = self.next.wrapping_add(1);
             let uuid = Uuid(format!("m{}", self.next));
             if !taken(&uuid) {
                 return uuid;
@@ -215,6 +227,7 @@ impl SessionLog {
         let record = Record {
             is_sidechain: false,
             message: Payload {
+                id: (m.role == Role::Assistant).then_some(m.uuid.as_str()),
                 content: &m.content,
                 role: m.role,
                 usage: m.usage.as_ref(),
@@ -250,6 +263,13 @@ struct Record<'a> {
 /// A record's `message`: the API payload.
 #[derive(Serialize)]
 struct Payload<'a> {
+    /// An assistant message's response id: its uuid. The importer merges
+    /// assistant lines that share one (a streamed response written as
+    /// several lines) and chained assistant lines with none (exports that
+    /// drop it); each message the host appended is one response of its own,
+    /// so two appended in a row must resume as two.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<&'a str>,
     content: &'a Content,
     role: Role,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -290,5 +310,20 @@ mod tests {
         log.appended(Uuid("m11b".into()));
         let r: serde_json::Value = serde_json::from_str(&log.records(&store)[0]).unwrap();
         assert_eq!(r["parentUuid"], "m9");
+    }
+
+    #[test]
+    fn a_file_holding_the_largest_number_leaves_the_maker_counting() {
+        let mut log = SessionLog::new("s".into());
+        log.resumed(
+            ["m18446744073709551615"],
+            Some("m18446744073709551615".into()),
+            None,
+        );
+        let taken = |u: &Uuid| u.as_str() == "m18446744073709551615";
+        let first = log.uuids.make(taken);
+        let second = log.uuids.make(taken);
+        assert_ne!(first, second);
+        assert!(!taken(&first) && !taken(&second));
     }
 }

@@ -253,3 +253,38 @@ fn a_resumed_engine_numbers_its_compactions_after_the_files() {
     assert_eq!(t.boundaries.len(), 3);
     Host::resumed(third.file()).resumes_to_its_view("resumed again");
 }
+
+#[test]
+fn two_assistant_messages_appended_in_a_row_resume_as_two() {
+    // Issue 27: the records carried no response id, so the importer merged
+    // the second into the first (as it does for exports that drop the id).
+    let mut host = Host::new();
+    host.say(Role::User, Content::Text("hi".into()));
+    host.say(Role::Assistant, Content::Text("first".into()));
+    host.say(Role::Assistant, Content::Text("second".into()));
+    host.turn(1);
+    host.resumes_to_its_view("two replies in a row");
+    host.compact();
+    host.turn(2);
+    host.resumes_to_its_view("after a compaction");
+}
+
+#[test]
+fn a_pinned_message_a_compaction_keeps_is_a_preserved_message_of_its_boundary() {
+    // Issue 27: the boundary listed only the preserved tail, so a resume
+    // dropped the pinned message the live view kept after the summary.
+    let mut host = Host::new();
+    host.turn(1);
+    let pinned = host.say(Role::User, Content::Text("remember: tabs, not spaces".into()));
+    host.say(Role::Assistant, Content::Text("noted".into()));
+    host.turn(2);
+    host.turn(3);
+    host.engine.pin(&pinned).unwrap();
+    let compacted = host.compact();
+    let preserved = &compacted.boundary.compact_metadata.preserved_messages;
+    assert!(preserved.contains(&pinned), "{preserved:?}");
+    assert!(host.view_uuids().contains(&pinned.0));
+    host.resumes_to_its_view("pinned, compacted");
+    host.turn(4);
+    Host::resumed(host.file()).resumes_to_its_view("pinned, resumed");
+}
