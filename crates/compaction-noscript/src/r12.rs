@@ -71,6 +71,7 @@ pub fn manual_compact() -> Result<String, Error> {
         boundary,
         summary,
         attachments,
+        trigger,
     }) = &m.outcome
     else {
         return Ok(html);
@@ -118,8 +119,9 @@ pub fn manual_compact() -> Result<String, Error> {
     }
     html.push_str("</tbody>\n</table>\n</section>\n");
     html.push_str(&format!(
-        "<section aria-labelledby=\"ns-boundary\">\n<h2 id=\"ns-boundary\">4. Boundary</h2>\n<p><code>compact_boundary</code> <code>{}</code>: {} → {} tokens, {} preserved message(s). It is written only once the new view exists.</p>\n</section>\n",
+        "<section aria-labelledby=\"ns-boundary\">\n<h2 id=\"ns-boundary\">4. Boundary</h2>\n<p><code>compact_boundary</code> <code>{}</code> (trigger {}): {} → {} tokens, {} preserved message(s). It goes to the session's local JSONL, not into the next request, and is written only once the new view exists.</p>\n</section>\n",
         esc(&boundary.0),
+        trigger,
         grouped(*pre_tokens),
         grouped(*post_tokens),
         preserved
