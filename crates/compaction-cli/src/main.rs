@@ -2,6 +2,7 @@
 //! stderr, a non-zero exit status on failure.
 
 mod fidelity;
+mod files;
 mod format;
 mod output;
 mod read;
@@ -37,7 +38,8 @@ enum Command {
     /// `{system, messages}`, changing nothing: `{steps, view, requests, breakdown}`.
     Plan(session::PlanArgs),
     /// Run a manual /compact on an API-shaped history with the offline
-    /// summariser: `{steps, view, boundary}`.
+    /// summariser, restoring files read only from under the root:
+    /// `{steps, view, boundary, summary, attachments, refused}`.
     Compact(session::CompactArgs),
     /// What SPEC R7.4 makes of a model's summary reply: `{text}`.
     ParseSummary {

@@ -16,6 +16,8 @@ use compaction_core::thresholds::Thresholds;
 use compaction_core::tokens::TokenFigure;
 use serde::Serialize;
 
+use crate::files::Refusal;
+
 /// The view: the engine's messages, or the items of the history's format.
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
@@ -63,4 +65,6 @@ pub struct Compact<'a> {
     pub summary: SummaryRecord,
     pub attachments: Vec<Candidate>,
     pub retention: RetentionReport,
+    /// The files not read because the rule refused them (`files`).
+    pub refused: Vec<Refusal>,
 }

@@ -51,7 +51,7 @@ pub fn kind(meta: &Metadata) -> &'static str {
 }
 
 /// Why `path` cannot be read, or `None` when `meta` is a regular file's.
-fn not_regular(meta: &Metadata) -> Option<String> {
+pub fn not_regular(meta: &Metadata) -> Option<String> {
     (!meta.is_file()).then(|| format!("not a regular file ({})", kind(meta)))
 }
 

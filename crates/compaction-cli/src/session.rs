@@ -23,6 +23,7 @@ use compaction_core::transcript::log::UuidMaker;
 use compaction_core::transcript::replay::ReplayOptions;
 use compaction_core::transcript::Transcript;
 
+use crate::files::Files;
 use crate::output;
 use compaction_core::Setting;
 
@@ -109,10 +110,11 @@ impl HookArgs {
 }
 
 /// The CLI as the engine's host: summaries from the offline summariser,
-/// files read from disk relative to the working directory, the hook flags'
-/// answer to every PreCompact request.
+/// files read from disk under the root ([`Files`]), the hook flags' answer
+/// to every PreCompact request.
 struct CliHost {
     hook: HookOutcome,
+    files: Files,
 }
 
 impl Host for CliHost {
@@ -127,13 +129,7 @@ impl Host for CliHost {
     }
 
     fn read_files(&mut self, paths: &[String]) -> Result<Vec<FileAnswer>, Self::Error> {
-        Ok(paths
-            .iter()
-            .map(|path| FileAnswer {
-                path: path.clone(),
-                content: std::fs::read_to_string(path).map_err(|e| e.to_string()),
-            })
-            .collect())
+        Ok(self.files.answer(paths))
     }
 }
 
@@ -154,8 +150,47 @@ pub struct CompactArgs {
     /// it and what follows stay verbatim.
     #[arg(long, value_name = "UUID")]
     pub up_to: Option<String>,
+    /// The folder the files to restore are read from (R7.7): only regular
+    /// files under it, through no link out of it [default: the session's
+    /// working directory with --session, else the current directory].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
+    /// Restore no file's content: every file asked for is listed in
+    /// `refused`.
+    #[arg(long, conflicts_with = "root")]
+    pub no_read: bool,
     #[command(flatten)]
     pub hook: HookArgs,
+}
+
+/// The folder `compact` reads files under: `--root`, else the session's
+/// working directory, else the current directory; the reason every read
+/// is refused when that folder is not here.
+fn root_of(args: &CompactArgs, cwd: Option<&str>) -> Result<Result<PathBuf, String>, String> {
+    if let Some(dir) = &args.root {
+        return match std::fs::metadata(dir) {
+            Ok(meta) if meta.is_dir() => Ok(Ok(dir.clone())),
+            Ok(_) => Err(format!("invalid --root `{}`: not a folder", dir.display())),
+            Err(e) => Err(format!(
+                "invalid --root `{}`: {}",
+                dir.display(),
+                crate::read::reason(&e)
+            )),
+        };
+    }
+    if let Some(cwd) = cwd {
+        let dir = PathBuf::from(cwd);
+        return Ok(if dir.is_dir() {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "the session's working directory `{cwd}` is not a folder here (give --root DIR)"
+            ))
+        });
+    }
+    std::env::current_dir()
+        .map(Ok)
+        .map_err(|e| format!("cannot find the current directory: {}", crate::read::reason(&e)))
 }
 
 /// The engine's settings from the flags.
@@ -218,23 +253,37 @@ fn preset_named(name: &str) -> Result<Preset, String> {
     })
 }
 
-/// The engine for `--messages` or `--session`, with the ledger of its
-/// `--format` (none for Anthropic's).
-pub fn engine_in(args: &SessionArgs) -> Result<(Engine, Option<Ledger>), String> {
+/// A history from the flags.
+pub struct History {
+    /// An engine holding it.
+    pub engine: Engine,
+    /// The ledger of its `--format` (none for Anthropic's).
+    pub ledger: Option<Ledger>,
+    /// A session's working directory: the `cwd` of its last message that
+    /// names one.
+    pub cwd: Option<String>,
+}
+
+/// The history of `--messages` or `--session`.
+pub fn engine_in(args: &SessionArgs) -> Result<History, String> {
     if let Some(format) = crate::format::parse(&args.format)? {
         let Some(path) = &args.messages else {
             return Err("--format reads --messages (a session file is Anthropic-shaped)".to_owned());
         };
         let (engine, ledger) = crate::format::load(path, format, settings(args)?)?;
-        return Ok((engine, Some(ledger)));
+        return Ok(History {
+            engine,
+            ledger: Some(ledger),
+            cwd: None,
+        });
     }
-    engine_anthropic(args).map(|e| (e, None))
-}
-
-fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
     let settings = settings(args)?;
     match (&args.messages, &args.session) {
-        (Some(path), _) => load(path, settings),
+        (Some(path), _) => Ok(History {
+            engine: load(path, settings)?,
+            ledger: None,
+            cwd: None,
+        }),
         (None, Some(path)) => {
             let transcript = crate::transcript::transcript_of(path)?;
             let mut engine = Engine::new(settings).map_err(|e| e.message_naming(crate::flag))?;
@@ -249,7 +298,14 @@ fn engine_anthropic(args: &SessionArgs) -> Result<Engine, String> {
                 };
                 appended.map_err(|e| format!("{}: resumed message {i}: {e}", path.display()))?;
             }
-            Ok(engine)
+            let cwd = (transcript.messages.iter().rev())
+                .find_map(|m| m.extra.str_field("cwd"))
+                .map(|cwd| cwd.into_owned());
+            Ok(History {
+                engine,
+                ledger: None,
+                cwd,
+            })
         }
         (None, None) => Err("give --messages FILE.json or --session FILE.jsonl".to_owned()),
     }
@@ -289,7 +345,7 @@ pub fn load(path: &Path, settings: EngineSettings) -> Result<Engine, String> {
 /// `compaction plan`: what the cascade would do before the next call,
 /// changing nothing, up to the first step that needs a model answer.
 pub fn plan(args: &PlanArgs) -> Result<String, String> {
-    let (engine, ledger) = engine_in(&args.session)?;
+    let History { engine, ledger, .. } = engine_in(&args.session)?;
     let now = match &args.now {
         Some(text) => {
             Some(Timestamp::parse(text).ok_or_else(|| format!("invalid --now `{text}`: not RFC 3339"))?)
@@ -324,9 +380,14 @@ pub fn plan(args: &PlanArgs) -> Result<String, String> {
 }
 
 /// `compaction compact`: a manual compaction, summarised offline; the files
-/// it restores are read from disk relative to the working directory.
+/// it restores are read from disk under the root ([`Files`]).
 pub fn compact(args: &CompactArgs) -> Result<String, String> {
-    let (mut engine, ledger) = engine_in(&args.session)?;
+    let History {
+        mut engine,
+        ledger,
+        cwd,
+    } = engine_in(&args.session)?;
+    let root = root_of(args, cwd.as_deref())?;
     let partial = match (&args.from, &args.up_to) {
         (Some(uuid), _) => Some((uuid, Direction::From)),
         (None, Some(uuid)) => Some((uuid, Direction::UpTo)),
@@ -342,8 +403,11 @@ pub fn compact(args: &CompactArgs) -> Result<String, String> {
             instructions: args.instructions.clone(),
         }),
     };
+    let settings = engine.settings();
+    let files = Files::new(root, &settings.compact.attachments, &settings.estimator);
     let mut host = CliHost {
         hook: args.hook.outcome(),
+        files: if args.no_read { files.off() } else { files },
     };
     let out = match drive(&mut engine, &mut host) {
         Ok(out) => out,
@@ -365,6 +429,7 @@ pub fn compact(args: &CompactArgs) -> Result<String, String> {
                 summary: result.summary,
                 attachments: result.attachments,
                 retention: result.retention,
+                refused: host.files.into_refused(),
             })
         }
         Some(Progress::Failed { reason }) => Err(format!("compaction failed: {reason}")),

@@ -8,6 +8,8 @@ mod common;
 mod bounded;
 mod depth;
 mod fidelity;
+#[cfg(unix)]
+mod root;
 mod session;
 mod thresholds;
 mod transcripts;
