@@ -22,10 +22,10 @@ use compaction_core::transcript::choice::{self, Choice};
 use compaction_core::transcript::log::UuidMaker;
 use compaction_core::transcript::replay::ReplayOptions;
 use compaction_core::transcript::Transcript;
+use compaction_core::Setting;
 
 use crate::files::Files;
 use crate::output;
-use compaction_core::Setting;
 
 /// Settings flags shared by `plan` and `compact`.
 #[derive(Debug, Clone, clap::Args)]
