@@ -43,6 +43,8 @@ async function shot(locator, name) {
 /** The fate of every block in the thinking table, in order. */
 const fates = (page) => page.locator("table.thinking-blocks tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.fate));
 /** The text of the step row drawn for rule R13.1. */
+// The steps table sits in the engine's evidence drawer (closed by default):
+// its rows are attached, not visible.
 const r13Row = (page) => page.locator("table.steps tbody tr", { hasText: "R13.1" });
 
 test("the thinking scenario shows its signed blocks and what each setting did to them", async () => {
@@ -77,7 +79,7 @@ test("the thinking scenario shows its signed blocks and what each setting did to
 
   // drop_block: every block kept whole, the 26 after the rewrite named stale.
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("drop_block");
-  await row.filter({ hasText: "thinking: drop_block" }).waitFor();
+  await row.filter({ hasText: "thinking: drop_block" }).waitFor({ state: "attached" });
   const dropBlock = await fates(page);
   assert.deepEqual(dropBlock, ["kept", ...Array(26).fill("stale")]);
   assert.match(await row.textContent(), /block_binding\.prefix_mismatch_behavior "drop_block" and its beta, so the server drops them/);
@@ -88,13 +90,13 @@ test("the thinking scenario shows its signed blocks and what each setting did to
 
   // keep: kept, the host's responsibility.
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("keep");
-  await row.filter({ hasText: "thinking: keep" }).waitFor();
+  await row.filter({ hasText: "thinking: keep" }).waitFor({ state: "attached" });
   assert.deepEqual(await fates(page), ["kept", ...Array(26).fill("stale")]);
   assert.match(await page.locator(".thinking-legend").textContent(), /the API refuses it unless the host acts/);
 
   // The replies after the rewrite are signed over the new history: kept.
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("strip");
-  await row.filter({ hasText: "thinking: strip" }).waitFor();
+  await row.filter({ hasText: "thinking: strip" }).waitFor({ state: "attached" });
   await page.getByRole("button", { name: "Last event" }).click();
   const last = await fates(page);
   assert.deepEqual(last.slice(-2), ["kept", "kept"]);
@@ -110,7 +112,7 @@ test("the thinking scenario shows its signed blocks and what each setting did to
 test("the thinking setting round-trips through the URL and reads on a phone", async () => {
   const { context, page, errors } = await open("?scenario=thinking&thinking=drop_block", { width: 390, height: 844 });
   assert.equal(await page.getByLabel("Thinking blocks after a client rewrite").inputValue(), "drop_block");
-  await r13Row(page).filter({ hasText: "thinking: drop_block" }).waitFor();
+  await r13Row(page).filter({ hasText: "thinking: drop_block" }).waitFor({ state: "attached" });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   await page.locator("section.thinking").scrollIntoViewIfNeeded();

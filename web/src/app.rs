@@ -20,7 +20,8 @@ use crate::context::ContextView;
 use crate::controls::Choice;
 use crate::gauge::Gauge;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
-use crate::state::{Action, Field, SandboxState};
+use crate::state::{field_of, Action, Field, SandboxState};
+use crate::strip::RequestStrip;
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
 
 /// How long after the last control change the URL is written.
@@ -160,8 +161,23 @@ pub fn App() -> Html {
         }
     });
 
+    // An invalid value (a window typed digit by digit, a field emptied)
+    // keeps the last good run on screen; the field says what is wrong.
+    let last_good = use_mut_ref(|| None::<Rc<Exploration>>);
+    let exploration = match result.as_ref() {
+        Ok(e) => {
+            *last_good.borrow_mut() = Some(e.clone());
+            Some(e.clone())
+        }
+        Err(_) => last_good.borrow().clone(),
+    };
+    let problem: Option<(Field, String)> = result
+        .as_ref()
+        .as_ref()
+        .err()
+        .map(|message| (field_of(message).unwrap_or(Field::Window), message.clone()));
+    let stale = problem.is_some() && exploration.is_some();
     // The cursor, clamped to this run.
-    let exploration = result.as_ref().as_ref().ok().cloned();
     let step_counts: Vec<usize> = exploration
         .as_ref()
         .map(|e| e.moments.iter().map(|m| m.frame.steps.len()).collect())
@@ -221,10 +237,29 @@ pub fn App() -> Html {
     let embed = state.embed.clone();
     let show = |panel: &str| embed.as_deref().is_none_or(|p| p == panel);
 
-    let controls = crate::panel::controls(&state, exploration.as_deref());
-    let timeline = match result.as_ref() {
-        Err(message) => html! { <p class="error" role="alert">{ message.clone() }</p> },
-        Ok(e) => timeline(e, cursor, &step_counts, &go, &playing, &state),
+    let controls = crate::panel::controls(&state, exploration.as_deref(), problem.as_ref());
+    let notice = match (&problem, stale) {
+        (Some((field, message)), true) => html! {
+            <p class="stale-note" role="status">{ format!("Still showing the last valid settings: {} needs a fix ({message}).", field.label()) }</p>
+        },
+        (Some((_, message)), false) => html! { <p class="error" role="alert">{ message.clone() }</p> },
+        _ => html! {},
+    };
+    let (stepper, timeline) = match exploration.as_deref() {
+        None => (html! {}, html! {}),
+        Some(e) => (
+            stepper(e, cursor, &step_counts, &go, &playing),
+            // Embedded alone, the evidence is the panel: open.
+            timeline(e, cursor, &state, embed.as_deref() == Some("timeline")),
+        ),
+    };
+    // The strip, with the stepper right under its lanes.
+    let strip = match exploration
+        .as_ref()
+        .and_then(|e| e.moments.get(cursor.0).cloned())
+    {
+        Some(m) => html! { <RequestStrip moment={m} step={cursor.1}>{ stepper.clone() }</RequestStrip> },
+        None => stepper.clone(),
     };
     let context = exploration
         .as_ref()
@@ -250,9 +285,14 @@ pub fn App() -> Html {
             .map(|e| scenario_chart(e, cursor.0))
             .unwrap_or_default(),
     };
-    let gauge = match state.thresholds() {
-        Ok(t) => html! { <><Gauge thresholds={t.clone()} /><Readout thresholds={t} /></> },
-        Err(message) => html! { <p class="error" role="alert">{ message }</p> },
+    let gauge = match (state.thresholds(), exploration.as_ref()) {
+        (Ok(t), _) => html! { <><Gauge thresholds={t.clone()} /><Readout thresholds={t} /></> },
+        // The last good lines, while a field is being fixed.
+        (Err(_), Some(e)) => {
+            let t = e.lines.clone();
+            html! { <><Gauge thresholds={t.clone()} /><Readout thresholds={t} /></> }
+        }
+        (Err(message), None) => html! { <p class="error" role="alert">{ message }</p> },
     };
     let on_loaded = {
         let imported = imported.clone();
@@ -291,16 +331,18 @@ pub fn App() -> Html {
 
     if let Some(panel) = embed.as_deref() {
         let body = match panel {
+            "rebuild" => html! { <>{ notice.clone() }{ strip }</> },
             "controls" => controls,
             "context" => context.unwrap_or_default(),
             "chart" => chart,
             "import" => import,
             "gauge" => gauge,
-            _ => timeline,
+            _ => html! { <>{ stepper }{ timeline }</> },
         };
         return html! {
             <main class="embed" data-panel={panel.to_owned()}>
                 <p class="embed-title">{ exploration.as_ref().map(|e| e.title).unwrap_or("Context compaction sandbox") }</p>
+                if panel != "rebuild" { { notice } }
                 { body }
             </main>
         };
@@ -321,8 +363,12 @@ pub fn App() -> Html {
                     </div>
                 </div>
             </header>
+            <div class="hero">
+                { notice }
+                { strip }
+            </div>
             <nav class="jump" aria-label="Panels">
-                <a href="#timeline">{ "Step timeline" }</a>
+                <a href="#timeline">{ "Steps and evidence" }</a>
                 <a href="#context">{ "Before and after" }</a>
                 <a href="#chart">{ "Session chart" }</a>
                 <a href="#gauge">{ "Threshold lines" }</a>
@@ -331,7 +377,7 @@ pub fn App() -> Html {
             <div class="layout">
                 <aside class="controls" aria-label="Settings">{ controls }</aside>
                 <div class="panels">
-                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "Step timeline" }</h2>{ timeline }</section>
+                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "What the engine did" }</h2>{ timeline }</section>
                     <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ context.unwrap_or_default() }</section>
                     <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</section>
                     <section id="gauge" aria-labelledby="gauge-h"><h2 id="gauge-h">{ "Threshold lines" }</h2>{ gauge }</section>
@@ -342,13 +388,15 @@ pub fn App() -> Html {
     }
 }
 
-fn timeline(
+/// The events and the buttons that walk them. A button with nowhere to go
+/// says so (`aria-disabled`) but keeps the focus: a disabled button would
+/// drop it to the page body.
+fn stepper(
     e: &Exploration,
     cursor: (usize, Option<usize>),
     counts: &[usize],
     go: &Callback<(usize, Option<usize>)>,
     playing: &UseStateHandle<bool>,
-    state: &UseReducerHandle<SandboxState>,
 ) -> Html {
     let Some(m) = e.moments.get(cursor.0) else {
         return html! { <p class="muted">{ "This scenario has no model call." }</p> };
@@ -357,27 +405,14 @@ fn timeline(
         let go = go.clone();
         let playing = playing.clone();
         html! {
-            <button type="button" aria-label={label} disabled={to.is_none()}
-                onclick={Callback::from(move |_| { playing.set(false); if let Some(c) = to { go.emit(c) } })}>{ text }</button>
+            <button type="button" aria-label={label} aria-disabled={if to.is_none() { "true" } else { "false" }}
+                onclick={Callback::from(move |_| { if let Some(c) = to { playing.set(false); go.emit(c) } })}>{ text }</button>
         }
     };
     let play = {
         let playing = playing.clone();
         Callback::from(move |_| playing.set(!*playing))
     };
-    let on_pick = {
-        let state = state.clone();
-        Callback::from(move |s| state.dispatch(Action::Step(s)))
-    };
-    let lit: Vec<Step> = match cursor.1.and_then(|s| m.frame.steps.get(s)) {
-        Some(s) => vec![s.clone()],
-        None => m.frame.steps.clone(),
-    };
-    // A call where a breaker is open shows the failure branches too: that
-    // is where "auto keeps failing" lights.
-    let compaction = m.outcome.is_some()
-        || m.frame.kind != "call"
-        || m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
     let position = match cursor.1 {
         Some(s) => format!(
             "event {} of {}, step {} of {}",
@@ -393,40 +428,78 @@ fn timeline(
             m.frame.steps.len()
         ),
     };
-    html! { <>
-        <ol class="events" aria-label="Events">
-            { for e.moments.iter().enumerate().map(|(i, mo)| {
-                let go = go.clone();
-                let current = i == cursor.0;
-                let tiers: Vec<&str> = mo.tiers.iter().map(|t| tier_name(*t)).collect();
-                html! {
-                    <li>
-                        <button type="button" class={classes!("event", current.then_some("current"), (!mo.tiers.is_empty()).then_some("fired"))}
-                            aria-current={current.then_some("step")} onclick={Callback::from(move |_| go.emit((i, None)))}
-                            title={format!("{} → {} tokens", grouped(mo.tokens_before), grouped(mo.frame.count.tokens))}>
-                            <span class="ev-kind">{ event_name(mo) }</span>
-                            <span class="ev-tok">{ crate::chart::short(mo.frame.count.tokens) }</span>
-                            if !tiers.is_empty() { <span class="ev-tier">{ tiers.join(", ") }</span> }
-                        </button>
-                    </li>
-                }
-            }) }
-        </ol>
-        <div class="stepper" role="group" aria-label="Step through">
-            { nav(Some((0, None)).filter(|_| cursor != (0, None)), "First event", "« first") }
-            { nav(back(counts, cursor), "Step back", "◀ back") }
-            <button type="button" aria-pressed={if **playing { "true" } else { "false" }} onclick={play}>{ if **playing { "❚❚ pause" } else { "▶ play" } }</button>
-            { nav(forward(counts, cursor), "Step forward", "forward ▶") }
-            { nav(Some((counts.len().saturating_sub(1), None)).filter(|c| *c != cursor), "Last event", "last »") }
-            <span class="position" aria-live="polite">{ position }</span>
+    let step_reason = cursor
+        .1
+        .and_then(|s| m.frame.steps.get(s))
+        .map(|s| format!("{} · {}: {}", tier_name(s.tier), s.rule, s.reason));
+    html! {
+        <div class="walk">
+            <ol class="events" aria-label="Events">
+                { for e.moments.iter().enumerate().map(|(i, mo)| {
+                    let go = go.clone();
+                    let current = i == cursor.0;
+                    let tiers: Vec<&str> = mo.tiers.iter().map(|t| tier_name(*t)).collect();
+                    html! {
+                        <li>
+                            <button type="button" class={classes!("event", current.then_some("current"), (!mo.tiers.is_empty()).then_some("fired"))}
+                                aria-current={current.then_some("step")} onclick={Callback::from(move |_| go.emit((i, None)))}
+                                title={format!("{} → {} tokens", grouped(mo.tokens_before), grouped(mo.frame.count.tokens))}>
+                                <span class="ev-kind">{ event_name(mo) }</span>
+                                <span class="ev-tok">{ crate::chart::short(mo.frame.count.tokens) }</span>
+                                if !tiers.is_empty() { <span class="ev-tier">{ tiers.join(", ") }</span> }
+                            </button>
+                        </li>
+                    }
+                }) }
+            </ol>
+            <div class="stepper" role="group" aria-label="Step through">
+                { nav(Some((0, None)).filter(|_| cursor != (0, None)), "First event", "« first") }
+                { nav(back(counts, cursor), "Step back", "◀ back") }
+                <button type="button" aria-pressed={if **playing { "true" } else { "false" }} onclick={play}>{ if **playing { "❚❚ pause" } else { "▶ play" } }</button>
+                { nav(forward(counts, cursor), "Step forward", "forward ▶") }
+                { nav(Some((counts.len().saturating_sub(1), None)).filter(|c| *c != cursor), "Last event", "last »") }
+                <span class="position" aria-live="polite">{ position }</span>
+            </div>
+            <p class="moment-head">
+                <strong>{ event_name(m) }</strong>{ format!(": {} → {} tokens", grouped(m.tokens_before), grouped(m.frame.count.tokens)) }
+                { status_text(m) }
+                if let Some(reason) = step_reason { <span class="step-reason">{ reason }</span> }
+            </p>
         </div>
-        <p class="moment-head">
-            <strong>{ event_name(m) }</strong>{ format!(": {} → {} tokens", grouped(m.tokens_before), grouped(m.frame.count.tokens)) }
-            { status_text(m) }
-        </p>
-        <StepList moment={m.clone()} current={cursor.1} {on_pick} />
-        <Flows steps={lit} {compaction} failures={failure_stages(m)} />
-    </> }
+    }
+}
+
+/// The engine's evidence for the event: its steps (tier, rule, owner,
+/// evidence, tokens, reason) and the flow diagrams, in a drawer.
+fn timeline(
+    e: &Exploration,
+    cursor: (usize, Option<usize>),
+    state: &UseReducerHandle<SandboxState>,
+    open: bool,
+) -> Html {
+    let Some(m) = e.moments.get(cursor.0) else {
+        return html! { <p class="muted">{ "This scenario has no model call." }</p> };
+    };
+    let on_pick = {
+        let state = state.clone();
+        Callback::from(move |s| state.dispatch(Action::Step(s)))
+    };
+    let lit: Vec<Step> = match cursor.1.and_then(|s| m.frame.steps.get(s)) {
+        Some(s) => vec![s.clone()],
+        None => m.frame.steps.clone(),
+    };
+    // A call where a breaker is open shows the failure branches too: that
+    // is where "auto keeps failing" lights.
+    let compaction = m.outcome.is_some()
+        || m.frame.kind != "call"
+        || m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
+    html! {
+        <details class="evidence" {open}>
+            <summary>{ format!("The engine's evidence: {} step{} of this event, with rule, owner and source", m.frame.steps.len(), if m.frame.steps.len() == 1 { "" } else { "s" }) }</summary>
+            <StepList moment={m.clone()} current={cursor.1} {on_pick} />
+            <Flows steps={lit} {compaction} failures={failure_stages(m)} />
+        </details>
+    }
 }
 
 fn status_text(m: &compaction_scenarios::sandbox::Moment) -> String {

@@ -204,9 +204,10 @@ fn outcome(o: Option<&Outcome>) -> Html {
             boundary,
             summary,
             attachments,
+            ..
         }) => html! {
             <div class="outcome compacted">
-                <h4>{ "Boundary written" }</h4>
+                <h4>{ "Boundary written to the session's JSONL (on disk, not sent)" }</h4>
                 <p class="boundary">
                     <code>{ "compact_boundary" }</code>{ " " }<code>{ boundary.0.clone() }</code>
                     { format!(": {} → {} tokens, {} messages preserved", grouped(*pre_tokens), grouped(*post_tokens), preserved) }

@@ -22,6 +22,9 @@ pub struct NumberFieldProps {
     /// Arrow-key step.
     #[prop_or(AttrValue::Static("1"))]
     pub step: AttrValue,
+    /// What is wrong with the text, if anything: said at the field.
+    #[prop_or_default]
+    pub error: Option<AttrValue>,
 }
 
 /// A labelled number field that reports every edit.
@@ -32,11 +35,20 @@ pub fn NumberField(props: &NumberFieldProps) -> Html {
         on_change.emit(e.target_unchecked_into::<HtmlInputElement>().value());
     });
     let hint_id = format!("{}-hint", props.id);
+    let error_id = format!("{}-error", props.id);
+    let described = match &props.error {
+        Some(_) => format!("{error_id} {hint_id}"),
+        None => hint_id.clone(),
+    };
     html! {
-        <div class="field">
+        <div class={classes!("field", props.error.is_some().then_some("invalid"))}>
             <label for={props.id.clone()}>{ props.label.clone() }</label>
             <input id={props.id.clone()} type="number" inputmode="numeric" min={props.min.clone()} step={props.step.clone()}
-                   value={props.value.clone()} {oninput} aria-describedby={hint_id.clone()} />
+                   value={props.value.clone()} {oninput} aria-describedby={described}
+                   aria-invalid={props.error.is_some().then_some("true")} />
+            if let Some(error) = &props.error {
+                <small id={error_id} class="field-error" role="alert">{ error.clone() }</small>
+            }
             <small id={hint_id}>{ props.hint.clone() }</small>
         </div>
     }

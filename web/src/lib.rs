@@ -4,7 +4,7 @@
 //! every number on screen comes from `compaction-core` (its `sandbox`
 //! module plays a scenario with the visitor's settings); this crate only
 //! holds what the visitor typed ([`state`]) and lays the engine's answer
-//! out ([`timeline`], [`context`], [`chart`], [`gauge`]).
+//! out ([`strip`], [`timeline`], [`context`], [`chart`], [`gauge`]).
 
 pub mod app;
 pub mod chart;
@@ -14,6 +14,7 @@ pub mod gauge;
 pub mod import;
 pub mod panel;
 pub mod state;
+pub mod strip;
 pub mod thinking;
 pub mod timeline;
 pub mod url;

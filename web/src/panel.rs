@@ -10,12 +10,20 @@ use crate::controls::{Check, Choice, NumberField, TextArea};
 use crate::state::{Action, Field, SandboxState, Switch};
 
 /// The panel for the current state; `e` is the engine's run, whose
-/// compactions name the files a visitor can make fail.
-pub fn controls(state: &UseReducerHandle<SandboxState>, e: Option<&Exploration>) -> Html {
+/// compactions name the files a visitor can make fail; `problem` what is
+/// wrong with a field's text, said at that field.
+pub fn controls(
+    state: &UseReducerHandle<SandboxState>,
+    e: Option<&Exploration>,
+    problem: Option<&(Field, String)>,
+) -> Html {
     let field = |f: Field, hint: &'static str, step: &'static str| {
         let s = state.clone();
         let on_change = Callback::from(move |text| s.dispatch(Action::Set(f, text)));
-        html! { <NumberField id={f.key()} label={f.label()} {hint} value={state.field(f).to_owned()} {on_change} step={step} /> }
+        let error = problem
+            .filter(|(at, _)| *at == f)
+            .map(|(_, message)| AttrValue::from(message.clone()));
+        html! { <NumberField id={f.key()} label={f.label()} {hint} value={state.field(f).to_owned()} {on_change} step={step} {error} /> }
     };
     let check = |sw: Switch| {
         let s = state.clone();

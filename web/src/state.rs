@@ -18,7 +18,9 @@ pub use crate::url::{decode, encode};
 pub const DEFAULT_SCENARIO: &str = "compact-analysis";
 
 /// The panels a page can show alone (`?embed=1&panel=…`).
-pub const PANELS: [&str; 6] = ["controls", "timeline", "context", "chart", "import", "gauge"];
+pub const PANELS: [&str; 7] = [
+    "rebuild", "controls", "timeline", "context", "chart", "import", "gauge",
+];
 
 /// A number field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -481,6 +483,24 @@ impl SandboxState {
             state.embed = Some(panel.unwrap_or_else(|| "timeline".into()));
         }
         state
+    }
+}
+
+/// The field a settings error is about: a field's own message starts with
+/// its label; the engine's names the setting in backticks (R1.5). `None`
+/// when it names no field.
+pub fn field_of(message: &str) -> Option<Field> {
+    if let Some(f) = Field::ALL.into_iter().find(|f| message.starts_with(f.label())) {
+        return Some(f);
+    }
+    if message.contains("`max_output_tokens`") {
+        Some(Field::MaxOutput)
+    } else if message.contains("`override_pct`") {
+        Some(Field::OverridePct)
+    } else if message.contains("`window`") || message.contains("context window") {
+        Some(Field::Window)
+    } else {
+        None
     }
 }
 

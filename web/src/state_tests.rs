@@ -143,3 +143,28 @@ fn a_hostile_query_gives_a_state_not_a_panic() {
     }
     assert_eq!(decode("a%20b+c%2"), "a b c%2");
 }
+
+#[test]
+fn a_settings_error_names_the_field_to_fix() {
+    let mut s = SandboxState::default();
+    for (field, text, want) in [
+        (Field::Window, "12ab", Field::Window),
+        (Field::Window, "10000", Field::Window),
+        (Field::Window, "", Field::Window),
+        (Field::MaxOutput, "-5", Field::MaxOutput),
+        (Field::OverridePct, "150", Field::OverridePct),
+        (Field::PerFile, "x", Field::PerFile),
+        (Field::PreserveGroups, "0", Field::PreserveGroups),
+    ] {
+        let good = s.fields[field as usize].clone();
+        s.fields[field as usize] = text.to_owned();
+        let message = s
+            .knobs()
+            .err()
+            .unwrap_or_else(|| panic!("{text} in {field:?} is accepted"));
+        assert_eq!(field_of(&message), Some(want), "{message}");
+        s.fields[field as usize] = good;
+    }
+    assert!(s.knobs().is_ok());
+    assert_eq!(field_of("no built-in scenario is called “x”"), None);
+}
