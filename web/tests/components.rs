@@ -290,9 +290,15 @@ async fn inputs_change_the_summarys_emphasis_and_the_candidates_and_each_step_sh
     };
     let expected: Vec<String> = attachments.iter().map(|c| c.path.clone()).collect();
     assert_eq!(candidates_shown(&root), expected);
+    // The most recent reads first: the source read by the last group, then
+    // the visitor's files, the later one first.
     assert_eq!(
-        expected[..2],
-        ["src/beta.rs", "src/alpha.rs"],
+        expected[..3],
+        [
+            "reverse/javascript/cli.readable.js",
+            "src/beta.rs",
+            "src/alpha.rs"
+        ],
         "the most recent reads first"
     );
     assert!(!expected
