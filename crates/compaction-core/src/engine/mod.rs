@@ -93,6 +93,9 @@ pub struct Engine {
     pub(crate) microcompact: Microcompact,
     /// Steps taken on append (budget reduction), reported by the next call.
     pub(crate) pending: Vec<Step>,
+    /// The messages each snip since the last [`Engine::take_snips`] took
+    /// out of the view, for the host's session log (R11.6).
+    snipped: Vec<Vec<Uuid>>,
     /// The first view position reduced on append since the last call: a
     /// reply appended before the next call read the original (R13.1).
     unsent_reduction: Option<usize>,
@@ -163,6 +166,7 @@ impl Engine {
             store: Store::new(),
             microcompact: Microcompact::default(),
             pending: Vec::new(),
+            snipped: Vec::new(),
             unsent_reduction: None,
             system_tokens: 0,
             hook: None,
@@ -276,6 +280,14 @@ impl Engine {
             .clear_recorded(&mut self.view, tool_ids, &self.settings.microcompact)
     }
 
+    /// The messages each snip took out of the view since the last call, in
+    /// order: a host that keeps a session file writes a record of each
+    /// ([`SessionLog::snipped`](crate::transcript::log::SessionLog::snipped),
+    /// R11.6), so a resume leaves them out as the live view does.
+    pub fn take_snips(&mut self) -> Vec<Vec<Uuid>> {
+        std::mem::take(&mut self.snipped)
+    }
+
     /// Makes room for `additional` more messages before a bulk load (no
     /// effect on behaviour; the indices are sized once).
     pub fn reserve(&mut self, additional: usize) {
@@ -387,6 +399,7 @@ impl Engine {
                 &self.pinned,
             ) {
                 self.microcompact.rebuild(&self.view, &self.settings.microcompact);
+                self.snipped.push(step.messages.clone());
                 steps.push(step);
                 steps.extend(self.settle_thinking(Tier::Snip));
             }

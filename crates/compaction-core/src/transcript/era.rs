@@ -46,7 +46,9 @@ impl Graph {
                     NodeKind::Expanded(x) => self.expansions.get(x),
                     _ => None,
                 } {
-                    undone.insert(x.boundary.as_str());
+                    if let Some(b) = &x.boundary {
+                        undone.insert(b.as_str());
+                    }
                     removed.extend(x.removed.iter().filter_map(|u| self.message_index(u)));
                 }
             }
@@ -159,35 +161,24 @@ fn recover_parallel_results(
 }
 
 /// How many of the era's first `body` messages go before its `preserved`
-/// ones: none, unless the preserved run ends on a `tool_use` whose results
-/// open the body after a run of `isMeta` records (the context a compaction
-/// re-attached after its summary). Then that run goes first, as the live
-/// engine's view had it, so the call is still answered by the message right
-/// after it (the API's rule); otherwise the re-attached context would sit
-/// between them.
+/// ones: none, unless the preserved run ends on a `tool_use`. Then the run
+/// of `isMeta` records opening the body (the context a compaction
+/// re-attached after its summary) goes first, as the live engine's view had
+/// it, so the call is answered by the message right after it (the API's
+/// rule) whatever came of it later: answered next, still open when the file
+/// ended, or dropped.
 fn context_before_results(preserved: &[usize], body: &[usize], messages: &[ImportedMessage]) -> usize {
     let Some(last) = preserved.last().and_then(|&m| messages.get(m)) else {
         return 0;
     };
-    let calls: Vec<&str> = last.message.tool_use_ids().collect();
-    if calls.is_empty() {
+    if last.message.tool_use_ids().next().is_none() {
         return 0;
     }
-    let meta = body
-        .iter()
+    body.iter()
         .take_while(|&&m| {
             messages
                 .get(m)
                 .is_some_and(|m| m.is_meta && m.message.tool_result_ids().next().is_none())
         })
-        .count();
-    let answers = body
-        .get(meta)
-        .and_then(|&m| messages.get(m))
-        .is_some_and(|m| m.message.tool_result_ids().any(|id| calls.contains(&id)));
-    if answers {
-        meta
-    } else {
-        0
-    }
+        .count()
 }

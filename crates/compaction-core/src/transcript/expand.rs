@@ -21,6 +21,12 @@
 //! `boundaryUuid` names the `compact_boundary` undone; `removedUuids` the
 //! message records that compaction wrote (its summary and re-attached
 //! context), which leave the view with it.
+//!
+//! A snip (Tier 2) is recorded the same way (extension, SPEC R11.6): a
+//! `history_snipped` record whose `snipMetadata.removedUuids` names the
+//! messages it deleted from the view. The store (and the file) keeps them;
+//! a resume leaves them out, as the live view did. Claude Code walks through
+//! it like any `system` record.
 
 use serde::Serialize;
 
@@ -33,11 +39,14 @@ use crate::message::Uuid;
 /// The `subtype` of the record.
 pub const EXPANDED_SUBTYPE: &str = "compact_expanded";
 
-/// What a `compact_expanded` record says.
+/// The `subtype` of a snip's record (R11.6).
+pub const SNIPPED_SUBTYPE: &str = "history_snipped";
+
+/// What a `compact_expanded` or `history_snipped` record says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Expansion {
-    /// The boundary of the compaction undone.
-    pub boundary: Uuid,
+    /// The boundary of the compaction undone (none for a snip).
+    pub boundary: Option<Uuid>,
     /// The message records that compaction wrote, out of the view again.
     pub removed: Vec<Uuid>,
 }
@@ -48,34 +57,63 @@ pub(crate) struct ExpandedLine {
     pub expansion: Expansion,
 }
 
+/// A record's envelope and its `key` object (empty when absent), or why
+/// the envelope is invalid.
+fn envelope_and(mut map: Fields, key: &str) -> Result<(Envelope, Fields, Fields), (Invalid, Fields)> {
+    match envelope(&mut map) {
+        Ok(envelope) => {
+            let meta = map
+                .get(key)
+                .and_then(|raw| raw.read::<Fields>())
+                .unwrap_or_default();
+            Ok((envelope, meta, map))
+        }
+        Err(why) => Err((why, map)),
+    }
+}
+
+/// What a metadata field that must be there holds instead, for an error.
+fn got(meta: &Fields, field: &str) -> String {
+    meta.get(field).map_or_else(|| "nothing".to_owned(), short)
+}
+
 /// Reads a `compact_expanded` record; without `expandMetadata.boundaryUuid`
 /// it says nothing and is kept verbatim (an invalid record).
-pub(crate) fn read(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
-    let envelope = match envelope(&mut map) {
-        Ok(envelope) => envelope,
-        Err(why) => return Err((why, map)),
-    };
-    let meta = map
-        .get("expandMetadata")
-        .and_then(|raw| raw.read::<Fields>())
-        .unwrap_or_default();
+pub(crate) fn read(map: Fields) -> Result<Record, (Invalid, Fields)> {
+    let (envelope, meta, map) = envelope_and(map, "expandMetadata")?;
     let Some(boundary) = meta.str_field("boundaryUuid").filter(|b| !b.is_empty()) else {
-        let got = meta
-            .get("boundaryUuid")
-            .map_or_else(|| "nothing".to_owned(), short);
-        return Err((
-            format!("`expandMetadata.boundaryUuid` must be a uuid, got {got}"),
-            map,
-        ));
+        let why = format!(
+            "`expandMetadata.boundaryUuid` must be a uuid, got {}",
+            got(&meta, "boundaryUuid")
+        );
+        return Err((why, map));
     };
     let removed = meta
         .get("removedUuids")
         .and_then(|list| uuid_list(list.text()))
         .unwrap_or_default();
+    let boundary = Some(Uuid::from(boundary.as_ref()));
+    Ok(Record::Expanded(ExpandedLine {
+        envelope,
+        expansion: Expansion { boundary, removed },
+    }))
+}
+
+/// Reads a `history_snipped` record; without `snipMetadata.removedUuids`
+/// it says nothing and is kept verbatim (an invalid record).
+pub(crate) fn read_snipped(map: Fields) -> Result<Record, (Invalid, Fields)> {
+    let (envelope, meta, map) = envelope_and(map, "snipMetadata")?;
+    let Some(removed) = meta.get("removedUuids").and_then(|list| uuid_list(list.text())) else {
+        let why = format!(
+            "`snipMetadata.removedUuids` must be a list of uuids, got {}",
+            got(&meta, "removedUuids")
+        );
+        return Err((why, map));
+    };
     Ok(Record::Expanded(ExpandedLine {
         envelope,
         expansion: Expansion {
-            boundary: Uuid::from(boundary.as_ref()),
+            boundary: None,
             removed,
         },
     }))
@@ -90,6 +128,41 @@ pub fn expanded_record(
     ctx: &RecordContext,
 ) -> (Uuid, String) {
     let uuid = derived_uuid(&format!("{boundary} expanded"));
+    let meta = Meta::Expand(Metadata {
+        boundary_uuid: boundary,
+        removed_uuids: removed,
+    });
+    let content = "Compaction expanded: the messages it summarised are back in the context";
+    system_line(uuid, EXPANDED_SUBTYPE, content, meta, parent, ctx)
+}
+
+/// The record written when a snip deletes `removed` from the view (R11.6):
+/// its uuid and its JSONL line, chained after `parent`.
+pub fn snipped_record(removed: &[Uuid], parent: Option<&Uuid>, ctx: &RecordContext) -> (Uuid, String) {
+    let first = removed.first().map_or("", Uuid::as_str);
+    let last = removed.last().map_or("", Uuid::as_str);
+    let after = parent.map_or("", Uuid::as_str);
+    let uuid = derived_uuid(&format!("{after} {first} {last} {} snipped", removed.len()));
+    let meta = Meta::Snip(SnipMetadata {
+        removed_uuids: removed,
+    });
+    let content = "History snipped: the oldest turns left the context";
+    system_line(uuid, SNIPPED_SUBTYPE, content, meta, parent, ctx)
+}
+
+/// One of the extension's `system` records: its uuid and its JSONL line.
+fn system_line(
+    uuid: Uuid,
+    subtype: &str,
+    content: &str,
+    meta: Meta<'_>,
+    parent: Option<&Uuid>,
+    ctx: &RecordContext,
+) -> (Uuid, String) {
+    let (expand_metadata, snip_metadata) = match meta {
+        Meta::Expand(m) => (Some(m), None),
+        Meta::Snip(m) => (None, Some(m)),
+    };
     let record = Line {
         parent_uuid: parent,
         is_sidechain: false,
@@ -97,19 +170,23 @@ pub fn expanded_record(
         session_id: &ctx.session_id,
         version: &ctx.version,
         kind: "system",
-        subtype: EXPANDED_SUBTYPE,
-        content: "Compaction expanded: the messages it summarised are back in the context",
+        subtype,
+        content,
         timestamp: ctx.timestamp.as_str(),
         uuid: &uuid,
         level: "info",
-        expand_metadata: Metadata {
-            boundary_uuid: boundary,
-            removed_uuids: removed,
-        },
+        expand_metadata,
+        snip_metadata,
     };
     // Strings and lists of strings only: serialising cannot fail.
     let line = serde_json::to_string(&record).unwrap_or_default();
     (uuid, line)
+}
+
+/// What an extension record says.
+enum Meta<'a> {
+    Expand(Metadata<'a>),
+    Snip(SnipMetadata<'a>),
 }
 
 /// The record, fields in Claude Code's order for `system` records.
@@ -128,7 +205,10 @@ struct Line<'a> {
     timestamp: &'a str,
     uuid: &'a Uuid,
     level: &'a str,
-    expand_metadata: Metadata<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expand_metadata: Option<Metadata<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    snip_metadata: Option<SnipMetadata<'a>>,
 }
 
 /// `expandMetadata`.
@@ -136,5 +216,12 @@ struct Line<'a> {
 #[serde(rename_all = "camelCase")]
 struct Metadata<'a> {
     boundary_uuid: &'a Uuid,
+    removed_uuids: &'a [Uuid],
+}
+
+/// `snipMetadata`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SnipMetadata<'a> {
     removed_uuids: &'a [Uuid],
 }

@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::expand::expanded_record;
+use super::expand::{expanded_record, snipped_record};
 use super::export::{records_after, RecordContext};
 use crate::compact::Compacted;
 use crate::message::{Content, Message, Role, Usage, Uuid};
@@ -164,6 +164,19 @@ impl SessionLog {
         let w = self.written.remove(at);
         let ctx = self.context(timestamp);
         let (uuid, line) = expanded_record(&w.boundary, &w.messages, self.parent.as_ref(), &ctx);
+        self.parent = Some(uuid);
+        self.items.push(Logged::Lines(vec![line.clone()]));
+        Some(line)
+    }
+
+    /// Writes the record of a snip that deleted `removed` from the view
+    /// (SPEC R11.6), chained after the last record. Returns it.
+    pub fn snipped(&mut self, removed: &[Uuid], timestamp: Timestamp) -> Option<String> {
+        if removed.is_empty() {
+            return None;
+        }
+        let ctx = self.context(timestamp);
+        let (uuid, line) = snipped_record(removed, self.parent.as_ref(), &ctx);
         self.parent = Some(uuid);
         self.items.push(Logged::Lines(vec![line.clone()]));
         Some(line)

@@ -67,7 +67,9 @@ impl Engine {
             return Err(busy());
         }
         // The host's countTokens failing while `f` counted is the host's error.
-        crate::counter::checked(f(&mut state))
+        let out = crate::counter::checked(f(&mut state));
+        state.log_snips();
+        out
     }
 
     /// Runs `f` on the state for a call that only reads it (also while a
@@ -339,7 +341,11 @@ impl Engine {
         };
         let outcome = if ok { Ok(value) } else { Err(value) };
         // The host's countTokens failing in a step is its error.
-        match crate::counter::checked(run.step(&self.shared, outcome)) {
+        let next = crate::counter::checked(run.step(&self.shared, outcome));
+        if let Ok(mut state) = borrow(&self.shared) {
+            state.log_snips();
+        }
+        match next {
             Ok(crate::driver::Next::Call(f, arg)) => {
                 self.shared.run.set(Some(run));
                 Ok(js_sys::Array::of2(&f, &arg))

@@ -289,6 +289,18 @@ impl State {
         self.log.compacted(result, &attachments, timestamp)
     }
 
+    /// Logs a record of each snip since the last call (SPEC R11.6), so a
+    /// resume of the file leaves out what the live view did.
+    pub(crate) fn log_snips(&mut self) {
+        for removed in self.engine.take_snips() {
+            let timestamp = self
+                .last_now
+                .clone()
+                .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+            self.log.snipped(&removed, timestamp);
+        }
+    }
+
     /// Logs an expanded compaction's record (SPEC R11.5; a collapse writes
     /// none).
     pub(crate) fn log_expanded(&mut self, summary: &Uuid) {

@@ -288,3 +288,65 @@ fn a_pinned_message_a_compaction_keeps_is_a_preserved_message_of_its_boundary() 
     host.turn(4);
     Host::resumed(host.file()).resumes_to_its_view("pinned, resumed");
 }
+
+#[test]
+fn a_snip_is_recorded_and_a_resume_leaves_out_what_it_deleted() {
+    // Issue 27/28: a snip wrote no record, so a resume brought back every
+    // turn the live view had deleted (R11.6).
+    let mut host = Host::new();
+    for t in 0..10 {
+        host.say(Role::User, Content::Text(format!("turn {t}")));
+        host.say(Role::Assistant, Content::Text("a".repeat(80_000)));
+    }
+    let d = host.engine.before_call(None);
+    assert!(d.steps.iter().any(|s| s.rule == "R5.1"), "it snips");
+    let snips = host.engine.take_snips();
+    assert_eq!(snips.len(), 1);
+    assert!(host.log.snipped(&snips[0], at()).is_some());
+    assert!(host.engine.take_snips().is_empty(), "taken once");
+    host.resumes_to_its_view("snipped");
+    host.turn(1);
+    let mut again = Host::resumed(host.file());
+    again.resumes_to_its_view("snipped, resumed");
+    again.turn(2);
+    again.resumes_to_its_view("snipped, resumed, written on");
+}
+
+#[test]
+fn a_compaction_under_an_open_call_resumes_with_its_attachments_first() {
+    // The live view puts re-attached context before a preserved tail whose
+    // last calls are still open; a file that ends there resumed it after,
+    // splitting the call from the result the host appends next.
+    let mut host = Host::new();
+    host.turn(1);
+    host.turn(2);
+    let prompt = host.say(Role::User, Content::Text("read f9.rs".into()));
+    host.engine.pin(&prompt).unwrap();
+    let call = Block::ToolUse {
+        id: "toolu_open".into(),
+        name: "Read".into(),
+        input: Json::from_value(&json!({"file_path": "f9.rs"})),
+        extra: Default::default(),
+    };
+    host.say(Role::Assistant, Content::Blocks(vec![call]));
+    let compacted = host.compact();
+    let preserved = &compacted.boundary.compact_metadata.preserved_messages;
+    assert!(preserved.len() > 1, "{preserved:?}");
+    let live = host.view_uuids();
+    let resumed: Vec<String> = import(&host.file())
+        .resume()
+        .messages
+        .iter()
+        .map(|m| m.message.uuid.0.clone())
+        .collect();
+    // The resume leaves the open call out (R11.4); the rest is in live order.
+    assert_eq!(resumed, live[..live.len() - 1], "before the result");
+    let result = Block::ToolResult {
+        tool_use_id: "toolu_open".into(),
+        content: ToolResultContent::Text("fn main() {}".into()),
+        is_error: None,
+        extra: Default::default(),
+    };
+    host.say(Role::User, Content::Blocks(vec![result]));
+    host.resumes_to_its_view("after the result");
+}
