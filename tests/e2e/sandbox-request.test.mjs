@@ -94,6 +94,12 @@ test("the next request and the stepper fill the first screen, and the strip draw
     // The boundary is on disk, not in the request.
     assert.match(s.disk, /compact_boundary/);
     assert.doesNotMatch(s.request, /boundary/);
+    // The lists below: the cut between what the summary replaced and what it
+    // kept, and the preserved messages tagged.
+    const [beforeList, afterList] = [page.locator(".stack").nth(0), page.locator(".stack").nth(1)];
+    assert.equal(await beforeList.locator(".cut-row").count(), 1);
+    assert.ok((await beforeList.locator(".tag-summarised").count()) > 0);
+    assert.ok((await afterList.locator(".tag-preserved", { hasText: "kept verbatim" }).count()) > 0);
     // The rule table is the engine's evidence, in a closed drawer.
     assert.equal(await page.locator("details.evidence").evaluate((d) => d.open), false);
     assert.ok((await page.locator("details.evidence table.steps tbody tr").count()) > 0);

@@ -36,16 +36,32 @@ pub struct Run {
     pub tokens: u64,
     /// How many the view reduced or cleared.
     pub reduced: usize,
+    /// Kept verbatim after the summary by the compaction in force.
+    pub preserved: bool,
+    /// Replaced by the event's summary (the request before a compaction).
+    pub summarised: bool,
 }
 
 /// Items grouped into runs; summaries and collapses stay one per run (each
 /// has its own lineage).
 pub fn runs(items: &[Item]) -> Vec<Run> {
+    runs_marking(items, &std::collections::HashSet::new())
+}
+
+/// [`runs`], with the items in `summarised` (replaced by the event's
+/// summary) in runs of their own, as preserved items are.
+pub fn runs_marking(
+    items: &[Item],
+    summarised: &std::collections::HashSet<&compaction_core::message::Uuid>,
+) -> Vec<Run> {
     let mut out: Vec<Run> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let alone = matches!(item.kind, Kind::Summary | Kind::Collapse);
+        let gone = summarised.contains(&item.uuid);
         match out.last_mut() {
-            Some(r) if r.kind == item.kind && !alone => {
+            Some(r)
+                if r.kind == item.kind && !alone && r.preserved == item.preserved && r.summarised == gone =>
+            {
                 r.len += 1;
                 r.tokens += item.tokens;
                 r.reduced += usize::from(item.reduced);
@@ -56,6 +72,8 @@ pub fn runs(items: &[Item]) -> Vec<Run> {
                 len: 1,
                 tokens: item.tokens,
                 reduced: usize::from(item.reduced),
+                preserved: item.preserved,
+                summarised: gone,
             }),
         }
     }
@@ -110,7 +128,27 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
 }
 
 fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &ContextViewProps) -> Html {
-    let runs = runs(items);
+    // Before a compaction: what its summary replaced, and where the cut fell.
+    let compacted = matches!(props.moment.outcome, Some(Outcome::Compacted { .. }));
+    let summarised: std::collections::HashSet<&compaction_core::message::Uuid> =
+        if title == "Before" && compacted {
+            props
+                .moment
+                .after
+                .iter()
+                .flat_map(|i| i.replaces.iter())
+                .collect()
+        } else {
+            std::collections::HashSet::new()
+        };
+    let runs = runs_marking(items, &summarised);
+    let cut = runs.iter().rposition(|r| r.summarised).map(|i| i + 1);
+    let open = props.open.contains(&format!("list:{title}"));
+    // A long list shows the blocks around the cut, not only the first ones.
+    let start = match cut {
+        Some(c) if !open && c + 5 > SHOWN => c + 5 - SHOWN,
+        _ => 0,
+    };
     // Long views list their first blocks; the bar above always shows all.
     let key = format!("list:{title}");
     let open = props.open.contains(&key);
@@ -129,7 +167,15 @@ fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &C
                 }) }
             </div>
             <ol class="runs">
-                { for runs.iter().take(if open { usize::MAX } else { SHOWN }).map(|r| run(r, items, props)) }
+                if start > 0 {
+                    <li class="earlier muted">{ format!("… {start} earlier blocks (Show all lists them)") }</li>
+                }
+                { for runs.iter().enumerate().skip(start).take(if open { usize::MAX } else { SHOWN }).map(|(i, r)| html! { <>
+                    if cut == Some(i) {
+                        <li class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li>
+                    }
+                    { run(r, items, props) }
+                </> }) }
             </ol>
             if runs.len() > SHOWN {
                 <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
@@ -181,6 +227,8 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
             { head }
             <span class="num">{ grouped(r.tokens) }{ " tokens" }</span>
             if r.reduced > 0 { <span class="tag">{ format!("{} cleared/trimmed", r.reduced) }</span> }
+            if r.preserved { <span class="tag tag-preserved">{ "kept verbatim" }</span> }
+            if r.summarised { <span class="tag tag-summarised">{ "summarised" }</span> }
             { run_tags(slice) }
             if touched { <span class="tag tag-touched">{ "touched by this step" }</span> }
             { lineage }
@@ -281,8 +329,25 @@ mod tests {
             label: String::new(),
             replaces: Vec::new(),
             reduced: tokens == 7,
+            preserved: false,
             thinking: Vec::new(),
         }
+    }
+
+    #[test]
+    fn runs_split_where_the_cut_falls_and_where_preserved_messages_start() {
+        let mut items = vec![
+            item(Kind::User, 1),
+            item(Kind::User, 2),
+            item(Kind::User, 3),
+            item(Kind::User, 4),
+        ];
+        items[3].preserved = true;
+        let gone = [items[0].uuid.clone()];
+        let gone: std::collections::HashSet<_> = gone.iter().collect();
+        let r = runs_marking(&items, &gone);
+        let shape: Vec<(usize, bool, bool)> = r.iter().map(|r| (r.len, r.summarised, r.preserved)).collect();
+        assert_eq!(shape, [(1, true, false), (2, false, false), (1, false, true)]);
     }
 
     #[test]

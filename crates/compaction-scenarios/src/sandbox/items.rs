@@ -44,6 +44,9 @@ pub struct Item {
     pub replaces: Vec<Uuid>,
     /// Whether the view reduced or cleared some of its blocks.
     pub reduced: bool,
+    /// Kept verbatim after the summary by the compaction in force (its
+    /// boundary's preserved uuids, R7.5).
+    pub preserved: bool,
     /// Its signed thinking blocks as the session recorded them, and what
     /// became of each (R13.1).
     pub thinking: Vec<Thought>,
@@ -138,7 +141,12 @@ fn excerpt(text: &str) -> String {
 
 /// The view as items, the system prompt first when there is one.
 pub fn items(engine: &Engine) -> Vec<Item> {
-    items_with(engine, &mut Labels::default(), &Stale::default())
+    items_with(
+        engine,
+        &mut Labels::default(),
+        &Stale::default(),
+        &std::collections::HashSet::new(),
+    )
 }
 
 /// Labels already made, by uuid, with the message they describe (a view
@@ -161,7 +169,14 @@ impl Labels {
     }
 }
 
-pub(super) fn items_with(engine: &Engine, labels: &mut Labels, stale: &Stale) -> Vec<Item> {
+/// The view as items; `preserved` are the messages the compaction in force
+/// kept verbatim.
+pub(super) fn items_with(
+    engine: &Engine,
+    labels: &mut Labels,
+    stale: &Stale,
+    preserved: &std::collections::HashSet<Uuid>,
+) -> Vec<Item> {
     let mut out = Vec::with_capacity(engine.view().len() + 1);
     // The field, not breakdown(): that re-estimates every block.
     let system = engine.system_tokens();
@@ -173,6 +188,7 @@ pub(super) fn items_with(engine: &Engine, labels: &mut Labels, stale: &Stale) ->
             label: "system prompt".to_owned(),
             replaces: Vec::new(),
             reduced: false,
+            preserved: false,
             thinking: Vec::new(),
         });
     }
@@ -203,6 +219,7 @@ pub(super) fn items_with(engine: &Engine, labels: &mut Labels, stale: &Stale) ->
             label: labels.of(&entry.message),
             replaces,
             reduced: !entry.settled_blocks.is_empty(),
+            preserved: matches!(entry.source, Source::Stored) && preserved.contains(&m.uuid),
             thinking: match (&entry.source, engine.store().get(&m.uuid)) {
                 (Source::Stored, Some(original)) => thoughts(original, m, stale),
                 _ => Vec::new(),

@@ -251,7 +251,7 @@ struct Watch {
 
 impl Observer for Watch {
     fn before(&mut self, engine: &mut Engine, event: &Event) -> Vec<Step> {
-        self.before = items_with(engine, &mut self.labels, &self.stale);
+        self.before = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
         self.request_before = request::entries(engine, &self.preserved);
         let mut steps = Vec::new();
         match event {
@@ -269,7 +269,16 @@ impl Observer for Watch {
     fn after(&mut self, engine: &Engine, frame: &Frame, end: Option<&Progress>) {
         let before = std::mem::take(&mut self.before);
         self.stale.note(&frame.steps);
-        let after = items_with(engine, &mut self.labels, &self.stale);
+        if let Some(Progress::Compacted { result }) = end {
+            self.preserved = result
+                .boundary
+                .compact_metadata
+                .preserved_messages
+                .iter()
+                .cloned()
+                .collect();
+        }
+        let after = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
         let replaced: HashSet<&Uuid> = after.iter().flat_map(|i| i.replaces.iter()).collect();
         let kept: HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
         let gone = before
@@ -316,15 +325,6 @@ impl Observer for Watch {
             } else {
                 Tier::Compact
             });
-        }
-        if let Some(Progress::Compacted { result }) = end {
-            self.preserved = result
-                .boundary
-                .compact_metadata
-                .preserved_messages
-                .iter()
-                .cloned()
-                .collect();
         }
         let system = request::system_segments(engine, &self.system);
         let entries = std::mem::take(&mut self.request_before);

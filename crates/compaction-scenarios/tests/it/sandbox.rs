@@ -351,6 +351,12 @@ fn r7_9_the_next_request_is_summary_preserved_attachments_then_new_input() {
         .map(|s| s.name.as_str())
         .collect();
     assert_eq!(files[0], "reverse/javascript/cli.readable.js");
+    // The preserved tail is tagged as such in the view after, and only it.
+    let Some(Outcome::Compacted { preserved, .. }) = &m.outcome else {
+        panic!()
+    };
+    assert_eq!(m.after.iter().filter(|i| i.preserved).count(), *preserved);
+    assert!(m.before.iter().all(|i| !i.preserved));
     // The user's next prompt: new input after the restored files.
     let next = e.moments.last().unwrap();
     assert_eq!(next.request_after.last().unwrap().part, Part::Since);
