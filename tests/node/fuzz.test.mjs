@@ -1,11 +1,13 @@
 // A random-operation fuzzer over the built package (issue 15): a few engines
 // get seeded random calls (legal conversations with tool calls, the answers
 // their requests ask for, and now and then a wrong value, a hostile Proxy, a
-// wrong answer, a resume from records()). After every call: no
+// wrong answer, a resume from its session file). After every call: no
 // `WebAssembly.RuntimeError`, every error an `Error` with a known `code`,
 // the engine still answers, every `tool_use` sent is answered by the next
-// message (in live and resumed engines alike: records() -> readSession ->
-// loadSession), and no input was changed.
+// message and the first message is a user message (in live and resumed
+// engines alike: the file -> readSession -> loadSession), and no input was
+// changed. At every resume: each appended uuid has a record in the file, and
+// the resumed view sends exactly what the live one did (issue 27).
 //
 // Deterministic: scripts/test.sh runs the fixed seeds below (every seed that
 // ever failed, kept as a regression, plus a fixed set), each for FUZZ_OPS
@@ -92,6 +94,12 @@ class Subject {
     this.requests = [];
     this.uuids = [];
     this.tools = 0;
+    /** The settings it was made with (a resume uses the same). */
+    this.settings = undefined;
+    /** The session file's lines written before this engine (it was resumed from them). */
+    this.earlier = [];
+    /** The uuids `append` returned: each must have a record. */
+    this.appended = [];
   }
   /** The next legal message of the conversation. */
   next() {
@@ -103,6 +111,8 @@ class Subject {
         content: ids.map((id) => ({ type: "tool_result", tool_use_id: id, content: chance(0.3) ? big() : text() })),
       };
     }
+    // A conversation starts with a user message (the API refuses any other).
+    if (this.engine.messages().length === 0) return { role: "user", content: text() };
     if (chance(0.4)) {
       const ids = Array.from({ length: 1 + int(2) }, () => `toolu_${this.name}_${++this.tools}`);
       this.pending = ids;
@@ -123,7 +133,18 @@ class Subject {
 }
 
 const SETTINGS = [{ preset: "client-2.1", window: 50_000, maxOutputTokens: 4_000 }, { preset: "seed", window: 60_000, maxOutputTokens: 4_000 }, "newer-client"];
-const fresh = (name) => new Subject(new Engine(pick(SETTINGS)), name);
+const fresh = (name) => {
+  const settings = pick(SETTINGS);
+  const s = new Subject(new Engine(settings), name);
+  s.settings = settings;
+  return s;
+};
+
+/** Whether a view ends with a reply whose calls are still open (the host runs them next). */
+const endsOpen = (messages) => {
+  const m = messages[messages.length - 1];
+  return m?.role === "assistant" && Array.isArray(m.content) && m.content.some((b) => b.type === "tool_use");
+};
 
 for (const [SEED, ops] of SEEDS) {
   test(`random operations (seed ${SEED}, ${ops} operations): no trap, every error coded, pairing legal, inputs unchanged`, () => walk(SEED, ops));
@@ -156,8 +177,10 @@ async function walk(SEED, OPS) {
     if (op < 7) {
       const m = s.next();
       const uuid = call("append", () => e.append(m), m);
-      if (uuid) s.uuids.push(uuid);
-      else s.sync();
+      if (uuid) {
+        s.uuids.push(uuid);
+        s.appended.push(uuid);
+      } else s.sync();
     } else if (op === 7) {
       const batch = Array.from({ length: 1 + int(6) }, () => s.next());
       if (chance(0.2) && s.uuids.length) batch[int(batch.length)].uuid = pick(s.uuids);
@@ -218,19 +241,33 @@ async function walk(SEED, OPS) {
       call("swapInSummary", () => e.swapInSummary(uuids, `summary ${text()}`), uuids);
       s.sync();
     } else if (op === 17) {
-      // Resume from the records: a new engine, the same conversation.
+      // Resume from the file (what earlier engines wrote, then this one's
+      // records): a new engine with the same settings, the same conversation.
       const records = call("records", () => e.records());
-      if (process.env.FUZZ_DEBUG) console.log("live:", shape(e.messages()), "\nrecords:", records.map((r) => JSON.parse(r).type + ":" + (JSON.parse(r).uuid ?? "") + "<-" + (JSON.parse(r).parentUuid ?? JSON.parse(r).logicalParentUuid ?? "")).join(" "));
-      const session = readSession(records.join("\n"));
-      const resumed = new Engine(pick(SETTINGS));
+      const file = [...s.earlier, ...records];
+      const written = new Set(file.map((line) => JSON.parse(line).uuid));
+      for (const uuid of s.appended) assert.ok(written.has(uuid), `seed ${SEED}: appended ${uuid} has no record`);
+      const session = readSession(file.join("\n"));
+      const resumed = new Engine(s.settings);
       call("loadSession", () => resumed.loadSession(session), session);
-      assertPaired(resumed.messages(), `seed ${SEED} resumed`);
+      const back = resumed.messages();
+      assertPaired(back, `seed ${SEED} resumed`);
+      assert.ok(back.length === 0 || back[0].role === "user", `seed ${SEED} resumed: starts with ${back[0]?.role}`);
+      // Resume = live: the same messages sent, but a last reply whose calls
+      // are still open, which a resume leaves out (R11.4: always a view the
+      // API takes).
+      const live = e.messages();
+      if (endsOpen(live)) live.pop();
+      if (JSON.stringify(back) !== JSON.stringify(live)) {
+        const i = live.findIndex((m, i) => JSON.stringify(m) !== JSON.stringify(back[i]));
+        assert.fail(`seed ${SEED} op ${stats.ops}: the resumed view is not the live one (at ${i}): live ${shape(live)}\nresumed ${shape(back)}`);
+      }
       stats.resumes++;
       e.free();
       const i = subjects.indexOf(s);
-      subjects[i] = new Subject(resumed, s.name + "r");
+      subjects[i] = new Subject(resumed, `${s.name}r`);
+      Object.assign(subjects[i], { settings: s.settings, earlier: file, tools: s.tools });
       subjects[i].uuids = resumed.view().map((m) => m.uuid);
-      subjects[i].tools = s.tools;
       subjects[i].sync();
     } else if (op === 18 && chance(0.2)) {
       e.free();
@@ -240,7 +277,9 @@ async function walk(SEED, OPS) {
       call("plan()", () => plan(pick(SETTINGS), JSON.stringify(e.messages()).slice(0, chance(0.1) ? 50 : undefined)));
       call("reads", () => [e.count(), e.lines(), e.pinned(), e.view(), e.takeRecords()]);
     }
-    assertPaired(subjects[at].engine.messages(), `seed ${SEED} op ${stats.ops}`);
+    const now = subjects[at].engine.messages();
+    assertPaired(now, `seed ${SEED} op ${stats.ops}`);
+    assert.ok(now.length === 0 || now[0].role === "user", `seed ${SEED} op ${stats.ops}: the view starts with ${now[0]?.role}`);
   }
   for (const s of subjects) s.engine.free();
   console.log(`fuzz seed ${SEED}: ${stats.ops} operations, ${stats.errors} coded errors, ${stats.compactions} compactions, ${stats.resumes} resumes, ${stats.frees} frees; 0 traps, 0 uncoded`);

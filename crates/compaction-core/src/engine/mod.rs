@@ -49,6 +49,28 @@ use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
 use crate::view::{Entry, Source, View};
 
+/// A change to the view that no message record says (R11.6): the host's
+/// session log writes a record of it, so a resume shows the view the live
+/// engine has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ViewEvent {
+    /// A snip (R5) deleted messages from the view.
+    Snipped {
+        /// The messages deleted.
+        removed: Vec<Uuid>,
+    },
+    /// A collapse (R6) replaced messages with a segment summary.
+    Collapsed {
+        /// The messages replaced (pinned ones it kept are not among them).
+        removed: Vec<Uuid>,
+        /// The summary that took their place.
+        summary: Arc<Message>,
+        /// The message before them in the view (none at its start): the
+        /// summary follows it.
+        after: Option<Uuid>,
+    },
+}
+
 /// The engine for one session: a sans-IO state machine. It never calls a
 /// model, reads a file or a clock; it says what it needs as [`Request`]s
 /// and goes on when the host answers them.
@@ -93,9 +115,9 @@ pub struct Engine {
     pub(crate) microcompact: Microcompact,
     /// Steps taken on append (budget reduction), reported by the next call.
     pub(crate) pending: Vec<Step>,
-    /// The messages each snip since the last [`Engine::take_snips`] took
-    /// out of the view, for the host's session log (R11.6).
-    snipped: Vec<Vec<Uuid>>,
+    /// What snips and collapses did to the view since the last
+    /// [`Engine::take_view_events`], for the host's session log (R11.6).
+    view_events: Vec<ViewEvent>,
     /// The first view position reduced on append since the last call: a
     /// reply appended before the next call read the original (R13.1).
     unsent_reduction: Option<usize>,
@@ -166,7 +188,7 @@ impl Engine {
             store: Store::new(),
             microcompact: Microcompact::default(),
             pending: Vec::new(),
-            snipped: Vec::new(),
+            view_events: Vec::new(),
             unsent_reduction: None,
             system_tokens: 0,
             hook: None,
@@ -280,12 +302,16 @@ impl Engine {
             .clear_recorded(&mut self.view, tool_ids, &self.settings.microcompact)
     }
 
-    /// The messages each snip took out of the view since the last call, in
+    /// What snips and collapses did to the view since the last call, in
     /// order: a host that keeps a session file writes a record of each
-    /// ([`SessionLog::snipped`](crate::transcript::log::SessionLog::snipped),
-    /// R11.6), so a resume leaves them out as the live view does.
-    pub fn take_snips(&mut self) -> Vec<Vec<Uuid>> {
-        std::mem::take(&mut self.snipped)
+    /// ([`SessionLog::view_event`](crate::transcript::log::SessionLog::view_event),
+    /// R11.6), so a resume shows what the live view does.
+    pub fn take_view_events(&mut self) -> Vec<ViewEvent> {
+        std::mem::take(&mut self.view_events)
+    }
+
+    pub(crate) fn push_view_event(&mut self, event: ViewEvent) {
+        self.view_events.push(event);
     }
 
     /// Makes room for `additional` more messages before a bulk load (no
@@ -399,7 +425,9 @@ impl Engine {
                 &self.pinned,
             ) {
                 self.microcompact.rebuild(&self.view, &self.settings.microcompact);
-                self.snipped.push(step.messages.clone());
+                self.view_events.push(ViewEvent::Snipped {
+                    removed: step.messages.clone(),
+                });
                 steps.push(step);
                 steps.extend(self.settle_thinking(Tier::Snip));
             }

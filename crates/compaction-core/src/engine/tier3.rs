@@ -301,6 +301,20 @@ impl Engine {
         let start = range.start;
         let mut produced = vec![uuid.clone()];
         produced.extend(kept.iter().map(|e| e.message.uuid.clone()));
+        let removed: Vec<Uuid> = pending
+            .uuids
+            .iter()
+            .filter(|u| !produced.contains(u))
+            .cloned()
+            .collect();
+        self.push_view_event(super::ViewEvent::Collapsed {
+            removed,
+            summary: Arc::clone(&collapsed.message),
+            after: start
+                .checked_sub(1)
+                .and_then(|i| entries.get(i))
+                .map(|e| e.message.uuid.clone()),
+        });
         let pinned_kept = kept.len();
         entries.splice(range, std::iter::once(collapsed).chain(kept));
         self.view.replace_entries(entries);

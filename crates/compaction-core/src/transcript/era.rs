@@ -8,6 +8,7 @@ use crate::hash::HashSet;
 
 use super::chain::{message_of, Graph, NodeKind};
 use super::model::{Era, ImportedMessage};
+use crate::message::Uuid;
 use crate::message::{Block, Content, Role};
 
 impl Graph {
@@ -38,6 +39,8 @@ impl Graph {
         let mut undone: HashSet<&str> = HashSet::default();
         let mut removed: HashSet<usize> = HashSet::default();
         let mut boundary = None;
+        // Collapse summaries and where they go, with their record's line.
+        let mut placed: Vec<(u32, &Uuid, Option<&Uuid>)> = Vec::new();
         let mut from = Some(start);
         while let Some(at) = from.take() {
             let (opener, nodes) = self.segment(at, &mut visited);
@@ -48,6 +51,9 @@ impl Graph {
                 } {
                     if let Some(b) = &x.boundary {
                         undone.insert(b.as_str());
+                    }
+                    if let Some((summary, after)) = &x.placed {
+                        placed.push((node.line, summary, after.as_ref()));
                     }
                     removed.extend(x.removed.iter().filter_map(|u| self.message_index(u)));
                 }
@@ -66,7 +72,30 @@ impl Graph {
                 from = self.before_boundary.get(b).copied().flatten();
             }
         }
-        self.assemble(start, boundary, &walked, messages, &removed)
+        let mut era = self.assemble(start, boundary, &walked, messages, &removed);
+        // Each collapse summary (walked in file order with the rest) takes
+        // the place of what it replaced: right after the message it followed
+        // in the live view, oldest collapse first (R11.6).
+        placed.sort_by_key(|&(line, ..)| line);
+        for (_, summary, after) in placed {
+            let Some(s) = self.message_index(summary) else {
+                continue;
+            };
+            let Some(from) = era.messages.iter().position(|&m| m == s) else {
+                continue;
+            };
+            let to = match after.map(|a| self.message_index(a)) {
+                None => Some(0),
+                Some(a) => a
+                    .and_then(|a| era.messages.iter().position(|&m| m == a))
+                    .map(|at| at + 1),
+            };
+            if let Some(to) = to {
+                let m = era.messages.remove(from);
+                era.messages.insert(if to > from { to - 1 } else { to }, m);
+            }
+        }
+        era
     }
 
     /// The era opened by `boundary` whose walk from `start` met the nodes

@@ -42,11 +42,17 @@ pub const EXPANDED_SUBTYPE: &str = "compact_expanded";
 /// The `subtype` of a snip's record (R11.6).
 pub const SNIPPED_SUBTYPE: &str = "history_snipped";
 
+/// The `subtype` of a collapse's record (R11.6).
+pub const COLLAPSED_SUBTYPE: &str = "history_collapsed";
+
 /// What a `compact_expanded` or `history_snipped` record says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Expansion {
-    /// The boundary of the compaction undone (none for a snip).
+    /// The boundary of the compaction undone (none for a snip or collapse).
     pub boundary: Option<Uuid>,
+    /// A collapse's summary and the message it follows (none: the view's
+    /// start): it takes the place of what was removed.
+    pub placed: Option<(Uuid, Option<Uuid>)>,
     /// The message records that compaction wrote, out of the view again.
     pub removed: Vec<Uuid>,
 }
@@ -93,10 +99,12 @@ pub(crate) fn read(map: Fields) -> Result<Record, (Invalid, Fields)> {
         .and_then(|list| uuid_list(list.text()))
         .unwrap_or_default();
     let boundary = Some(Uuid::from(boundary.as_ref()));
-    Ok(Record::Expanded(ExpandedLine {
-        envelope,
-        expansion: Expansion { boundary, removed },
-    }))
+    let expansion = Expansion {
+        boundary,
+        removed,
+        placed: None,
+    };
+    Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
 }
 
 /// Reads a `history_snipped` record; without `snipMetadata.removedUuids`
@@ -110,13 +118,36 @@ pub(crate) fn read_snipped(map: Fields) -> Result<Record, (Invalid, Fields)> {
         );
         return Err((why, map));
     };
-    Ok(Record::Expanded(ExpandedLine {
-        envelope,
-        expansion: Expansion {
-            boundary: None,
-            removed,
-        },
-    }))
+    let expansion = Expansion {
+        boundary: None,
+        removed,
+        placed: None,
+    };
+    Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
+}
+
+/// Reads a `history_collapsed` record; without `collapseMetadata.removedUuids`
+/// and `summaryUuid` it says nothing and is kept verbatim (an invalid record).
+pub(crate) fn read_collapsed(map: Fields) -> Result<Record, (Invalid, Fields)> {
+    let (envelope, meta, map) = envelope_and(map, "collapseMetadata")?;
+    let removed = meta.get("removedUuids").and_then(|list| uuid_list(list.text()));
+    let summary = meta.str_field("summaryUuid").filter(|u| !u.is_empty());
+    let (Some(removed), Some(summary)) = (removed, summary) else {
+        let why = format!(
+            "`collapseMetadata` must name `removedUuids` and `summaryUuid`, got {} and {}",
+            got(&meta, "removedUuids"),
+            got(&meta, "summaryUuid")
+        );
+        return Err((why, map));
+    };
+    let after = meta.str_field("afterUuid").map(|u| Uuid::from(u.as_ref()));
+    let placed = Some((Uuid::from(summary.as_ref()), after));
+    let expansion = Expansion {
+        boundary: None,
+        removed,
+        placed,
+    };
+    Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
 }
 
 /// The record written when the compaction of `boundary` is expanded: its
@@ -150,6 +181,26 @@ pub fn snipped_record(removed: &[Uuid], parent: Option<&Uuid>, ctx: &RecordConte
     system_line(uuid, SNIPPED_SUBTYPE, content, meta, parent, ctx)
 }
 
+/// The record written when a collapse replaces `removed` with the summary
+/// `summary`, placed after `after` (R11.6): its uuid and its JSONL line,
+/// chained after `parent`. The summary's own message record follows it.
+pub fn collapsed_record(
+    removed: &[Uuid],
+    summary: &Uuid,
+    after: Option<&Uuid>,
+    parent: Option<&Uuid>,
+    ctx: &RecordContext,
+) -> (Uuid, String) {
+    let uuid = derived_uuid(&format!("{summary} collapsed"));
+    let meta = Meta::Collapse(CollapseMetadata {
+        removed_uuids: removed,
+        summary_uuid: summary,
+        after_uuid: after,
+    });
+    let content = "History collapsed: older turns read as one summary";
+    system_line(uuid, COLLAPSED_SUBTYPE, content, meta, parent, ctx)
+}
+
 /// One of the extension's `system` records: its uuid and its JSONL line.
 fn system_line(
     uuid: Uuid,
@@ -159,10 +210,12 @@ fn system_line(
     parent: Option<&Uuid>,
     ctx: &RecordContext,
 ) -> (Uuid, String) {
-    let (expand_metadata, snip_metadata) = match meta {
-        Meta::Expand(m) => (Some(m), None),
-        Meta::Snip(m) => (None, Some(m)),
-    };
+    let (mut expand_metadata, mut snip_metadata, mut collapse_metadata) = (None, None, None);
+    match meta {
+        Meta::Expand(m) => expand_metadata = Some(m),
+        Meta::Snip(m) => snip_metadata = Some(m),
+        Meta::Collapse(m) => collapse_metadata = Some(m),
+    }
     let record = Line {
         parent_uuid: parent,
         is_sidechain: false,
@@ -177,6 +230,7 @@ fn system_line(
         level: "info",
         expand_metadata,
         snip_metadata,
+        collapse_metadata,
     };
     // Strings and lists of strings only: serialising cannot fail.
     let line = serde_json::to_string(&record).unwrap_or_default();
@@ -187,6 +241,7 @@ fn system_line(
 enum Meta<'a> {
     Expand(Metadata<'a>),
     Snip(SnipMetadata<'a>),
+    Collapse(CollapseMetadata<'a>),
 }
 
 /// The record, fields in Claude Code's order for `system` records.
@@ -209,6 +264,8 @@ struct Line<'a> {
     expand_metadata: Option<Metadata<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     snip_metadata: Option<SnipMetadata<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collapse_metadata: Option<CollapseMetadata<'a>>,
 }
 
 /// `expandMetadata`.
@@ -224,4 +281,14 @@ struct Metadata<'a> {
 #[serde(rename_all = "camelCase")]
 struct SnipMetadata<'a> {
     removed_uuids: &'a [Uuid],
+}
+
+/// `collapseMetadata`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CollapseMetadata<'a> {
+    removed_uuids: &'a [Uuid],
+    summary_uuid: &'a Uuid,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after_uuid: Option<&'a Uuid>,
 }

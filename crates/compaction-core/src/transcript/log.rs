@@ -8,9 +8,10 @@
 
 use serde::Serialize;
 
-use super::expand::{expanded_record, snipped_record};
+use super::expand::{collapsed_record, expanded_record, snipped_record};
 use super::export::{records_after, RecordContext};
 use crate::compact::Compacted;
+use crate::engine::ViewEvent;
 use crate::message::{Content, Message, Role, Usage, Uuid};
 use crate::store::Store;
 use crate::time::Timestamp;
@@ -169,17 +170,35 @@ impl SessionLog {
         Some(line)
     }
 
-    /// Writes the record of a snip that deleted `removed` from the view
-    /// (SPEC R11.6), chained after the last record. Returns it.
-    pub fn snipped(&mut self, removed: &[Uuid], timestamp: Timestamp) -> Option<String> {
-        if removed.is_empty() {
-            return None;
-        }
+    /// Writes the records of a snip or collapse (SPEC R11.6), chained after
+    /// the last record: a snip's `history_snipped`; a collapse's
+    /// `history_collapsed`, then its summary's message record. Returns them.
+    pub fn view_event(&mut self, event: &ViewEvent, timestamp: Timestamp) -> Vec<String> {
         let ctx = self.context(timestamp);
-        let (uuid, line) = snipped_record(removed, self.parent.as_ref(), &ctx);
-        self.parent = Some(uuid);
-        self.items.push(Logged::Lines(vec![line.clone()]));
-        Some(line)
+        let mut lines = Vec::new();
+        match event {
+            ViewEvent::Snipped { removed } if !removed.is_empty() => {
+                let (uuid, line) = snipped_record(removed, self.parent.as_ref(), &ctx);
+                self.parent = Some(uuid);
+                lines.push(line);
+            }
+            ViewEvent::Snipped { .. } => {}
+            ViewEvent::Collapsed {
+                removed,
+                summary,
+                after,
+            } => {
+                let (uuid, line) =
+                    collapsed_record(removed, &summary.uuid, after.as_ref(), self.parent.as_ref(), &ctx);
+                lines.push(line);
+                lines.extend(self.render_message(summary, Some(&uuid)));
+                self.parent = Some(summary.uuid.clone());
+            }
+        }
+        if !lines.is_empty() {
+            self.items.push(Logged::Lines(lines.clone()));
+        }
+        lines
     }
 
     fn context(&self, timestamp: Timestamp) -> RecordContext {
@@ -236,7 +255,11 @@ impl SessionLog {
 
     /// One record for a message the host appended, in Claude Code's shape.
     fn render(&self, store: &Store, uuid: &Uuid, parent: Option<&Uuid>) -> Option<String> {
-        let m = store.get(uuid)?;
+        self.render_message(store.get(uuid)?, parent)
+    }
+
+    /// One record for a message, in Claude Code's shape.
+    fn render_message(&self, m: &Message, parent: Option<&Uuid>) -> Option<String> {
         let record = Record {
             is_sidechain: false,
             message: Payload {

@@ -242,6 +242,9 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         "system" if map.str_field("subtype").as_deref() == Some(super::expand::SNIPPED_SUBTYPE) => {
             super::expand::read_snipped(map)
         }
+        "system" if map.str_field("subtype").as_deref() == Some(super::expand::COLLAPSED_SUBTYPE) => {
+            super::expand::read_collapsed(map)
+        }
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine {

@@ -68,7 +68,7 @@ impl Engine {
         }
         // The host's countTokens failing while `f` counted is the host's error.
         let out = crate::counter::checked(f(&mut state));
-        state.log_snips();
+        state.log_view_events();
         out
     }
 
@@ -343,7 +343,7 @@ impl Engine {
         // The host's countTokens failing in a step is its error.
         let next = crate::counter::checked(run.step(&self.shared, outcome));
         if let Ok(mut state) = borrow(&self.shared) {
-            state.log_snips();
+            state.log_view_events();
         }
         match next {
             Ok(crate::driver::Next::Call(f, arg)) => {

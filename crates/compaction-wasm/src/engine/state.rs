@@ -289,15 +289,15 @@ impl State {
         self.log.compacted(result, &attachments, timestamp)
     }
 
-    /// Logs a record of each snip since the last call (SPEC R11.6), so a
-    /// resume of the file leaves out what the live view did.
-    pub(crate) fn log_snips(&mut self) {
-        for removed in self.engine.take_snips() {
+    /// Logs the records of each snip and collapse since the last call
+    /// (SPEC R11.6), so a resume of the file shows what the live view does.
+    pub(crate) fn log_view_events(&mut self) {
+        for event in self.engine.take_view_events() {
             let timestamp = self
                 .last_now
                 .clone()
                 .unwrap_or_else(|| Timestamp::from_unix_ms(0));
-            self.log.snipped(&removed, timestamp);
+            self.log.view_event(&event, timestamp);
         }
     }
 

@@ -8,7 +8,7 @@
 
 use super::at;
 use compaction_core::compact::Compacted;
-use compaction_core::engine::{Engine, Preset};
+use compaction_core::engine::{Engine, Preset, ViewEvent};
 use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Uuid};
 use compaction_core::transcript::log::SessionLog;
 use compaction_core::transcript::{import, ProblemKind, Transcript};
@@ -300,10 +300,13 @@ fn a_snip_is_recorded_and_a_resume_leaves_out_what_it_deleted() {
     }
     let d = host.engine.before_call(None);
     assert!(d.steps.iter().any(|s| s.rule == "R5.1"), "it snips");
-    let snips = host.engine.take_snips();
-    assert_eq!(snips.len(), 1);
-    assert!(host.log.snipped(&snips[0], at()).is_some());
-    assert!(host.engine.take_snips().is_empty(), "taken once");
+    let events = host.engine.take_view_events();
+    assert!(
+        matches!(events.as_slice(), [ViewEvent::Snipped { .. }]),
+        "{events:?}"
+    );
+    assert_eq!(host.log.view_event(&events[0], at()).len(), 1);
+    assert!(host.engine.take_view_events().is_empty(), "taken once");
     host.resumes_to_its_view("snipped");
     host.turn(1);
     let mut again = Host::resumed(host.file());
