@@ -86,6 +86,19 @@ impl Transcript {
             .iter()
             .flat_map(|m| m.message.tool_result_ids())
             .collect();
+        // The responses and the progress records by line, each boundary
+        // found in them by binary search: linear in the file, not in
+        // boundaries × records.
+        let mut responses: Vec<(u32, usize)> = self
+            .messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.message.role == Role::Assistant && !m.is_compact_summary)
+            .map(|(i, m)| (m.line, i))
+            .collect();
+        responses.sort_unstable();
+        let mut progress: Vec<&(u32, String)> = self.progress_calls.iter().collect();
+        progress.sort_by_key(|(line, _)| *line);
         self.boundaries
             .iter()
             .map(|b| {
@@ -94,13 +107,12 @@ impl Transcript {
                     out.push(Lack::LogicalParentAbsent { uuid: uuid.clone() });
                 }
                 // The last response before the boundary (by its first line).
-                let last = self
-                    .messages
-                    .iter()
-                    .filter(|m| m.line < b.line && m.message.role == Role::Assistant)
-                    .filter(|m| !m.is_compact_summary)
-                    .max_by_key(|m| m.line);
-                let Some(last) = last else {
+                let before = responses.partition_point(|&(line, _)| line < b.line);
+                let Some(last) = before
+                    .checked_sub(1)
+                    .and_then(|at| responses.get(at))
+                    .and_then(|&(_, i)| self.messages.get(i))
+                else {
                     return out;
                 };
                 for id in last.message.tool_use_ids() {
@@ -111,11 +123,9 @@ impl Transcript {
                         });
                     }
                 }
-                for (line, call) in &self.progress_calls {
-                    if (last.line..b.line).contains(line)
-                        && !is_uuid_shaped(call)
-                        && !uses.contains(call.as_str())
-                    {
+                let from = progress.partition_point(|(line, _)| *line < last.line);
+                for (line, call) in progress.iter().skip(from).take_while(|(line, _)| *line < b.line) {
+                    if !is_uuid_shaped(call) && !uses.contains(call.as_str()) {
                         out.push(Lack::HookForMissingCall {
                             line: *line,
                             tool_use_id: call.clone(),

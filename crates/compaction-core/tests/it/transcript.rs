@@ -399,3 +399,4 @@ mod expanded;
 mod problems;
 mod properties;
 mod resumed;
+mod scale;
