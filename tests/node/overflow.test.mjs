@@ -203,8 +203,9 @@ test("everything else is not a prompt-too-long", async () => {
     new Anthropic.APIConnectionError({ message: "Connection error." }),
     new Error("fetch failed"),
     new TypeError("Cannot read properties of undefined"),
-    // A wrapper is not followed: a failed summary request is not the main call's overflow.
-    new Error("summary failed", { cause: { status: 400, type: "invalid_request_error", message: "prompt is too long: 5 tokens > 4 maximum" } }),
+    // The engine's own SUMMARIZER_FAILED is not followed: a failed summary request is not the main call's overflow
+    // (other wrappers are: overflow-forms.test.mjs).
+    Object.assign(new Error("summary failed", { cause: { status: 400, type: "invalid_request_error", message: "prompt is too long: 5 tokens > 4 maximum" } }), { code: "SUMMARIZER_FAILED" }),
     "prompt is too long: 5 tokens > 4 maximum",
     400,
     null,

@@ -4,31 +4,56 @@
 //!
 //! Recognised (and nothing else):
 //! - the Anthropic API's HTTP 400 `invalid_request_error` "prompt is too
-//!   long: 236175 tokens > 200000 maximum";
+//!   long: 236175 tokens > 200000 maximum", and its other form when the
+//!   prompt plus `max_tokens` does not fit: "input length and `max_tokens`
+//!   exceed context limit: 188000 + 32000 > 200000, decrease input length or
+//!   `max_tokens` and try again" (the prompt is 188000);
 //! - Claude Code's 413 `prompt_too_long` ("Prompt is too long");
 //! - a reply whose `stop_reason` is `model_context_window_exceeded`;
 //! - OpenAI's `context_length_exceeded` ("This model's maximum context length
-//!   is 128000 tokens. However, your messages resulted in 130532 tokens.");
+//!   is 128000 tokens. However, your messages resulted in 130532 tokens."), and
+//!   its "Input tokens exceed the configured limit of 272000 tokens. Your
+//!   messages resulted in 289650 tokens." (the two wordings `@langchain/openai`
+//!   wraps in a `ContextOverflowError`);
+//! - LangChain's `ContextOverflowError` (its class name given as the kind);
 //! - OpenAI-compatible local servers: vLLM's HTTP 400 "This model's maximum
 //!   context length is 8192 tokens. However, your request has 9000 input
 //!   tokens." (every wording vLLM has used says "maximum context length"),
 //!   and llama.cpp's `exceed_context_size_error` ("request (9000 tokens)
-//!   exceeds the available context size (8192 tokens)").
+//!   exceeds the available context size (8192 tokens)");
+//! - Ollama's 400s (`server`, `llm/llama_server.go` and
+//!   `x/mlxrunner/pipeline.go` in ollama/ollama): "the prompt is longer than
+//!   the context length currently available to the model; …" (no size), and
+//!   "input length (9000 tokens) exceeds the model's maximum context length
+//!   (8192 tokens)"; a llama.cpp body it relays is read as llama.cpp's.
 //!
 //! Not recognised: every other 400, a 413 `request_too_large` (a request
 //! body over the size limit, which no compaction of the prompt's tokens is
-//! sure to fix), vLLM's "'max_tokens' … is too large" when `max_tokens`
+//! sure to fix), vLLM's "'max_tokens' … is too large" and Anthropic's
+//! "input length and `max_tokens` exceed context limit" when `max_tokens`
 //! alone is the whole window (no shorter prompt fits it), rate limits,
 //! overloads.
 
 /// The codes that mean "the prompt does not fit the context window" whatever
 /// the status: OpenAI's error code, the Messages API's stop reason, Claude
-/// Code's error type, llama.cpp's error type.
-const OVERFLOW_CODES: [&str; 4] = [
+/// Code's error type, llama.cpp's error type, LangChain's error class.
+const OVERFLOW_CODES: [&str; 5] = [
     "context_length_exceeded",
     "model_context_window_exceeded",
     "prompt_too_long",
     "exceed_context_size_error",
+    "ContextOverflowError",
+];
+
+/// The Anthropic API's two wordings.
+const ANTHROPIC_WORDINGS: [&str; 2] = ["prompt is too long", "exceed context limit"];
+
+/// OpenAI's, vLLM's, llama.cpp's and Ollama's wordings.
+const OTHER_WORDINGS: [&str; 4] = [
+    "maximum context length",
+    "exceeds the available context size",
+    "input tokens exceed the configured limit",
+    "the prompt is longer than the context length",
 ];
 
 /// What a host knows of an error (every field optional: a stop reason has
@@ -68,14 +93,12 @@ pub fn classify(facts: &ErrorFacts<'_>) -> Option<PromptTooLong> {
     // 413 as Claude Code reports it; none when only the text is left).
     let worded = matches!(facts.status, None | Some(400) | Some(413))
         && matches!(facts.kind, None | Some("invalid_request_error") | Some("error"))
-        && find_ascii_ci(message, "prompt is too long").is_some();
+        && contains_any(message, &ANTHROPIC_WORDINGS);
     // OpenAI's and vLLM's wording ("maximum context length is N tokens"),
-    // llama.cpp's ("exceeds the available context size"): 400s whatever
-    // their type (vLLM's is `BadRequestError`, its `code` the number 400).
-    let local = matches!(facts.status, None | Some(400))
-        && ["maximum context length", "exceeds the available context size"]
-            .iter()
-            .any(|w| find_ascii_ci(message, w).is_some());
+    // llama.cpp's ("exceeds the available context size"), Ollama's: 400s
+    // whatever their type (vLLM's is `BadRequestError`, its `code` the
+    // number 400).
+    let local = matches!(facts.status, None | Some(400)) && contains_any(message, &OTHER_WORDINGS);
     let too_large = [facts.kind, facts.code]
         .into_iter()
         .flatten()
@@ -86,9 +109,22 @@ pub fn classify(facts: &ErrorFacts<'_>) -> Option<PromptTooLong> {
     Some(sizes(message))
 }
 
+/// Whether `message` holds one of `wordings` (ASCII case-insensitive).
+fn contains_any(message: &str, wordings: &[&str]) -> bool {
+    wordings.iter().any(|w| find_ascii_ci(message, w).is_some())
+}
+
 /// The sizes a prompt-too-long message states, in the wordings the
 /// providers use.
 fn sizes(message: &str) -> PromptTooLong {
+    // Anthropic: "input length and `max_tokens` exceed context limit: 188000
+    // + 32000 > 200000": the prompt, the reply's reserve, the window.
+    if let Some((input, _, maximum)) = limit_sizes(message) {
+        return PromptTooLong {
+            tokens: Some(input),
+            maximum: Some(maximum),
+        };
+    }
     // Anthropic: "prompt is too long: 236175 tokens > 200000 maximum".
     if let Some(at) = find_ascii_ci(message, "prompt is too long") {
         let rest = &message[at..];
@@ -117,24 +153,42 @@ fn sizes(message: &str) -> PromptTooLong {
         .iter()
         .find_map(|m| number_followed_by(message, m, " input tokens"));
     // llama.cpp: "request (9000 tokens) exceeds the available context size
-    // (8192 tokens)".
-    let llama = number_followed_by(message, "request (", " tokens)");
+    // (8192 tokens)"; Ollama: "input length (9000 tokens) exceeds the
+    // model's maximum context length (8192 tokens)".
+    let llama = number_followed_by(message, "request (", " tokens)")
+        .or_else(|| number_followed_by(message, "input length (", " tokens)"));
     let tokens = in_messages
         .or(input)
         .or(llama)
         .or_else(|| number_after(message, "resulted in").map(|(n, _)| n))
         .or_else(|| number_after(message, "you requested").map(|(n, _)| n));
-    let maximum = maximum.or_else(|| number_followed_by(message, "context size (", " tokens)"));
+    let maximum = maximum
+        .or_else(|| number_followed_by(message, "context size (", " tokens)"))
+        .or_else(|| number_followed_by(message, "maximum context length (", " tokens)"))
+        .or_else(|| number_after(message, "configured limit of").map(|(n, _)| n));
     PromptTooLong { tokens, maximum }
+}
+
+/// Anthropic's "exceed context limit: INPUT + MAX_TOKENS > LIMIT", its
+/// three numbers.
+fn limit_sizes(message: &str) -> Option<(u64, u64, u64)> {
+    let at = find_ascii_ci(message, "exceed context limit")?;
+    let rest = &message[at..];
+    let (input, a) = number_after(rest, ":")?;
+    let (reserve, b) = number_after(&rest[a..], "+")?;
+    let (limit, _) = number_after(&rest[a + b..], ">")?;
+    Some((input, reserve, limit))
 }
 
 /// vLLM's "'max_tokens' or 'max_completion_tokens' is too large: 8192. This
 /// model's maximum context length is 8192 tokens …" when the completion alone
 /// takes the whole window: no shorter prompt makes that request fit.
+/// So is Anthropic's "exceed context limit: 12 + 200000 > 200000".
 fn completion_fills_window(message: &str) -> bool {
     let completion = number_after(message, "is too large:").map(|(n, _)| n);
     let maximum = number_after(message, "maximum context length is").map(|(n, _)| n);
     matches!((completion, maximum), (Some(c), Some(m)) if c >= m)
+        || matches!(limit_sizes(message), Some((_, reserve, limit)) if reserve >= limit)
 }
 
 /// The number right after `marker` when the text goes on with `suffix`
@@ -286,6 +340,83 @@ mod tests {
             "the request exceeds the available context size, try increasing it",
         );
         assert_eq!(classify(&old), Some(PromptTooLong::default()));
+    }
+
+    #[test]
+    fn r8_1_anthropic_input_plus_max_tokens_states_the_input() {
+        // The body the API answers (anthropics/claude-code#408,
+        // docker/docker-agent#569): the prompt, `max_tokens`, the limit.
+        let f = facts(
+            Some(400),
+            Some("invalid_request_error"),
+            None,
+            "input length and `max_tokens` exceed context limit: 188000 + 32000 > 200000, decrease input length or `max_tokens` and try again",
+        );
+        assert_eq!(
+            classify(&f),
+            Some(PromptTooLong {
+                tokens: Some(188_000),
+                maximum: Some(200_000)
+            })
+        );
+        // `max_tokens` alone fills the window: no shorter prompt fits.
+        let whole = facts(
+            Some(400),
+            Some("invalid_request_error"),
+            None,
+            "input length and `max_tokens` exceed context limit: 12 + 200000 > 200000, decrease input length or `max_tokens` and try again",
+        );
+        assert_eq!(classify(&whole), None);
+        // Under another status or type the words are not one.
+        let limited = facts(Some(429), Some("rate_limit_error"), None, f.message.unwrap());
+        assert_eq!(classify(&limited), None);
+    }
+
+    #[test]
+    fn r8_1_openai_configured_limit_ollama_and_langchain() {
+        let openai = facts(
+            Some(400),
+            Some("invalid_request_error"),
+            None,
+            "Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in 289650 tokens. Please reduce the length of the messages.",
+        );
+        assert_eq!(
+            classify(&openai),
+            Some(PromptTooLong {
+                tokens: Some(289_650),
+                maximum: Some(272_000)
+            })
+        );
+        // Ollama: its llama-server runner (no size) and its MLX runner.
+        let ollama = facts(
+            Some(400),
+            None,
+            None,
+            "the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length",
+        );
+        assert_eq!(classify(&ollama), Some(PromptTooLong::default()));
+        let mlx = facts(
+            Some(400),
+            None,
+            None,
+            "input length (9000 tokens) exceeds the model's maximum context length (8192 tokens)",
+        );
+        assert_eq!(
+            classify(&mlx),
+            Some(PromptTooLong {
+                tokens: Some(9_000),
+                maximum: Some(8_192)
+            })
+        );
+        // LangChain's ContextOverflowError, by its class name, with the
+        // message it copied from the error it wraps.
+        let wrapped = facts(
+            None,
+            Some("ContextOverflowError"),
+            None,
+            "Input exceeded the model's context window.",
+        );
+        assert_eq!(classify(&wrapped), Some(PromptTooLong::default()));
     }
 
     #[test]

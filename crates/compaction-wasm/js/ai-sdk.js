@@ -40,12 +40,16 @@ export function transcript(messages) {
         .join("\n\n");
 }
 
-/** The step's own model writes the summary, through `generateText`. */
-async function summarizeWith(model, request) {
+/** The step's own model writes the summary, through `generateText`, in at
+ * most `maxOutputTokens` (the reply's reserve the engine keeps: its lines'
+ * `reserve`), so a provider's own default (`@ai-sdk/anthropic` asks for the
+ * model's maximum) does not push the summary request over the window. */
+async function summarizeWith(model, request, maxOutputTokens) {
     const { generateText } = await import("ai");
     try {
         const { text } = await generateText({
             model,
+            maxOutputTokens,
             messages: [{ role: "user", content: `${transcript(request.messages)}\n\n${request.prompt}` }],
         });
         return text;
@@ -129,7 +133,9 @@ export function prepareStep(options = {}) {
     const host_ = (stepModel) => ({
         ...host,
         now: now(),
-        summarize: summarize ? (request) => summarize(request, stepModel) : (request) => summarizeWith(stepModel, request),
+        summarize: summarize
+            ? (request) => summarize(request, stepModel)
+            : (request) => summarizeWith(stepModel, request, engine.lines().reserve),
     });
 
     // A compaction (its boundary, R7.9, was written): what replaced the

@@ -10,9 +10,18 @@
 //! else `error.code` (the `openai` package's `APIError`), else
 //! `data.error.code`; the message: the body's `error.error.message`, else
 //! `apiMessage`, else `error.message`, else `data.error.message`, else
-//! `message`. A value with a string `stop_reason` is a reply: only its stop
-//! reason counts. A `cause` is not followed: an error that merely wraps one
-//! (a failed summary request, say) is not the main call's prompt-too-long.
+//! `message`. A value with a
+//! string `stop_reason` is a reply: only its stop reason counts. A `name`
+//! `ContextOverflowError` (LangChain's wrapper) is one by its class.
+//!
+//! When the value itself states no size, what it wraps is read: the AI SDK's
+//! `APICallError.responseBody` (the body as text: parsed when it is JSON,
+//! under the error's status), then `cause` (LangChain's
+//! `ContextOverflowError`, any `Error` made with `{ cause }`), `lastError`
+//! and `errors` (the AI SDK's `RetryError`), sixteen values at most. The
+//! engine's own errors are not followed (`SUMMARIZER_FAILED` and the other
+//! host-callback codes): a summary request refused as too long is not the
+//! main call's prompt-too-long.
 
 use compaction_core::overflow::{classify, ErrorFacts, PromptTooLong};
 use wasm_bindgen::prelude::*;
@@ -36,22 +45,82 @@ fn string_at(value: &JsValue, paths: &[&[&str]]) -> Option<String> {
         .find_map(|path| at(value, path).as_string().filter(|s| s != "error"))
 }
 
-/// What the value states, if it is a prompt-too-long.
-fn read(value: &JsValue) -> Option<PromptTooLong> {
-    if !value.is_object() {
+/// The engine's own errors whose `cause` is the host's: never a
+/// prompt-too-long, and not followed.
+const OWN_CODES: [&str; 4] = [
+    "SUMMARIZER_FAILED",
+    "READ_FILES_FAILED",
+    "PRE_COMPACT_FAILED",
+    "COUNT_TOKENS_FAILED",
+];
+
+/// How many values (the error and those it wraps) are read at most: a
+/// `cause` loop or a long `errors` list ends there.
+const MAX_READ: u32 = 16;
+
+/// What the value states, if it is a prompt-too-long: itself, else what it
+/// wraps (a size found inside wins over none found outside).
+fn read(value: &JsValue, budget: &mut u32) -> Option<PromptTooLong> {
+    if !value.is_object() || *budget == 0 {
         return None;
     }
+    *budget -= 1;
+    // The engine's own errors name what they wrap in their message too.
+    if at(value, &["code"])
+        .as_string()
+        .is_some_and(|c| OWN_CODES.contains(&c.as_str()))
+    {
+        return None;
+    }
+    let own = facts(value, None);
+    if own.is_some_and(|p| p.tokens.is_some()) {
+        return own;
+    }
+    let status = status_of(value);
+    let body = at(value, &["responseBody"])
+        .as_string()
+        .and_then(|text| match js_sys::JSON::parse(&text) {
+            Ok(parsed) if parsed.is_object() => facts(&parsed, status),
+            _ => classify(&ErrorFacts {
+                status,
+                message: Some(&text),
+                ..ErrorFacts::default()
+            }),
+        });
+    let errors = at(value, &["errors"]);
+    let listed = js_sys::Array::is_array(&errors).then(|| js_sys::Array::from(&errors));
+    let inner = [at(value, &["cause"]), at(value, &["lastError"])]
+        .iter()
+        .find_map(|v| read(v, budget))
+        .or_else(|| listed?.iter().rev().find_map(|v| read(&v, budget)));
+    [body, inner]
+        .into_iter()
+        .flatten()
+        .find(|p| p.tokens.is_some())
+        .or(own)
+        .or(body)
+        .or(inner)
+}
+
+/// The HTTP status: `status`, else `statusCode` (the AI SDK).
+fn status_of(value: &JsValue) -> Option<u16> {
+    [&["status"][..], &["statusCode"]]
+        .iter()
+        .find_map(|path| at(value, path).as_f64())
+        .filter(|s| s.fract() == 0.0 && (100.0..=599.0).contains(s))
+        .map(|s| s as u16)
+}
+
+/// What the value's own fields state (`status`: the wrapping error's, for a
+/// parsed response body).
+fn facts(value: &JsValue, status: Option<u16>) -> Option<PromptTooLong> {
     if let Some(reason) = string_at(value, &[&["stop_reason"]]) {
         return classify(&ErrorFacts {
             kind: Some(&reason),
             ..ErrorFacts::default()
         });
     }
-    let status = [&["status"][..], &["statusCode"]]
-        .iter()
-        .find_map(|path| at(value, path).as_f64())
-        .filter(|s| s.fract() == 0.0 && (100.0..=599.0).contains(s))
-        .map(|s| s as u16);
+    let status = status.or_else(|| status_of(value));
     let kind = string_at(
         value,
         &[
@@ -60,7 +129,8 @@ fn read(value: &JsValue) -> Option<PromptTooLong> {
             &["error", "error", "type"],
             &["data", "error", "type"],
         ],
-    );
+    )
+    .or_else(|| string_at(value, &[&["name"]]).filter(|n| n == "ContextOverflowError"));
     let code = string_at(
         value,
         &[&["code"], &["error", "code"], &["data", "error", "code"]],
@@ -90,13 +160,15 @@ fn read(value: &JsValue) -> Option<PromptTooLong> {
 /// `stop_reason` is `model_context_window_exceeded`, OpenAI's
 /// `context_length_exceeded`, and the 400s of OpenAI-compatible local
 /// servers (vLLM's "maximum context length is N tokens", llama.cpp's
-/// `exceed_context_size_error`), as the `openai` package or the AI SDK's
-/// `APICallError` carries them. `false` for everything else, including
-/// other 400s and a 413 `request_too_large`. Then call
+/// `exceed_context_size_error`, Ollama's), as the `openai` package or the AI
+/// SDK's `APICallError` carries them, and through the errors that wrap them
+/// (`cause`, LangChain's `ContextOverflowError`, the AI SDK's `RetryError`).
+/// `false` for everything else, including other 400s and a 413
+/// `request_too_large`. Then call
 /// `engine.promptTooLong(promptTooLongTokens(error))`.
 #[wasm_bindgen(js_name = isPromptTooLong)]
 pub fn is_prompt_too_long(#[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue) -> bool {
-    read(&error).is_some()
+    read(&error, &mut { MAX_READ }).is_some()
 }
 
 /// The prompt's real size in tokens when `error` is a prompt-too-long that
@@ -105,7 +177,7 @@ pub fn is_prompt_too_long(#[wasm_bindgen(unchecked_param_type = "unknown")] erro
 /// which recalibrates the count to it (SPEC R8.1).
 #[wasm_bindgen(js_name = promptTooLongTokens, unchecked_return_type = "number | null")]
 pub fn prompt_too_long_tokens(#[wasm_bindgen(unchecked_param_type = "unknown")] error: JsValue) -> JsValue {
-    read(&error)
+    read(&error, &mut { MAX_READ })
         .and_then(|p| p.tokens)
         .map_or(JsValue::NULL, |t| JsValue::from_f64(t as f64))
 }
