@@ -30,3 +30,57 @@ export async function pageWithErrors(context) {
   page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
   return { page, errors };
 }
+
+/** The two sizes every sandbox point is shown at (issue 26). */
+export const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+];
+
+/**
+ * The built sandbox (dist/) served and a browser launched for this test
+ * file (registered as its before/after hooks). `open(query, viewport)`
+ * loads a page and waits for `ready`; `shot(page, name, locator?)` saves
+ * `target/screenshots/<prefix>-<name>-<width>.png`, of the viewport or of
+ * `locator` alone.
+ */
+export async function sandbox({ prefix, ready = ".strip, .embed" }) {
+  const { before, after } = await import("node:test");
+  const { mkdirSync } = await import("node:fs");
+  const { dirname, join } = await import("node:path");
+  const { fileURLToPath } = await import("node:url");
+  const { serve } = await import("./server.mjs");
+  const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
+  const shots = join(root, "target/screenshots");
+  let server, browser;
+  before(async () => {
+    mkdirSync(shots, { recursive: true });
+    server = await serve({ "/": join(root, "dist") });
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    root,
+    url: () => server.url,
+    async open(query = "", viewport = SIZES[0]) {
+      const context = await browser.newContext({ viewport });
+      const { page, errors } = await pageWithErrors(context);
+      await page.goto(`${server.url}/${query}`);
+      await page.locator(ready).first().waitFor();
+      return { context, page, errors };
+    },
+    async shot(page, name, locator) {
+      const path = join(shots, `${prefix}-${name}-${page.viewportSize().width}.png`);
+      if (locator) {
+        await locator.scrollIntoViewIfNeeded();
+        await locator.screenshot({ path });
+      } else {
+        await page.screenshot({ path });
+      }
+      console.log(`screenshot: ${path}`);
+    },
+  };
+}

@@ -4,49 +4,12 @@
 // that bind, and controls that never lose the picture. Runs against the
 // release build in dist/; screenshots at 1280x800 and 390x844 go to
 // target/screenshots/request-*.png.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 
-import { serve } from "./server.mjs";
-import { launch, pageWithErrors } from "./browser.mjs";
+import { SIZES, sandbox } from "./browser.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const shots = join(root, "target/screenshots");
-const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 390, height: 844 },
-];
-let server, browser;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  server = await serve({ "/": join(root, "dist") });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(query = "", viewport = SIZES[0]) {
-  const context = await browser.newContext({ viewport });
-  const { page, errors } = await pageWithErrors(context);
-  await page.goto(`${server.url}/${query}`);
-  await page.locator(".strip").waitFor();
-  return { context, page, errors };
-}
-
-/** A screenshot of what the visitor sees (the viewport, not the page). */
-async function shot(page, name) {
-  const { width } = page.viewportSize();
-  const path = join(shots, `request-${name}-${width}.png`);
-  await page.screenshot({ path });
-  console.log(`screenshot: ${path}`);
-}
+const { open, shot } = await sandbox({ prefix: "request", ready: ".strip" });
 
 const number = (text) => Number(text.replace(/[^0-9]/g, ""));
 /** The strip as drawn: its segments (part, tokens, ghost), cut, caption. */

@@ -2,40 +2,17 @@
 // signed thinking blocks on screen, and the `thinking` setting (R13.1)
 // changing what became of them and the engine's R13.1 step. Screenshots go
 // to target/screenshots/.
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 
-import { serve } from "./server.mjs";
-import { launch, pageWithErrors } from "./browser.mjs";
+import { sandbox } from "./browser.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
-const shots = join(root, "target/screenshots");
-let server, browser;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  server = await serve({ "/": join(root, "dist") });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function open(query, viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport });
-  const { page, errors } = await pageWithErrors(context);
-  await page.goto(`${server.url}/${query}`);
-  await page.locator(".events, .error").first().waitFor();
-  return { context, page, errors };
-}
+const { open: openAt, root } = await sandbox({ prefix: "thinking", ready: ".events, .error" });
+const open = (query, viewport = { width: 1280, height: 900 }) => openAt(query, viewport);
 
 async function shot(locator, name) {
-  const path = join(shots, `${name}.png`);
+  const path = join(root, "target/screenshots", `${name}.png`);
   await locator.screenshot({ path });
   console.log(`screenshot: ${path}`);
 }

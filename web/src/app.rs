@@ -10,12 +10,12 @@ use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explore, failure_stages, timeline_chart, Exploration, Outcome, PrecomputeSwitch, SessionChart,
+    explain, explore, timeline_chart, Cost, Exploration, Outcome, PrecomputeSwitch, SessionChart,
 };
 use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
 
-use crate::chart::{Chart, Mark, Point};
+use crate::chart::{Band, Chart, Mark, Point};
 use crate::context::ContextView;
 use crate::controls::Choice;
 use crate::gauge::Gauge;
@@ -258,7 +258,10 @@ pub fn App() -> Html {
         .as_ref()
         .and_then(|e| e.moments.get(cursor.0).cloned())
     {
-        Some(m) => html! { <RequestStrip moment={m} step={cursor.1}>{ stepper.clone() }</RequestStrip> },
+        Some(m) => {
+            let note = exploration.as_ref().and_then(|e| explain(&m, e.lines.window));
+            html! { <RequestStrip moment={m} step={cursor.1} {note}>{ stepper.clone() }</RequestStrip> }
+        }
         None => stepper.clone(),
     };
     let context = exploration
@@ -282,7 +285,7 @@ pub fn App() -> Html {
         (Some(Err(e)), _) => html! { <p class="error" role="alert">{ e.clone() }</p> },
         _ => exploration
             .as_ref()
-            .map(|e| scenario_chart(e, cursor.0))
+            .map(|e| scenario_chart(e, cursor.0, &go))
             .unwrap_or_default(),
     };
     let gauge = match (state.thresholds(), exploration.as_ref()) {
@@ -463,6 +466,9 @@ fn stepper(
             <p class="moment-head">
                 <strong>{ event_name(m) }</strong>{ format!(": {} → {} tokens", grouped(m.tokens_before), grouped(m.frame.count.tokens)) }
                 { status_text(m) }
+                { for m.costs().into_iter().map(|(tier, cost)| html! {
+                    <span class={classes!("cost", cost_class(cost))}>{ format!("{}: {}", tier_name(tier), cost.label()) }</span>
+                }) }
                 if let Some(reason) = step_reason { <span class="step-reason">{ reason }</span> }
             </p>
         </div>
@@ -497,8 +503,16 @@ fn timeline(
         <details class="evidence" {open}>
             <summary>{ format!("The engine's evidence: {} step{} of this event, with rule, owner and source", m.frame.steps.len(), if m.frame.steps.len() == 1 { "" } else { "s" }) }</summary>
             <StepList moment={m.clone()} current={cursor.1} {on_pick} />
-            <Flows steps={lit} {compaction} failures={failure_stages(m)} />
+            <Flows steps={lit} {compaction} moment={m.clone()} />
         </details>
+    }
+}
+
+fn cost_class(c: Cost) -> &'static str {
+    match c {
+        Cost::CacheKept => "cost-kept",
+        Cost::CacheBroken => "cost-broken",
+        Cost::ModelCall => "cost-model",
     }
 }
 
@@ -516,7 +530,7 @@ fn status_text(m: &compaction_scenarios::sandbox::Moment) -> String {
     }
 }
 
-fn scenario_chart(e: &Exploration, current: usize) -> Html {
+fn scenario_chart(e: &Exploration, current: usize, go: &Callback<(usize, Option<usize>)>) -> Html {
     let points: Vec<Option<Point>> = e
         .moments
         .iter()
@@ -549,8 +563,32 @@ fn scenario_chart(e: &Exploration, current: usize) -> Html {
             }
         })
         .collect();
-    html! { <Chart {points} lines={e.lines.clone()} {marks} current={Some(current)}
-    title={format!("{}: tokens per request", e.name)} /> }
+    let bands: Vec<Band> = e
+        .chapters
+        .iter()
+        .map(|c| Band {
+            first: c.first,
+            end: c.end,
+            name: c.name.to_owned(),
+        })
+        .collect();
+    html! { <>
+        if !e.chapters.is_empty() {
+            <nav class="chapters" aria-label="Chapters">
+                { for e.chapters.iter().map(|c| {
+                    let go = go.clone();
+                    let first = c.first;
+                    let here = (c.first..c.end).contains(&current);
+                    html! {
+                        <button type="button" class={classes!("chapter", here.then_some("current"))} aria-current={here.then_some("true")}
+                            onclick={Callback::from(move |_| go.emit((first, None)))}>{ c.name }</button>
+                    }
+                }) }
+            </nav>
+        }
+        <Chart {points} lines={e.lines.clone()} {marks} {bands} current={Some(current)}
+            title={format!("{}: tokens per request", e.name)} />
+    </> }
 }
 
 /// Props of [`Readout`].

@@ -30,6 +30,17 @@ pub struct Mark {
     pub class: &'static str,
 }
 
+/// A chapter of the session, shaded behind its requests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    /// Its first request.
+    pub first: usize,
+    /// One past its last request.
+    pub end: usize,
+    /// Its name (a tooltip: the chips above the chart carry the text).
+    pub name: String,
+}
+
 /// Props of [`Chart`].
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ChartProps {
@@ -43,6 +54,9 @@ pub struct ChartProps {
     pub current: Option<usize>,
     /// What the chart shows, for its title.
     pub title: AttrValue,
+    /// Chapters, shaded in turn.
+    #[prop_or_default]
+    pub bands: Vec<Band>,
 }
 
 const W: f64 = 900.0;
@@ -131,6 +145,14 @@ pub fn Chart(props: &ChartProps) -> Html {
                 <desc id="chart-desc">{ format!(
                     "{n} requests; lines: precompute {}, warn {}, compact {}, blocked {}; {} marked events",
                     grouped(t.precompute), grouped(t.warn), grouped(t.compact), grouped(t.blocked), props.marks.len()) }</desc>
+                { for props.bands.iter().enumerate().map(|(k, b)| {
+                    let half = if n > 1 { (x_of(1, n) - x_of(0, n)) / 2.0 } else { 0.0 };
+                    let x0 = x_of(b.first.min(n.saturating_sub(1)), n) - half;
+                    let x1 = x_of(b.end.saturating_sub(1).min(n.saturating_sub(1)), n) + half;
+                    html! { <rect class={classes!("band", if k % 2 == 0 { "band-even" } else { "band-odd" })}
+                        x={format!("{:.1}", x0.max(LEFT))} y={TOP.to_string()} width={format!("{:.1}", (x1.min(W - RIGHT) - x0.max(LEFT)).max(0.0))}
+                        height={(H - TOP - BOTTOM).to_string()} data-chapter={b.name.clone()}><title>{ b.name.clone() }</title></rect> }
+                }) }
                 { for ticks.iter().map(|&v| html! { <g class="tick">
                     <line x1={LEFT.to_string()} x2={(W - RIGHT).to_string()} y1={format!("{:.1}", y_of(v, top))} y2={format!("{:.1}", y_of(v, top))} />
                     <text x={(LEFT - 6.0).to_string()} y={format!("{:.1}", y_of(v, top) + 4.0)} text-anchor="end">{ short(v) }</text>

@@ -158,6 +158,10 @@ pub struct RequestStripProps {
     /// What walks the events (the stepper), drawn right under the lanes.
     #[prop_or_default]
     pub children: Html,
+    /// Why the event looks as it does, when a reader would otherwise doubt
+    /// it (`compaction_scenarios::sandbox::explain`).
+    #[prop_or_default]
+    pub note: Option<String>,
 }
 
 /// The next request, drawn, and the record on disk.
@@ -228,6 +232,7 @@ pub fn RequestStrip(props: &RequestStripProps) -> Html {
                 </p>
             </div>
             <p class="strip-caption" aria-live="polite">{ caption(stage, m) }</p>
+            if let Some(note) = &props.note { <p class="strip-note" role="note">{ note.clone() }</p> }
             <div class="lane lane-request" aria-hidden="true">
                 { for drawn.iter().enumerate().map(segment) }
                 if freed > 0 {

@@ -4,7 +4,7 @@
 
 use compaction_core::step::{Evidence, Owner, Step, Tier};
 use compaction_scenarios::figures::grouped;
-use compaction_scenarios::sandbox::{Flow, Moment, FLOWS};
+use compaction_scenarios::sandbox::{lit, Flow, Moment, FLOWS};
 use yew::prelude::*;
 
 /// Where the timeline stands: an event, and a step in it (`None`: the
@@ -141,11 +141,12 @@ pub struct FlowsProps {
     pub steps: Vec<Step>,
     /// Whether the event is a compaction (shows seed 002's three diagrams).
     pub compaction: bool,
-    /// The failure branches the event took (stages of the `failures` flow).
-    pub failures: Vec<usize>,
+    /// The event (which failure branches it took, whether it rebuilt).
+    pub moment: Moment,
 }
 
-/// The flow diagrams, each stage marked when a step happens there.
+/// The flow diagrams, each stage marked when a step happens there (as
+/// `compaction-scenarios` says: a failed compaction lights no rebuild).
 #[component]
 pub fn Flows(props: &FlowsProps) -> Html {
     let flows: Vec<&Flow> = FLOWS
@@ -154,14 +155,7 @@ pub fn Flows(props: &FlowsProps) -> Html {
         .collect();
     html! {
         <div class="flows">
-            { for flows.into_iter().map(|f| {
-                let lit: Vec<usize> = if f.id == "failures" {
-                    props.failures.clone()
-                } else {
-                    props.steps.iter().filter_map(|s| f.stage_of(s)).collect()
-                };
-                flow(f, &lit)
-            }) }
+            { for flows.into_iter().map(|f| flow(f, &lit(f, &props.steps, &props.moment))) }
         </div>
     }
 }

@@ -15,7 +15,7 @@ use compaction_sandbox::context::{ContextView, ContextViewProps};
 use compaction_sandbox::timeline::{evidence, owner_name, Flows, FlowsProps, StepList, StepListProps};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explore, failure_stages, scenario, scenario_reading, Exploration, Knobs, Moment, Outcome,
+    explore, scenario, scenario_reading, Exploration, Knobs, Moment, Outcome,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -117,7 +117,7 @@ async fn flows_light_the_stages_of_the_steps_they_are_given() {
         FlowsProps {
             steps: m.frame.steps.clone(),
             compaction: true,
-            failures: failure_stages(&m),
+            moment: m.clone(),
         },
     )
     .render();
@@ -136,7 +136,7 @@ async fn flows_light_the_stages_of_the_steps_they_are_given() {
         FlowsProps {
             steps: Vec::new(),
             compaction: false,
-            failures: Vec::new(),
+            moment: m.clone(),
         },
     )
     .render();

@@ -160,6 +160,11 @@ impl Builder {
         self
     }
 
+    /// The index the next event will have.
+    pub(crate) fn at(&self) -> usize {
+        self.events.len()
+    }
+
     pub(crate) fn done(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
     }

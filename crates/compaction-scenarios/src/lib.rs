@@ -41,8 +41,13 @@ pub enum Event {
     Call(Option<Timestamp>),
     /// The user runs `/compact [instructions]`.
     Compact(Option<String>),
-    /// The API answered 413.
-    PromptTooLong,
+    /// The API answered 413 (prompt too long). `Some(n)`: its error states
+    /// the prompt's real size, `n` tokens more than the engine's count (text
+    /// the four-characters-a-token estimate undercounts, such as a log of
+    /// numbers, hashes and paths), and the host passes that size on (R8.1);
+    /// when that size fits the window the API took the call and nothing
+    /// happens. `None`: the error states no size.
+    PromptTooLong(Option<u64>),
 }
 
 /// A named session.
@@ -66,6 +71,9 @@ pub struct Scenario {
     /// default estimate): what a read after a compaction returns (R7.7). A
     /// path not listed reads as the session last read it.
     pub files: Vec<(String, u64)>,
+    /// The chapters a reader walks it by (seed 000's five phases): each
+    /// one's name and the index of its first event. Empty: one chapter.
+    pub phases: Vec<(&'static str, usize)>,
 }
 
 /// One part of what the host sends before the messages.

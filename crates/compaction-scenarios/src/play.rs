@@ -205,6 +205,12 @@ pub fn play_observed(
                 engine.pin(uuid)?;
                 continue;
             }
+            // The real prompt fits the window: the API took the call.
+            Event::PromptTooLong(Some(more))
+                if api_count(&engine, *more) <= engine.settings().thresholds.window =>
+            {
+                continue;
+            }
             _ => {}
         }
         let mut steps = observer.before(&mut engine, event);
@@ -222,7 +228,12 @@ pub fn play_observed(
                 steps.extend(out.steps);
                 ("compact", None, out.compaction)
             }
-            Event::PromptTooLong => {
+            Event::PromptTooLong(Some(more)) => {
+                let out = engine.prompt_too_long_at(api_count(&engine, *more));
+                steps.extend(out.steps);
+                ("413", None, out.compaction)
+            }
+            Event::PromptTooLong(None) => {
                 let out = engine.prompt_too_long();
                 steps.extend(out.steps);
                 ("413", None, out.compaction)
@@ -255,6 +266,12 @@ pub fn play_observed(
         frames.push(frame);
     }
     Ok((frames, engine))
+}
+
+/// The prompt's size as the API counts it: `more` tokens over the
+/// engine's count.
+fn api_count(engine: &Engine, more: u64) -> u64 {
+    engine.count().tokens + more
 }
 
 fn file_content(path: &str) -> String {

@@ -168,15 +168,22 @@ pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario 
         policy: HostPolicy::default(),
         system: claude_code_system(),
         files: FILES.iter().map(|(p, t)| ((*p).to_owned(), *t)).collect(),
+        phases: Vec::new(),
     }
 }
+
+/// The test log pasted at the end of [`run_through`], in tokens at the
+/// engine's estimate.
+const PASTE_TOKENS: usize = 105_000;
 
 /// Seed 000 §5: phases 1–5 over a long session in a 200k window, at the
 /// seed's default settings (snip and collapse both on, Tier 3 at its
 /// default line), then a 413 (Tier 5).
 pub fn run_through() -> Scenario {
     let mut b = Builder::new();
+    let mut phases = Vec::new();
     // Phase 1: normal work, nothing fires.
+    phases.push(("1 · normal work", b.at()));
     b.prompt("Refactor the Python project: start with utils.py.");
     b.tool("Grep", "src", 50_000); // a huge grep: budget reduction keeps 4,000 characters
     for i in 0..8 {
@@ -184,6 +191,7 @@ pub fn run_through() -> Scenario {
     }
     b.say("utils.py is fixed.").call();
     // Phase 2: over 50 tool calls, Tier 1 cache-aware clears the first 30.
+    phases.push(("2 · microcompact", b.at()));
     for turn in 0..5 {
         b.prompt(&format!("Next: module {turn}."));
         for i in 0..9 {
@@ -199,6 +207,7 @@ pub fn run_through() -> Scenario {
     // deletes the oldest turns, and the count drops under it (Tiers 3–4
     // do not run). The user pins each design decision (extension): snip
     // may not delete those turns.
+    phases.push(("3–4 · snip", b.at()));
     for turn in 0..20 {
         b.prompt(&format!(
             "Design decision {turn}: FastAPI instead of Flask, PostgreSQL for the database."
@@ -212,21 +221,44 @@ pub fn run_through() -> Scenario {
     // enough Tier 4 compacts.
     b.prompt("Now write the whole API module, with tests.");
     for part in 0..30 {
+        // Snip still gets the first two parts under the line; from the
+        // third on it cannot: phase 5.
+        if part == 2 {
+            phases.push(("5 · collapse, compact", b.at()));
+        }
         b.say(&format!("API part {part}: ").repeat(2_000)).call();
     }
-    // Tier 5: the API refuses a call as too long anyway (its count is not
-    // the estimate).
-    b.prompt("Run the whole test suite and paste the output.");
-    b.tool("Bash", "pytest -q", 3_000);
-    b.event(Event::PromptTooLong).call();
+    // Tier 5: the user pastes the whole test log. The engine estimates it
+    // at four characters a token, under the compact line, and lets the
+    // call go; the API counts the log's numbers, hashes and paths at 2.5
+    // characters a token, finds the prompt over the window and refuses it,
+    // stating its size (413). The emergency compaction summarises what came
+    // before the paste, and the retry fits.
+    phases.push(("413 · a pasted log", b.at()));
+    let log = disk::sized(
+        "Here is the full output of `pytest -vv --tb=long`; find why the API tests fail:",
+        &[
+            "tests/api/test_part_17.py::test_create_item[0x7f3a2c1e-42] FAILED [ 43%]",
+            "E   AssertionError: 422 != 201 at api/routes.py:118 (sha 9c1e4b7a)",
+            "tests/api/test_part_18.py::test_list_items[page=3,size=50] PASSED [ 44%]",
+            "    0x00007f3a2c1e4b70 in handle_request (api/server.py:2041) 12.37ms",
+        ],
+        PASTE_TOKENS * disk::CHARS_PER_TOKEN,
+    );
+    let undercount = log.len() as u64 * 10 / 25 - log.len() as u64 / 4;
+    b.prompt(&log)
+        .call()
+        .event(Event::PromptTooLong(Some(undercount)))
+        .call();
     Scenario {
         name: "run-through",
-        title: "Seed 000 §5: phases 1–5 of a long session at default settings (microcompact, snip, collapse, compact), then a 413",
+        title: "Seed 000 §5: phases 1–5 of a long session at default settings (microcompact, snip, collapse, compact), then a pasted test log the API counts over the window (413)",
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),
         system: Vec::new(),
         files: Vec::new(),
+        phases,
     }
 }
 
@@ -255,6 +287,7 @@ pub fn long_collapse() -> Scenario {
         policy: HostPolicy::default(),
         system: Vec::new(),
         files: Vec::new(),
+        phases: Vec::new(),
     }
 }
 
@@ -281,6 +314,7 @@ pub fn tool_heavy() -> Scenario {
         policy: HostPolicy::default(),
         system: Vec::new(),
         files: Vec::new(),
+        phases: Vec::new(),
     }
 }
 
@@ -290,8 +324,9 @@ pub fn chained() -> Scenario {
     for round in 0..3 {
         for t in 0..4 {
             b.prompt(&format!("Round {round}, task {t}: continue the migration."));
+            b.tool("Read", &format!("models/table_{round}_{t}.py"), 8_000);
             b.tool("Edit", &format!("migrations/{round}_{t}.sql"), 800);
-            b.say("Migrated.");
+            b.say(&format!("Migrated table {round}_{t}: the columns, their types, the foreign keys and the backfill, each checked against the model. ").repeat(300));
         }
         b.event(Event::Compact(None));
     }
@@ -303,6 +338,7 @@ pub fn chained() -> Scenario {
         policy: HostPolicy::default(),
         system: Vec::new(),
         files: Vec::new(),
+        phases: Vec::new(),
     }
 }
 
@@ -314,9 +350,9 @@ pub fn overflow() -> Scenario {
         b.tool("Read", &format!("data/part_{t}.csv"), 3_800);
         b.say("Loaded.");
     }
-    b.event(Event::PromptTooLong).call();
-    b.event(Event::PromptTooLong).call();
-    b.event(Event::PromptTooLong);
+    b.event(Event::PromptTooLong(None)).call();
+    b.event(Event::PromptTooLong(None)).call();
+    b.event(Event::PromptTooLong(None));
     Scenario {
         name: "overflow",
         title: "A 413: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
@@ -325,6 +361,7 @@ pub fn overflow() -> Scenario {
         policy: HostPolicy::default(),
         system: Vec::new(),
         files: Vec::new(),
+        phases: Vec::new(),
     }
 }
 
@@ -347,6 +384,7 @@ pub fn breakers() -> Scenario {
         policy: HostPolicy { all_models_down: true, ..HostPolicy::default() },
         system: Vec::new(),
         files: Vec::new(),
+        phases: Vec::new(),
     }
 }
 
@@ -392,5 +430,6 @@ pub fn thinking() -> Scenario {
         policy: HostPolicy::default(),
         system: Vec::new(),
         files: Vec::new(),
+        phases: Vec::new(),
     }
 }

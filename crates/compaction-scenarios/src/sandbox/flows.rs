@@ -225,6 +225,20 @@ pub const FLOWS: [Flow; 4] = [
     },
 ];
 
+/// The stages of `flow` that `steps` (the current step, or the event's)
+/// light at moment `m`: the `failures` diagram's are the branches the
+/// event took ([`failure_stages`]); the `rebuild` diagram lights nothing
+/// unless the compaction finished (a failed or blocked one built no new
+/// request, whatever steps it got through); the others light the stage of
+/// each step.
+pub fn lit(flow: &Flow, steps: &[Step], m: &Moment) -> Vec<usize> {
+    match flow.id {
+        "failures" => failure_stages(m),
+        "rebuild" if !matches!(m.outcome, Some(Outcome::Compacted { .. })) => Vec::new(),
+        _ => steps.iter().filter_map(|s| flow.stage_of(s)).collect(),
+    }
+}
+
 /// The stages of the `failures` diagram a compaction went through: the hook
 /// blocked (0), the summary request was retried with more tail preserved
 /// (1), a fallback model answered (2), a file was not restored (3), a

@@ -15,10 +15,10 @@ mod precompute;
 mod request;
 
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
-pub use flows::{failure_stages, Flow, Stage, FLOWS};
+pub use flows::{failure_stages, lit, Flow, Stage, FLOWS};
 pub use items::{items, label, Fate, Item, Kind, Thought};
 pub use precompute::PrecomputeSwitch;
-pub use request::{rebuild, Goes, Part, Rebuild, Segment};
+pub use request::{explain, rebuild, Goes, Part, Rebuild, Segment};
 
 use crate as scenarios;
 use crate::{Event, Frame, HostPolicy, Observer, Scenario};
@@ -29,7 +29,7 @@ use compaction_core::compact::Progress;
 use compaction_core::engine::{CallStatus, Engine};
 use compaction_core::error::Error;
 use compaction_core::message::Uuid;
-use compaction_core::step::{Step, Tier};
+use compaction_core::step::{CacheEffect, Step, Tier};
 use compaction_core::thresholds::Thresholds;
 use compaction_core::time::Timestamp;
 use items::{items_with, Labels, Stale};
@@ -147,6 +147,9 @@ pub struct Moment {
     /// Messages in the session's record after the event (the store: the
     /// local JSONL never loses one).
     pub stored: usize,
+    /// Tokens the API counted over the engine's count of the request
+    /// before the event: a 413 that stated the prompt's size (0 otherwise).
+    pub undercount: u64,
 }
 
 /// A scenario played with the sandbox's knobs.
@@ -167,6 +170,77 @@ pub struct Exploration {
     pub groups_at_compact: Option<usize>,
     /// The `thinking` setting it played with (R13.1).
     pub thinking: ThinkingMode,
+    /// The scenario's chapters over [`Exploration::moments`]: each one's
+    /// name and its first moment (empty: one chapter).
+    pub chapters: Vec<Chapter>,
+}
+
+/// A chapter of a scenario (seed 000's phases), over its moments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Chapter {
+    /// Its name.
+    pub name: &'static str,
+    /// Its first moment (index into [`Exploration::moments`]).
+    pub first: usize,
+    /// One past its last moment.
+    pub end: usize,
+}
+
+/// What a tier's step costs the session: a model call, the prompt cache,
+/// or nothing (in that order, the cheapest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Cost {
+    /// No model call, and the cached prefix stays valid.
+    CacheKept,
+    /// No model call, but the cached prefix from the change on is not
+    /// reused (the client or the server changed what was sent).
+    CacheBroken,
+    /// It asks a model (a summary).
+    ModelCall,
+}
+
+impl Cost {
+    /// The costliest of `steps` that changed the count or called a model
+    /// (`None`: none did).
+    pub fn of(steps: &[&Step]) -> Option<Cost> {
+        steps
+            .iter()
+            .filter(|s| s.count_before.tokens != s.count_after.tokens || s.model_calls > 0)
+            .map(|s| {
+                if s.model_calls > 0 {
+                    Cost::ModelCall
+                } else if s.cache == CacheEffect::Intact {
+                    Cost::CacheKept
+                } else {
+                    Cost::CacheBroken
+                }
+            })
+            .max()
+    }
+
+    /// Its badge.
+    pub fn label(self) -> &'static str {
+        match self {
+            Cost::CacheKept => "no model call · cache kept",
+            Cost::CacheBroken => "no model call · cache broken",
+            Cost::ModelCall => "model call",
+        }
+    }
+}
+
+impl Moment {
+    /// What each tier that fired in this event cost, in order.
+    pub fn costs(&self) -> Vec<(Tier, Cost)> {
+        self.tiers
+            .iter()
+            .filter_map(|&t| {
+                let steps: Vec<&Step> = self.frame.steps.iter().filter(|s| s.tier == t).collect();
+                Cost::of(&steps).map(|c| (t, c))
+            })
+            .collect()
+    }
 }
 
 /// The built-in scenario `name`, with `extra_groups` more tool-call groups
@@ -188,22 +262,7 @@ pub fn scenario_reading(name: &str, extra_groups: usize, reads: &[String]) -> Op
 
 /// Plays `scenario` with `knobs` (its window, budgets, switches).
 pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error> {
-    let mut scenario = scenario.clone();
-    let t = &mut scenario.settings.thresholds;
-    t.window = knobs.window;
-    t.max_output_tokens = knobs.max_output_tokens;
-    t.override_pct = knobs.override_pct;
-    scenario.settings.compact.preserve_groups = knobs.preserve_groups;
-    scenario.settings.compact.attachments = knobs.attachments;
-    scenario.settings.api.thinking = knobs.thinking;
-    if let Some(text) = &knobs.instructions {
-        let text = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
-        for event in &mut scenario.events {
-            if let Event::Compact(i) = event {
-                i.clone_from(&text);
-            }
-        }
-    }
+    let scenario = with_knobs(scenario, knobs);
     let messages = scenario
         .events
         .iter()
@@ -220,8 +279,26 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         moments: Vec::new(),
         labels: Labels::default(),
         stale: Stale::default(),
+        undercount: 0,
     };
     let (_, engine) = scenarios::play_observed(&scenario, &knobs.policy, &mut watch)?;
+    let starts: Vec<usize> = scenario
+        .phases
+        .iter()
+        .map(|(_, at)| watch.moments.iter().take_while(|m| m.frame.event < *at).count())
+        .collect();
+    let chapters = scenario
+        .phases
+        .iter()
+        .zip(&starts)
+        .enumerate()
+        .map(|(i, ((name, _), &first))| Chapter {
+            name,
+            first,
+            end: starts.get(i + 1).copied().unwrap_or(watch.moments.len()),
+        })
+        .filter(|c| c.end > c.first)
+        .collect();
     Ok(Exploration {
         name: scenario.name,
         title: scenario.title,
@@ -230,7 +307,29 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         messages,
         groups_at_compact: watch.groups_at_compact,
         thinking: knobs.thinking,
+        chapters,
     })
+}
+
+/// `scenario` with the knobs' window, budgets and instructions.
+fn with_knobs(scenario: &Scenario, knobs: &Knobs) -> Scenario {
+    let mut scenario = scenario.clone();
+    let t = &mut scenario.settings.thresholds;
+    t.window = knobs.window;
+    t.max_output_tokens = knobs.max_output_tokens;
+    t.override_pct = knobs.override_pct;
+    scenario.settings.compact.preserve_groups = knobs.preserve_groups;
+    scenario.settings.compact.attachments = knobs.attachments;
+    scenario.settings.api.thinking = knobs.thinking;
+    if let Some(text) = &knobs.instructions {
+        let text = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
+        for event in &mut scenario.events {
+            if let Event::Compact(i) = event {
+                i.clone_from(&text);
+            }
+        }
+    }
+    scenario
 }
 
 /// Records each event's view and outcome, and loads precomputes.
@@ -247,6 +346,8 @@ struct Watch {
     moments: Vec<Moment>,
     labels: Labels,
     stale: Stale,
+    /// The current event's [`Moment::undercount`].
+    undercount: u64,
 }
 
 impl Observer for Watch {
@@ -254,6 +355,10 @@ impl Observer for Watch {
         self.before = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
         self.request_before = request::entries(engine, &self.preserved);
         let mut steps = Vec::new();
+        self.undercount = match event {
+            Event::PromptTooLong(Some(more)) => *more,
+            _ => 0,
+        };
         match event {
             Event::Call(now) => self.now.clone_from(now),
             Event::Compact(_) => {
@@ -261,7 +366,7 @@ impl Observer for Watch {
                     .get_or_insert(engine.view().segmentation().group_starts().len());
                 steps.extend(load_precompute(engine, self.precompute, self.now.as_ref()));
             }
-            Event::Append(_) | Event::Pin(_) | Event::PromptTooLong => {}
+            Event::Append(_) | Event::Pin(_) | Event::PromptTooLong(_) => {}
         }
         steps
     }
@@ -356,6 +461,7 @@ impl Observer for Watch {
             request_before,
             request_after,
             stored: engine.store().len(),
+            undercount: self.undercount,
         });
     }
 }

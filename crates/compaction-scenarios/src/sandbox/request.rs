@@ -16,6 +16,7 @@ use compaction_core::step::{Owner, Step, Tier};
 use compaction_core::view::Source;
 
 use super::{Moment, Outcome};
+use crate::figures::grouped;
 use crate::SystemPart;
 
 /// What a part of the request is.
@@ -257,4 +258,46 @@ pub fn rebuild(m: &Moment, step: Option<usize>) -> Rebuild {
         };
         at.max(next)
     })
+}
+
+/// What a reader would otherwise find implausible in an event, said in one
+/// line: a 413 on a request the engine counted under the window (the API
+/// counted it over: text the estimate undercounts), or a compaction that
+/// made the request larger (what it added outweighs what it summarised).
+pub fn explain(m: &Moment, window: u64) -> Option<String> {
+    if m.undercount > 0 {
+        let estimate = m.tokens_before.saturating_sub(m.undercount);
+        return Some(format!(
+            "The engine estimated this request at {} tokens, inside the {} window, and sent it; the API counted {} ({} more: a pasted log of numbers, hashes and paths runs fewer characters a token than the estimate), so it answered 413 and the emergency compaction ran.",
+            grouped(estimate),
+            grouped(window),
+            grouped(m.tokens_before),
+            grouped(m.undercount),
+        ));
+    }
+    let Some(Outcome::Compacted {
+        pre_tokens,
+        post_tokens,
+        ..
+    }) = &m.outcome
+    else {
+        return None;
+    };
+    if post_tokens <= pre_tokens {
+        return None;
+    }
+    let of = |segments: &[Segment], pick: &dyn Fn(&Segment) -> bool| -> u64 {
+        segments.iter().filter(|s| pick(s)).map(|s| s.tokens).sum()
+    };
+    let summarised = of(&m.request_before, &|s| s.goes == Goes::Summarised);
+    let summary = of(&m.request_after, &|s| s.part == Part::Summary);
+    let files = of(&m.request_after, &|s| s.part == Part::Attachment);
+    Some(format!(
+        "This compaction made the request larger ({} → {} tokens): the summary ({}) and the restored files ({}) outweigh the {} tokens it summarised. Compaction pays off on a long history, not on a short one.",
+        grouped(*pre_tokens),
+        grouped(*post_tokens),
+        grouped(summary),
+        grouped(files),
+        grouped(summarised),
+    ))
 }

@@ -3,5 +3,6 @@
 //! engine.
 
 mod golden;
+mod plausible;
 mod sandbox;
 mod thinking;

@@ -1,0 +1,96 @@
+// The sandbox as a teaching instrument (issue 26), the later points: seed
+// 000 as chapters with believable events and what each tier costs (6), the
+// resume lane (4), "try this" chips (7), newcomer and expert modes (1),
+// chart text and the rebuild embed (10, 11). Runs against the release
+// build in dist/; screenshots at 1280x800 and 390x844 go to
+// target/screenshots/teach-*.png.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { SIZES, sandbox } from "./browser.mjs";
+
+const { open, shot } = await sandbox({ prefix: "teach" });
+
+const number = (text) => Number(text.replace(/[^0-9]/g, ""));
+/** The stepper's headline: the event's tokens before and after. */
+async function head(page) {
+  const text = await page.locator(".moment-head").textContent();
+  const [, before, after] = text.match(/([\d,]+) → ([\d,]+) tokens/);
+  return { text, before: number(before), after: number(after) };
+}
+
+test("point 6: seed 000's run-through as five chapters, a 413 from a real overflow, a cost per tier", async () => {
+  for (const viewport of SIZES) {
+    const { context, page, errors } = await open("?scenario=run-through", viewport);
+    const chips = page.locator(".chapters .chapter");
+    assert.equal(await chips.count(), 5);
+    assert.equal(await page.locator(".chart rect.band").count(), 5);
+    // Each chapter chip walks to its first event; the chapter's tier shows
+    // with its cost.
+    const expect = [
+      ["2 · microcompact", "T1 microcompact: no model call · cache broken"],
+      ["3–4 · snip", null],
+      ["5 · collapse, compact", null],
+    ];
+    for (const [name, cost] of expect) {
+      await page.locator(".chapters .chapter", { hasText: name }).click();
+      await page.waitForFunction((n) => document.querySelector(".chapter.current")?.textContent === n, name);
+      if (cost) {
+        // Its first event is before the tier fires: step to the fired one.
+        await page.locator(".events li button.fired").nth(1).click();
+        assert.match(await page.locator(".moment-head").textContent(), new RegExp(cost));
+      }
+    }
+    // The compactions in chapter 5 call a model and shrink the request.
+    const fired = page.locator(".events li button.fired", { hasText: "T4 compact" });
+    assert.ok((await fired.count()) >= 2);
+    for (let i = 0; i < (await fired.count()); i++) {
+      await fired.nth(i).click();
+      const h = await head(page);
+      assert.ok(h.after < h.before, `compaction ${i}: ${h.before} → ${h.after}`);
+      assert.match(h.text, /T4 compact: model call/);
+    }
+    // The 413: the engine's estimate let the call go, the API counted the
+    // pasted log over the window; the strip says so.
+    await page.locator(".events li button", { hasText: "413" }).click();
+    const h = await head(page);
+    assert.ok(h.before > 200000, `the 413 at ${h.before} tokens is over the 200,000 window`);
+    assert.ok(h.after < h.before);
+    const note = await page.locator(".strip-note").textContent();
+    assert.match(note, /inside the 200,000 window/);
+    assert.match(note, /413/);
+    assert.equal(await page.locator(".chapter.current").textContent(), "413 · a pasted log");
+    await shot(page, "run-through-413");
+    await shot(page, "run-through-chart", page.locator("#chart"));
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
+test("point 6: chained compactions each shrink the request; a failed /compact lights no rebuild stage", async () => {
+  const { context, page, errors } = await open("?scenario=chained");
+  const compacts = page.locator(".events li button", { hasText: "/compact" });
+  assert.equal(await compacts.count(), 3);
+  for (let i = 0; i < 3; i++) {
+    await compacts.nth(i).click();
+    const h = await head(page);
+    assert.ok(h.after < h.before, `chained /compact ${i + 1}: ${h.before} → ${h.after}`);
+    assert.equal(await page.locator(".strip-note").count(), 0, "nothing to explain");
+  }
+  await page.getByLabel("Scenario").selectOption("breakers");
+  await page.locator(".events li button", { hasText: "/compact" }).click();
+  const evidence = page.locator("details.evidence");
+  await evidence.evaluate((d) => (d.open = true));
+  // The cut was chosen and the model asked: the manual path shows it ...
+  assert.ok((await page.locator('figure[data-flow="manual"] li.lit').count()) >= 2);
+  // ... but no new request was built: nothing lit in the rebuild.
+  assert.equal(await page.locator('figure[data-flow="rebuild"] li.lit').count(), 0);
+  for (let step = 1; step <= 3; step++) {
+    await page.getByRole("button", { name: "Step forward" }).click();
+    assert.equal(await page.locator('figure[data-flow="rebuild"] li.lit').count(), 0, `step ${step}`);
+  }
+  assert.match(await page.locator(".strip .lane-disk").textContent(), /no boundary written/);
+  await shot(page, "breakers-failed-compact", page.locator("details.evidence"));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
