@@ -61,6 +61,17 @@ pub struct Estimator {
     /// Default 1,600 (about a 1,200 × 1,000 px image in Anthropic's
     /// published `width × height / 750` rule).
     pub image_tokens: u64,
+    /// Tokens counted for each page of a document block (a PDF, R1.6b)
+    /// whose pages the engine can read. Default 3,000: Anthropic's PDF
+    /// support page ("Estimate your costs", docs.claude.com/en/docs/
+    /// build-with-claude/pdf-support) bills a page's text at "1,500-3,000
+    /// tokens per page depending on content density", plus the page as an
+    /// image; its own example is a 3-page PDF at about 7,000 tokens.
+    pub document_page_tokens: u64,
+    /// Tokens counted for a document whose pages the engine cannot read (a
+    /// URL, a file id, a PDF whose page objects are compressed). Default
+    /// 7,000: the same page's 3-page example.
+    pub document_tokens: u64,
     /// Reported usage calibrates the estimate of what was appended since
     /// the last report (R1.6a; default on; see `view::Calibration`).
     pub calibrate: bool,
@@ -109,6 +120,8 @@ impl Default for Estimator {
             chars_per_token: 4,
             wide_chars_per_token: 1,
             image_tokens: 1_600,
+            document_page_tokens: 3_000,
+            document_tokens: 7_000,
             calibrate: true,
             calibration_min_tokens: 2_000,
             calibration_max_pct: 200,
@@ -208,7 +221,47 @@ impl Estimator {
             Block::ToolUse { name, input, .. } => self.text(name) + self.json(input),
             Block::ToolResult { content, .. } => self.tool_result(content),
             Block::Image { .. } => self.image_tokens,
+            Block::Other { kind, extra } if DOCUMENT_KINDS.contains(&kind.as_str()) => self.document(extra),
             Block::Other { extra, .. } => self.json_object(extra),
+        }
+    }
+
+    /// A document or file block as the provider bills it (R1.6b), never as
+    /// its base64 or byte-array text: a text source as its text, an image
+    /// file as an image, a PDF (or any other file) at
+    /// [`Estimator::document_page_tokens`] a page when its bytes are here
+    /// and its pages can be read, else [`Estimator::document_tokens`].
+    pub fn document(&self, extra: &Extra) -> u64 {
+        let source = extra.get("source");
+        // Anthropic's plain-text and custom-content documents are text.
+        match source.and_then(|s| s.str_field("type")).as_deref() {
+            Some("text") => return self.text(&source.and_then(|s| s.str_field("data")).unwrap_or_default()),
+            Some("content") => return source.map_or(0, |s| self.json(s)),
+            _ => {}
+        }
+        let media = MEDIA_KEYS
+            .iter()
+            .find_map(|k| extra.str_field(k).or_else(|| source?.str_field(k)))
+            .unwrap_or_default();
+        if media.starts_with("image/") {
+            return self.image_tokens;
+        }
+        let bytes = [
+            source.and_then(|s| s.field::<Json>("data")),
+            extra.get("data").cloned(),
+            extra.get("file").and_then(|f| f.field::<Json>("file_data")),
+            extra.get("file_data").cloned(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|v| file_bytes(&v));
+        match bytes {
+            Some(b) if media.starts_with("text/") => self.text(&String::from_utf8_lossy(&b)),
+            Some(b) => match pdf_pages(&b) {
+                0 => self.document_tokens,
+                pages => pages.saturating_mul(self.document_page_tokens),
+            },
+            None => self.document_tokens,
         }
     }
 
@@ -409,6 +462,89 @@ impl TokenFigure {
     }
 }
 
+/// Block kinds that carry a document or a file: Anthropic's `document`, the
+/// AI SDK's, LangChain's and Chat Completions' `file`, Responses'
+/// `input_file`.
+const DOCUMENT_KINDS: [&str; 3] = ["document", "file", "input_file"];
+
+/// Where a file part states its media type.
+const MEDIA_KEYS: [&str; 4] = ["mediaType", "media_type", "mime_type", "mimeType"];
+
+/// A file's bytes from the JSON a host gave: base64 text (or a `data:` URL
+/// holding it), an array of byte values (a `Buffer`'s JSON is `{"type":
+/// "Buffer", "data": [...]}`), or an object keyed `"0"`, `"1"`, … (a
+/// `Uint8Array`'s JSON). `None` for a URL, an id, anything else.
+fn file_bytes(value: &Json) -> Option<Vec<u8>> {
+    let text = value.text();
+    if let Some(s) = value.as_str() {
+        let data = match s.strip_prefix("data:") {
+            Some(url) => &url[url.find(";base64,")? + 8..],
+            None => &s,
+        };
+        return base64(data);
+    }
+    if let Some(inner) = value
+        .field::<Json>("data")
+        .filter(|_| value.str_field("type").as_deref() == Some("Buffer"))
+    {
+        return file_bytes(&inner);
+    }
+    let body = text.strip_prefix('[').or_else(|| text.strip_prefix('{'))?;
+    let body = body.strip_suffix(']').or_else(|| body.strip_suffix('}'))?;
+    // `[37,80,…]`, or `{"0":37,"1":80,…}`: each item's value is a byte.
+    body.split(',')
+        .filter(|item| !item.trim().is_empty())
+        .map(|item| item.rsplit(':').next()?.trim().parse::<u8>().ok())
+        .collect()
+}
+
+/// Standard base64 (whitespace ignored, padding optional); `None` for any
+/// other character.
+fn base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// How many page objects a PDF's bytes show (`/Type /Page`, not `/Pages`);
+/// 0 when they are not PDF or its page objects sit in compressed object
+/// streams.
+fn pdf_pages(bytes: &[u8]) -> u64 {
+    if !bytes.starts_with(b"%PDF") {
+        return 0;
+    }
+    let mut pages = 0;
+    let mut at = 0;
+    while let Some(i) = bytes[at..].windows(5).position(|w| w == b"/Type") {
+        let mut j = at + i + 5;
+        while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
+            j += 1;
+        }
+        if bytes[j..].starts_with(b"/Page") && !bytes.get(j + 5).is_some_and(u8::is_ascii_alphanumeric) {
+            pages += 1;
+        }
+        at = j;
+    }
+    pages
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -548,5 +684,138 @@ mod tests {
         .unwrap();
         // 2 + (1 + ceil(7/4)=2) + 1,600
         assert_eq!(e.message(&m), 2 + 3 + 1_600);
+    }
+
+    /// A PDF of `pages` pages padded with `padding` bytes of binary image
+    /// stream, as a PDF writer lays it out (both `/Type /Page` spellings).
+    fn pdf(pages: usize, padding: usize) -> Vec<u8> {
+        let mut pdf = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Count 3 >> endobj\n".to_vec();
+        for p in 0..pages {
+            let object = if p % 2 == 0 {
+                "<< /Type /Page /Parent 2 0 R >>"
+            } else {
+                "<</Type/Page/Parent 2 0 R>>"
+            };
+            pdf.extend_from_slice(format!("{} 0 obj {object} endobj\n", p + 3).as_bytes());
+        }
+        pdf.extend_from_slice(b"9 0 obj << /Length 0 >> stream\n");
+        pdf.extend((0..padding).map(|i| (i * 7919 % 251) as u8));
+        pdf.extend_from_slice(b"\nendstream endobj\n%%EOF\n");
+        pdf
+    }
+
+    fn encode(bytes: &[u8]) -> String {
+        const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in bytes.chunks(3) {
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            for i in 0..4 {
+                out.push(if i <= chunk.len() {
+                    A[(n >> (18 - 6 * i) & 63) as usize] as char
+                } else {
+                    '='
+                });
+            }
+        }
+        out
+    }
+
+    fn count(e: &Estimator, block: serde_json::Value) -> u64 {
+        let m: Message =
+            serde_json::from_value(json!({"uuid": "a", "role": "user", "content": [block]})).unwrap();
+        e.message(&m)
+    }
+
+    #[test]
+    fn r1_6b_a_one_megabyte_pdf_counts_its_pages_in_every_shape() {
+        let e = Estimator::default();
+        let bytes = pdf(3, 1_000_000);
+        let b64 = encode(&bytes);
+        assert_eq!(base64(&b64).as_deref(), Some(&bytes[..]));
+        let three = 3 * e.document_page_tokens;
+        assert!(three < 10_000);
+        // Anthropic's base64 document (was 333k tokens as base64 text).
+        let anthropic = json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": b64}});
+        assert_eq!(count(&e, anthropic), three);
+        // The AI SDK's file part: base64, a data URL, a Buffer's JSON, a Uint8Array's JSON.
+        let buffer = json!({"type": "Buffer", "data": bytes});
+        for data in [
+            json!(b64),
+            json!(format!("data:application/pdf;base64,{b64}")),
+            buffer,
+        ] {
+            assert_eq!(
+                count(
+                    &e,
+                    json!({"type": "file", "mediaType": "application/pdf", "data": data})
+                ),
+                three
+            );
+        }
+        // A Uint8Array's JSON keeps its keys in index order (a JSON map here would sort them).
+        let indexed: Vec<String> = bytes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| format!("\"{i}\":{b}"))
+            .collect();
+        let text = format!(
+            r#"{{"uuid":"a","role":"user","content":[{{"type":"file","mediaType":"application/pdf","data":{{{}}}}}]}}"#,
+            indexed.join(",")
+        );
+        let m: Message = serde_json::from_str(&text).unwrap();
+        assert_eq!(e.message(&m), three);
+        // Chat Completions' file part, Responses' input_file.
+        let url = format!("data:application/pdf;base64,{b64}");
+        assert_eq!(
+            count(
+                &e,
+                json!({"type": "file", "file": {"filename": "a.pdf", "file_data": url}})
+            ),
+            three
+        );
+        assert_eq!(
+            count(
+                &e,
+                json!({"type": "input_file", "filename": "a.pdf", "file_data": url})
+            ),
+            three
+        );
+    }
+
+    #[test]
+    fn r1_6b_documents_the_engine_cannot_read_count_the_stated_figure() {
+        let e = Estimator::default();
+        let figure = e.document_tokens;
+        for block in [
+            json!({"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}}),
+            json!({"type": "document", "source": {"type": "file", "file_id": "file_011"}}),
+            json!({"type": "file", "mediaType": "application/pdf", "data": "https://example.com/a.pdf"}),
+            json!({"type": "input_file", "file_id": "file-abc"}),
+            // Page objects in compressed object streams: no page to count.
+            json!({"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": encode(b"%PDF-1.7\n<< /Type /ObjStm >> stream x endstream")}}),
+        ] {
+            assert_eq!(count(&e, block.clone()), figure, "{block}");
+        }
+        // A text document is its text; an image file an image.
+        let text = json!({"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "12345678"}});
+        assert_eq!(count(&e, text), 2);
+        let plain = json!({"type": "file", "mediaType": "text/plain", "data": encode(b"12345678")});
+        assert_eq!(count(&e, plain), 2);
+        let png =
+            json!({"type": "file", "mediaType": "image/png", "data": encode(&[0x89, b'P', b'N', b'G'])});
+        assert_eq!(count(&e, png), e.image_tokens);
+        // Blocks of other kinds still count as their JSON.
+        assert_eq!(
+            count(
+                &e,
+                json!({"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}})
+            ),
+            Estimator::default().json_object(
+                &serde_json::from_value(json!({"id": "s", "name": "web_search", "input": {}})).unwrap()
+            )
+        );
     }
 }
