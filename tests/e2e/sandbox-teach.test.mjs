@@ -94,3 +94,49 @@ test("point 6: chained compactions each shrink the request; a failed /compact li
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test("point 4: the resume lane shows the file growing around the /compact and what the model continues from", async () => {
+  for (const viewport of SIZES) {
+    const { context, page, errors } = await open("", viewport);
+    // Opened on the /compact: its records, in file order.
+    const lane = page.locator("#resume .resume");
+    await lane.waitFor();
+    const records = await lane.locator(".jsonl li").allTextContents();
+    assert.match(records[0], /^\d+ records before$/);
+    const boundary = lane.locator('.jsonl li[data-subtype="compact_boundary"]');
+    const text = await boundary.textContent();
+    assert.match(text, /trigger manual · preTokens 50,\d{3} · postTokens [\d,]+ · \d+ preserved uuids?/);
+    assert.match(text, /parentUuid null/);
+    // The boundary's figures are the strip's (the on-disk lane).
+    const disk = await page.locator(".strip .lane-disk").textContent();
+    const [, pre, post] = text.match(/preTokens ([\d,]+) · postTokens ([\d,]+)/);
+    assert.ok(disk.includes(`${pre} → ${post}`), `${disk} vs ${pre} → ${post}`);
+    assert.equal(await lane.locator(".jsonl li.rec-summary").count(), 1);
+    assert.equal(await lane.locator(".jsonl li.rec-restored").count(), 5);
+    assert.equal(await lane.locator(".jsonl li.rec-after").count(), 1);
+    // Resume relinks the preserved messages after the summary.
+    assert.match(await lane.locator(".relink").textContent(), /relinks the \d+ preserved messages?/);
+    // The closing card: summary, preserved, restored files, new input, and
+    // the resume reads back the live view.
+    const places = await lane.locator(".closing .continues li").evaluateAll((li) => li.map((e) => e.dataset.place));
+    assert.deepEqual(places, ["summary", "preserved, relinked", "restored file", "new input"]);
+    assert.match(await lane.locator(".closing").textContent(), /reads back exactly the view the live session sends/);
+    assert.match(await lane.locator(".closing").textContent(), /\.jsonl/);
+    await shot(page, "resume-lane", page.locator("#resume"));
+    // An event with no boundary says how to get one.
+    await page.getByRole("button", { name: "First event" }).click();
+    assert.match(await page.locator("#resume").textContent(), /wrote no boundary/);
+    // An automatic compaction (run-through's 413) writes trigger auto.
+    await page.getByLabel("Scenario").selectOption("run-through");
+    await page.locator(".events li button", { hasText: "413" }).click();
+    assert.match(await page.locator('#resume .jsonl li[data-subtype="compact_boundary"]').textContent(), /trigger auto/);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  // Embedded alone.
+  const { context, page, errors } = await open("?embed=1&panel=resume", { width: 900, height: 700 });
+  assert.equal(await page.locator(".embed .resume .closing").count(), 1);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+

@@ -10,7 +10,7 @@ use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explain, explore, timeline_chart, Cost, Exploration, Outcome, PrecomputeSwitch, SessionChart,
+    explain, explore, journal, timeline_chart, Cost, Exploration, Outcome, PrecomputeSwitch, SessionChart,
 };
 use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
@@ -20,6 +20,7 @@ use crate::context::ContextView;
 use crate::controls::Choice;
 use crate::gauge::Gauge;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
+use crate::resume::ResumeLane;
 use crate::state::{field_of, Action, Field, SandboxState};
 use crate::strip::RequestStrip;
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
@@ -194,6 +195,31 @@ pub fn App() -> Html {
     };
     let cursor = (moment, state.step);
 
+    // The session file around the compaction shown, and its resume:
+    // computed when a compaction is shown (a second play, with the log).
+    let journal = {
+        let state = state.clone();
+        let built = built.clone();
+        let compacted = exploration
+            .as_ref()
+            .and_then(|e| e.moments.get(cursor.0))
+            .is_some_and(|m| matches!(m.outcome, Some(Outcome::Compacted { .. })));
+        use_memo(
+            (RunKey::of(&state), cursor.0, compacted),
+            move |(_, at, compacted)| {
+                let s = built.as_ref().as_ref().ok().filter(|_| *compacted)?;
+                let knobs = state.knobs_for(s).ok()?;
+                journal(s, &knobs, *at).ok().flatten()
+            },
+        )
+    };
+    let resume = match &*journal {
+        Some(j) => html! { <ResumeLane journal={j.clone()} /> },
+        None => {
+            html! { <p class="muted resume-none">{ "This event wrote no boundary. Pick a compaction (/compact, or an event marked T4 or T5) to see the session file grow and how a resume reads it back." }</p> }
+        }
+    };
+
     // Play: one step every 900 ms until the end.
     {
         let state = state.clone();
@@ -336,6 +362,7 @@ pub fn App() -> Html {
         let body = match panel {
             "rebuild" => html! { <>{ notice.clone() }{ strip }</> },
             "controls" => controls,
+            "resume" => resume,
             "context" => context.unwrap_or_default(),
             "chart" => chart,
             "import" => import,
@@ -372,6 +399,7 @@ pub fn App() -> Html {
             </div>
             <nav class="jump" aria-label="Panels">
                 <a href="#timeline">{ "Steps and evidence" }</a>
+                <a href="#resume">{ "Resume" }</a>
                 <a href="#context">{ "Before and after" }</a>
                 <a href="#chart">{ "Session chart" }</a>
                 <a href="#gauge">{ "Threshold lines" }</a>
@@ -381,6 +409,7 @@ pub fn App() -> Html {
                 <aside class="controls" aria-label="Settings">{ controls }</aside>
                 <div class="panels">
                     <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "What the engine did" }</h2>{ timeline }</section>
+                    <section id="resume" aria-labelledby="resume-h"><h2 id="resume-h">{ "The session file, and a resume" }</h2>{ resume }</section>
                     <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ context.unwrap_or_default() }</section>
                     <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</section>
                     <section id="gauge" aria-labelledby="gauge-h"><h2 id="gauge-h">{ "Threshold lines" }</h2>{ gauge }</section>

@@ -13,6 +13,7 @@ pub mod controls;
 pub mod gauge;
 pub mod import;
 pub mod panel;
+pub mod resume;
 pub mod state;
 pub mod strip;
 pub mod thinking;

@@ -18,8 +18,8 @@ pub use crate::url::{decode, encode};
 pub const DEFAULT_SCENARIO: &str = "compact-analysis";
 
 /// The panels a page can show alone (`?embed=1&panel=…`).
-pub const PANELS: [&str; 7] = [
-    "rebuild", "controls", "timeline", "context", "chart", "import", "gauge",
+pub const PANELS: [&str; 8] = [
+    "rebuild", "controls", "timeline", "resume", "context", "chart", "import", "gauge",
 ];
 
 /// A number field.

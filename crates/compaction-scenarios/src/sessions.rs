@@ -163,7 +163,15 @@ pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario 
     Scenario {
         name: "compact-analysis",
         title: "Seed 002: a manual /compact of the session that analyses /compact (precomputed miss)",
-        settings: Preset::Seed.settings(200_000),
+        settings: {
+            let mut s = Preset::Seed.settings(200_000);
+            // Where the summary tells the model the whole session is.
+            s.compact.transcript_path = Some(
+                "~/.claude/projects/-work-claude-code-analysis/5f1c2a9e-0000-4000-8000-sandbox.jsonl"
+                    .to_owned(),
+            );
+            s
+        },
         events: b.done(),
         policy: HostPolicy::default(),
         system: claude_code_system(),

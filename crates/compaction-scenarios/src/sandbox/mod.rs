@@ -11,12 +11,14 @@ use serde::Serialize;
 mod chart;
 mod flows;
 mod items;
+mod journal;
 mod precompute;
 mod request;
 
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use flows::{failure_stages, lit, Flow, Stage, FLOWS};
 pub use items::{items, label, Fate, Item, Kind, Thought};
+pub use journal::{journal, BoundaryCard, Journal, Place, Record, Resumed};
 pub use precompute::PrecomputeSwitch;
 pub use request::{explain, rebuild, Goes, Part, Rebuild, Segment};
 

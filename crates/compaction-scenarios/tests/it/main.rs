@@ -4,5 +4,6 @@
 
 mod golden;
 mod plausible;
+mod resume;
 mod sandbox;
 mod thinking;
