@@ -165,3 +165,31 @@ anyFormat.free();
 new anthropic.Engine({ format: "anthropic" }).free();
 // @ts-expect-error: `context-compaction` reads Anthropic messages only
 new anthropic.Engine({ format: "ai-sdk" });
+// One module-level step for many conversations (issue 28, point 6): the id
+// in each call's runtimeContext, or through a ToolLoopAgent's prepareCall.
+const shared = prepareStep({
+    settings: { window: 200_000, maxOutputTokens: 32_000 },
+    record: (id) => (id === undefined ? undefined : saved),
+    onRecord: (record, id) => {
+        if (id !== undefined) saved = record;
+    },
+});
+export async function concurrent(conversationId: string): Promise<string> {
+    const result = await generateText({
+        model: "openai/gpt-5",
+        tools,
+        messages: history,
+        prepareStep: shared,
+        runtimeContext: { conversationId },
+        onStepFinish: (finished) => shared.onStepFinish(finished),
+    });
+    const agent = new ToolLoopAgent<{ conversationId: string }, typeof tools>({
+        model: "openai/gpt-5",
+        tools,
+        prepareStep: shared,
+        prepareCall: ({ options, ...call }) => ({ ...call, runtimeContext: { conversationId: options.conversationId } }),
+    });
+    const tokens = shared.engineOf(conversationId)?.count().tokens ?? 0;
+    shared.forget(conversationId);
+    return result.text + (await agent.generate({ messages: history, options: { conversationId } })).text + String(tokens) + String(shared.recordOf(conversationId)?.cut);
+}

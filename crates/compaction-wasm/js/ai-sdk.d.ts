@@ -50,24 +50,48 @@ export interface PrepareStepOptions {
     host?: Omit<Host, "summarize" | "now">;
     /** The clock (default: `new Date().toISOString()`). */
     now?: () => string;
-    /** A record an earlier request made (`onRecord`). */
-    record?: CompactionRecord;
-    /** Called with each new record: persist it beside your messages. */
-    onRecord?: (record: CompactionRecord) => void;
-    /** Called with every step's decision. */
-    onDecision?: (decision: Decision) => void;
+    /** A record an earlier request made (`onRecord`); with conversations,
+     * a function from the conversation's id to its record (called once, at
+     * the conversation's first step). */
+    record?: CompactionRecord | ((conversationId: string | undefined) => CompactionRecord | undefined);
+    /** Called with each new record (and the conversation's id): persist it
+     * beside your messages. */
+    onRecord?: (record: CompactionRecord, conversationId: string | undefined) => void;
+    /** Called with every step's decision (and the conversation's id). */
+    onDecision?: (decision: Decision, conversationId: string | undefined) => void;
+    /** Which conversation a step (the `prepareStep` options) or a finished
+     * step (`onStepFinish`'s step) belongs to: each conversation has its own
+     * engine, and its steps run one at a time while other conversations'
+     * run at once. Default: `runtimeContext.conversationId` (pass
+     * `runtimeContext: { conversationId }` to `generateText`/`streamText`,
+     * or set it in a `ToolLoopAgent`'s `prepareCall`). `undefined`: the one
+     * conversation of calls that give no id. Anything but a string or
+     * `undefined` is `INVALID_ARGUMENT` (`field` `conversationId`). */
+    conversationId?: (from: { readonly runtimeContext?: unknown }) => string | undefined;
 }
 
 /** The step function, with the engine it keeps and the last record. It
- * only returns `{ messages }`, so it is a step function for any tool set:
+ * only returns `{ messages }`, so it is a step function for any tool set
+ * and any `runtimeContext` type:
  * `prepareStep()` needs no type argument to go beside `tools` (`TOOLS` is
  * the set it is checked against first; any other set is accepted too). */
 export type CompactingPrepareStep<TOOLS extends ToolSet = ToolSet> = {
-    <T extends ToolSet = TOOLS>(options: Parameters<PrepareStepFunction<T>>[0]): ReturnType<PrepareStepFunction<T>>;
-    /** The one engine kept across steps (undefined before the first step). */
+    <T extends ToolSet = TOOLS, C extends Record<string, unknown> = Record<string, unknown>>(
+        options: Parameters<PrepareStepFunction<T, C>>[0],
+    ): ReturnType<PrepareStepFunction<T, C>>;
+    /** The engine kept across steps of the calls that give no conversation
+     * id (undefined before their first step). */
     readonly engine: AiSdkEngine | undefined;
-    /** The last compaction's record, if any. */
+    /** Their last compaction's record, if any. */
     readonly record: CompactionRecord | undefined;
+    /** A conversation's engine (undefined before its first step, or after
+     * `forget`). */
+    engineOf(conversationId: string | undefined): AiSdkEngine | undefined;
+    /** A conversation's last compaction's record, if any. */
+    recordOf(conversationId: string | undefined): CompactionRecord | undefined;
+    /** The conversation is over: its engine is freed (after its pending
+     * step) and its state dropped. */
+    forget(conversationId: string | undefined): void;
     /** The model call of a step was refused as too long: `generateText`
      * rejected with `error` (`isPromptTooLong(error)`). Runs the engine's
      * reactive tier (SPEC R8.1: collapse recovery first, on the next
@@ -78,11 +102,12 @@ export type CompactingPrepareStep<TOOLS extends ToolSet = ToolSet> = {
      * is not a refusal is thrown back (`INVALID_ARGUMENT`), as is a call
      * before any step ran; a failing summariser rejects as in `prepare()`
      * (`SUMMARIZER_FAILED`). */
-    promptTooLong(error?: unknown): Promise<PromptTooLongOutcome>;
+    promptTooLong(error?: unknown, conversationId?: string): Promise<PromptTooLongOutcome>;
     /** Pass as `generateText`'s `onStepFinish` (or call it from yours): the
      * usage of the last step of a call reaches the next call's first step
-     * (the steps within one call need nothing). */
-    onStepFinish(step: Pick<StepResult<ToolSet>, "usage">): void;
+     * (the steps within one call need nothing); the step's
+     * `runtimeContext` says whose. */
+    onStepFinish(step: Pick<StepResult<ToolSet>, "usage"> & { readonly runtimeContext?: unknown }): void;
 };
 
 /** What `promptTooLong(error)` did: the reactive tier's outcome, with the
@@ -92,7 +117,8 @@ export interface PromptTooLongOutcome extends Outcome {
     decision?: Decision;
 }
 
-/** An AI SDK `prepareStep` that compacts: one engine across steps (and
+/** An AI SDK `prepareStep` that compacts: one engine per conversation
+ * (`conversationId`) across steps (and
  * across `generateText` calls that pass the same history on: your own
  * messages, or copies of the ones the SDK gave you), fed only what is new
  * with the usage the step before reported; returns `{ messages }`, smaller

@@ -74,142 +74,216 @@ function coded(code, field, message, cause) {
     return error;
 }
 
+/** The conversation a step or a step's result belongs to: the id the
+ * caller put in the call's `runtimeContext`. */
+const byRuntimeContext = (options) => options?.runtimeContext?.conversationId;
+
 /**
  * An AI SDK `PrepareStepFunction` that compacts the step's messages: one
- * engine across steps (and across calls that pass the same history on),
- * fed only the messages that are new since the last step, with the usage
- * the previous step reported.
+ * engine per conversation across steps (and across calls that pass the same
+ * history on), fed only the messages that are new since the last step, with
+ * the usage the previous step reported. Conversations are told apart by the
+ * id `conversationId(options)` gives (default: the call's
+ * `runtimeContext.conversationId`); calls with no id share one conversation.
+ * The steps of one conversation run one at a time; different conversations
+ * run at once, each on its own engine.
  */
 export function prepareStep(options = {}) {
     const { settings, summarize, host = {}, now = () => new Date().toISOString(), onDecision, onRecord } = options;
-    let record = options.record;
-    let engine;
-    let sent = []; // what the last step sent: the next step's messages start with it
-    let caller = []; // the caller's history so far: its own objects (and the AI SDK's response messages)
-    let index = new Map(); // each caller object the engine holds → its place in the caller's history
-    let next = 0; // the caller's history length so far
-    let model; // the last step's model: the default summariser's
-    let pending; // usage of a step that finished after the last prepareStep (onStepFinish)
+    const conversationId = options.conversationId ?? byRuntimeContext;
+    const conversations = new Map(); // id → its state
+    const recordFor = (id) => (typeof options.record === "function" ? options.record(id) : id === undefined ? options.record : undefined);
+    const fresh = (id) => ({
+        id,
+        record: recordFor(id),
+        engine: undefined,
+        sent: [], // what the last step sent: the next step's messages start with it
+        caller: [], // the caller's history so far: its own objects (and the AI SDK's response messages)
+        index: new Map(), // each caller object the engine holds → its place in the caller's history
+        next: 0, // the caller's history length so far
+        model: undefined, // the last step's model: the default summariser's
+        pending: undefined, // usage of a step that finished after the last prepareStep (onStepFinish)
+        queue: Promise.resolve(), // this conversation's steps, one at a time
+    });
+    const lone = fresh(undefined); // the conversation of calls that give no id
+    const idOf = (from) => {
+        const id = conversationId(from);
+        if (id !== undefined && typeof id !== "string") {
+            throw coded("INVALID_ARGUMENT", "conversationId", `conversationId: must be a string or undefined, not ${typeof id}`);
+        }
+        return id;
+    };
+    const stateOf = (id, create = true) => {
+        if (id === undefined) return lone;
+        let c = conversations.get(id);
+        if (c === undefined && create) conversations.set(id, (c = fresh(id)));
+        return c;
+    };
+    // One conversation's work runs after its earlier work (a rejection does
+    // not stop the ones after it).
+    const serial = (c, work) => {
+        const run = c.queue.then(work);
+        c.queue = run.then(
+            () => undefined,
+            () => undefined,
+        );
+        return run;
+    };
 
-    const start = (messages) => {
-        engine?.free();
-        engine = createEngine(settings);
-        index = new Map();
-        caller = [...messages];
+    const start = (c, messages) => {
+        c.engine?.free();
+        c.engine = createEngine(settings);
+        c.index = new Map();
+        c.caller = [...messages];
         // The caller's leading system messages stay first, as given.
         let lead = 0;
         while (lead < messages.length && messages[lead].role === "system") lead++;
         let from = 0;
         let held = messages;
+        const record = c.record;
         if (record && record.cut >= lead && record.cut <= messages.length) {
             // A compaction an earlier request made: its summary stands for
             // the messages it replaced, which are not summarised again.
             held = [...messages.slice(0, lead), ...record.messages, ...messages.slice(record.cut)];
             from = record.cut - lead - record.messages.length;
         } else {
-            record = undefined;
+            c.record = undefined;
         }
         held.forEach((m, i) => {
-            if (i < lead || i >= lead + (record ? record.messages.length : 0)) index.set(m, i + (i < lead ? 0 : from));
+            if (i < lead || i >= lead + (c.record ? c.record.messages.length : 0)) c.index.set(m, i + (i < lead ? 0 : from));
         });
-        next = messages.length;
-        if (held.length > 0) engine.load(held);
+        c.next = messages.length;
+        if (held.length > 0) c.engine.load(held);
     };
 
     // How many of `messages` continue what the engine holds: `sent` (the
     // steps of one call), or the caller's own history (a later call, a
     // retry after a refusal); -1 when they do not.
-    const held = (messages) => {
-        if (engine === undefined) return -1;
-        if (messages.length >= sent.length && sent.every((m, i) => messages[i] === m)) return sent.length;
-        if (messages.length < caller.length) return -1;
-        for (let i = 0; i < caller.length; i++) {
-            if (!same(messages[i], caller[i])) return -1;
-            caller[i] = messages[i]; // the host's own object, found by identity next time
+    const held = (c, messages) => {
+        if (c.engine === undefined) return -1;
+        if (messages.length >= c.sent.length && c.sent.every((m, i) => messages[i] === m)) return c.sent.length;
+        if (messages.length < c.caller.length) return -1;
+        for (let i = 0; i < c.caller.length; i++) {
+            if (!same(messages[i], c.caller[i])) return -1;
+            c.caller[i] = messages[i]; // the host's own object, found by identity next time
         }
-        return caller.length;
+        return c.caller.length;
     };
 
-    const host_ = (stepModel) => ({
+    const host_ = (c, stepModel) => ({
         ...host,
         now: now(),
         summarize: summarize
             ? (request) => summarize(request, stepModel)
-            : (request) => summarizeWith(stepModel, request, engine.lines().reserve),
+            : (request) => summarizeWith(stepModel, request, c.engine.lines().reserve),
     });
 
     // A compaction (its boundary, R7.9, was written): what replaced the
     // caller's messages, after their leading system messages, is the
     // durable record; the first of the caller's messages after it is
     // where their history resumes (none: everything so far).
-    const noteRecord = (steps, out, tokens) => {
+    const noteRecord = (c, steps, out, tokens) => {
         if (!steps.some((s) => s.rule === "R7.9")) return;
         let lead = 0;
-        while (lead < out.length && out[lead].role === "system" && index.has(out[lead])) lead++;
-        const kept = out.findIndex((m, i) => i > lead && index.has(m));
-        record = {
+        while (lead < out.length && out[lead].role === "system" && c.index.has(out[lead])) lead++;
+        const kept = out.findIndex((m, i) => i > lead && c.index.has(m));
+        c.record = {
             messages: out.slice(lead, kept === -1 ? out.length : kept),
-            cut: kept === -1 ? next : index.get(out[kept]),
+            cut: kept === -1 ? c.next : c.index.get(out[kept]),
             tokens,
             at: now(),
         };
-        onRecord?.(record);
+        onRecord?.(c.record, c.id);
     };
 
-    const fn = async ({ messages, model: stepModel, steps }) => {
-        model = stepModel;
-        const from = held(messages);
-        if (from >= 0) {
-            const fresh = messages.slice(from);
-            for (const m of fresh) {
-                index.set(m, next++);
-                caller.push(m);
+    const fn = (stepOptions) => {
+        const c = stateOf(idOf(stepOptions));
+        return serial(c, async () => {
+            const { messages, model: stepModel, steps } = stepOptions;
+            c.model = stepModel;
+            const from = held(c, messages);
+            if (from >= 0) {
+                const fresh = messages.slice(from);
+                for (const m of fresh) {
+                    c.index.set(m, c.next++);
+                    c.caller.push(m);
+                }
+                // The usage the step before reported belongs to its reply, the
+                // last assistant message among the new ones (SPEC R1.6).
+                const usage = steps?.length > 0 ? steps.at(-1).usage : c.pending;
+                const reply = fresh.some((m) => m.role === "assistant");
+                if (fresh.length > 0) c.engine.load(fresh, reply ? usage : undefined);
+            } else {
+                start(c, messages);
             }
-            // The usage the step before reported belongs to its reply, the
-            // last assistant message among the new ones (SPEC R1.6).
-            const usage = steps?.length > 0 ? steps.at(-1).usage : pending;
-            const reply = fresh.some((m) => m.role === "assistant");
-            if (fresh.length > 0) engine.load(fresh, reply ? usage : undefined);
-        } else {
-            start(messages);
-        }
-        pending = undefined;
-        const decision = await engine.prepare(host_(stepModel));
-        onDecision?.(decision);
-        const out = engine.messages();
-        noteRecord(decision.steps, out, decision.count.tokens);
-        sent = out;
-        return { messages: out };
+            c.pending = undefined;
+            const decision = await c.engine.prepare(host_(c, stepModel));
+            onDecision?.(decision, c.id);
+            const out = c.engine.messages();
+            noteRecord(c, decision.steps, out, decision.count.tokens);
+            c.sent = out;
+            return { messages: out };
+        });
     };
 
     // The model call of a step was refused as too long (`generateText`
     // rejected with it): the engine's reactive tier (SPEC R8.1), its
     // requests answered through the same host. Retry the call with the
     // same history: the next step continues this engine.
-    const promptTooLong = async (error) => {
+    const promptTooLong = async (error, id) => {
         if (error !== undefined && !isPromptTooLong(error)) {
             throw coded("INVALID_ARGUMENT", "error", "promptTooLong(error): this error is not a prompt-too-long refusal (isPromptTooLong(error) is false): handle or rethrow it", error);
         }
-        if (engine === undefined) {
-            throw coded("INVALID_ARGUMENT", "", "promptTooLong: no step has run yet, so there is no engine to recover");
+        if (id !== undefined && typeof id !== "string") {
+            throw coded("INVALID_ARGUMENT", "conversationId", `promptTooLong(error, conversationId): must be a string or undefined, not ${typeof id}`);
         }
-        const tokens = error === undefined ? null : promptTooLongTokens(error);
-        const outcome = engine.promptTooLong(tokens);
-        if (outcome.compaction?.kind === "failed") return outcome;
-        const decision = await engine.prepare(host_(model));
-        onDecision?.(decision);
-        const steps = [...outcome.steps, ...decision.steps];
-        noteRecord(steps, engine.messages(), decision.count.tokens);
-        return { steps, requests: decision.requests, compaction: decision.compaction ?? outcome.compaction, decision };
+        const c = stateOf(id, false);
+        if (c?.engine === undefined) {
+            throw coded("INVALID_ARGUMENT", "", "promptTooLong: no step has run yet in this conversation, so there is no engine to recover");
+        }
+        return serial(c, async () => {
+            const tokens = error === undefined ? null : promptTooLongTokens(error);
+            const outcome = c.engine.promptTooLong(tokens);
+            if (outcome.compaction?.kind === "failed") return outcome;
+            const decision = await c.engine.prepare(host_(c, c.model));
+            onDecision?.(decision, c.id);
+            const steps = [...outcome.steps, ...decision.steps];
+            noteRecord(c, steps, c.engine.messages(), decision.count.tokens);
+            return { steps, requests: decision.requests, compaction: decision.compaction ?? outcome.compaction, decision };
+        });
     };
 
     Object.defineProperties(fn, {
-        engine: { get: () => engine },
-        record: { get: () => record },
+        engine: { get: () => lone.engine },
+        record: { get: () => lone.record },
+        engineOf: { value: (id) => stateOf(id, false)?.engine },
+        recordOf: { value: (id) => stateOf(id, false)?.record },
+        // A conversation is over: its engine is freed and its state dropped.
+        forget: {
+            value: (id) => {
+                const c = stateOf(id, false);
+                if (c === undefined) return;
+                serial(c, () => {
+                    c.engine?.free();
+                    c.engine = undefined;
+                    c.sent = [];
+                    c.caller = [];
+                    c.index = new Map();
+                    c.next = 0;
+                    c.record = undefined;
+                });
+                if (id !== undefined) conversations.delete(id);
+            },
+        },
         promptTooLong: { value: promptTooLong },
         // generateText's `onStepFinish` (or call it from yours): the last
         // step's usage reaches the next call's first step too.
-        onStepFinish: { value: (step) => void (pending = step?.usage) },
+        onStepFinish: {
+            value: (step) => {
+                const c = stateOf(idOf(step), false);
+                if (c !== undefined) c.pending = step?.usage;
+            },
+        },
     });
     return fn;
 }
