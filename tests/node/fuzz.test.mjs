@@ -7,7 +7,8 @@
 // message and the first message is a user message (in live and resumed
 // engines alike: the file -> readSession -> loadSession), and no input was
 // changed. At every resume: each appended uuid has a record in the file, and
-// the resumed view sends exactly what the live one did (issue 27).
+// the resumed view sends exactly what the live one did, with the same pins
+// (issue 27).
 //
 // Deterministic: scripts/test.sh runs the fixed seeds below (every seed that
 // ever failed, kept as a regression, plus a fixed set), each for FUZZ_OPS
@@ -15,6 +16,7 @@
 // replays one seed; scripts/fuzz.sh explores fresh seeds for a time and prints
 // any that fails, to be added to REGRESSIONS.
 import { test } from "node:test";
+import { writeFileSync } from "node:fs";
 import assert from "node:assert/strict";
 
 import { Engine, plan } from "context-compaction";
@@ -260,8 +262,15 @@ async function walk(SEED, OPS) {
       if (endsOpen(live)) live.pop();
       if (JSON.stringify(back) !== JSON.stringify(live)) {
         const i = live.findIndex((m, i) => JSON.stringify(m) !== JSON.stringify(back[i]));
+        if (process.env.FUZZ_DUMP) {
+          writeFileSync(process.env.FUZZ_DUMP, JSON.stringify({ file, live: e.view(), resumed: resumed.view(), pinned: e.pinned() }));
+        }
         assert.fail(`seed ${SEED} op ${stats.ops}: the resumed view is not the live one (at ${i}): live ${shape(live)}\nresumed ${shape(back)}`);
       }
+      // Pins too (the file's `message_pinned` records), on what the view holds.
+      const inView = new Set(resumed.view().map((m) => m.uuid));
+      const livePins = e.pinned().filter((uuid) => inView.has(uuid));
+      assert.deepEqual(resumed.pinned(), livePins, `seed ${SEED} op ${stats.ops}: the resumed pins are not the live ones`);
       stats.resumes++;
       e.free();
       const i = subjects.indexOf(s);

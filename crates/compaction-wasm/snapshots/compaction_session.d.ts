@@ -58,6 +58,11 @@ export interface Session {
      * for their records are new to the file too.
      */
     compactions: number;
+    /**
+     * The messages of the view the file leaves pinned (its
+     * `message_pinned` records), sorted: `loadSession` pins them again.
+     */
+    pinned: string[];
 }
 
 /**

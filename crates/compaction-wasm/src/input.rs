@@ -72,6 +72,8 @@ pub struct SessionIn {
     pub last_made_uuid: Option<String>,
     /// The compactions the file holds.
     pub compactions: u64,
+    /// The messages the file leaves pinned.
+    pub pinned: Vec<String>,
 }
 
 /// A `Session` from a JS object; its messages must carry their uuids. Read
@@ -138,6 +140,23 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         None if compactions.is_undefined() || compactions.is_null() => 0,
         _ => return Err(not_a_session("`compactions` must be a count")),
     };
+    // Absent or `null` (a Session made before pins were recorded): none.
+    let list = get("pinned");
+    let pinned = if list.is_undefined() || list.is_null() {
+        Vec::new()
+    } else if js_sys::Array::is_array(&list) {
+        let list = js_sys::Array::from(&list);
+        let mut pinned = Vec::with_capacity(list.length() as usize);
+        for (i, item) in list.iter().enumerate() {
+            let Some(uuid) = item.as_string() else {
+                return Err(not_a_session(&format!("`pinned[{i}]` must be a uuid (a string)")));
+            };
+            pinned.push(uuid);
+        }
+        pinned
+    } else {
+        return Err(not_a_session("`pinned` must be a list of uuids"));
+    };
     Ok(SessionIn {
         report,
         messages,
@@ -146,6 +165,7 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         session_id,
         last_made_uuid,
         compactions,
+        pinned,
     })
 }
 

@@ -257,6 +257,7 @@ fn session_of(transcript: &Transcript, unanswered: Unanswered) -> Session {
         session_id: transcript.sessions.last().cloned(),
         last_made_uuid: transcript.last_made_uuid.as_ref().map(|u| u.0.clone()),
         compactions: transcript.boundaries.len() as f64,
+        pinned: resume.pinned.iter().map(|u| u.0.clone()).collect(),
         messages: resume
             .messages
             .into_iter()

@@ -26,6 +26,11 @@ impl Engine {
         self.pinned.remove(uuid.as_str());
     }
 
+    /// Whether the message `uuid` is pinned.
+    pub fn is_pinned(&self, uuid: &Uuid) -> bool {
+        self.pinned.contains(uuid.as_str())
+    }
+
     /// Pinned uuids, sorted.
     pub fn pinned(&self) -> Vec<Uuid> {
         let mut pins: Vec<Uuid> = self.pinned.iter().map(|s| Uuid(s.clone())).collect();

@@ -132,7 +132,12 @@ impl Graph {
         }
         body.sort_unstable();
         body.dedup();
-        let lead = context_before_results(&preserved, &body, messages);
+        // Decided on the preserved messages as the compaction wrote them:
+        // a later snip may have removed its last ones, not the order it made.
+        let written = boundary
+            .and_then(|b| self.preserved.get(b))
+            .map_or(&[][..], Vec::as_slice);
+        let lead = context_before_results(written, &body, messages);
         Era {
             boundary,
             preserved: preserved.len(),
@@ -189,8 +194,9 @@ fn recover_parallel_results(
     out
 }
 
-/// How many of the era's first `body` messages go before its `preserved`
-/// ones: none, unless the preserved run ends on a `tool_use`. Then the run
+/// How many of the era's first `body` messages go before its preserved
+/// ones: none, unless the preserved run the compaction wrote (`preserved`,
+/// before anything later removed) ends on a `tool_use`. Then the run
 /// of `isMeta` records opening the body (the context a compaction
 /// re-attached after its summary) goes first, as the live engine's view had
 /// it, so the call is answered by the message right after it (the API's

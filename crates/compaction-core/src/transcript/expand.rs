@@ -27,6 +27,11 @@
 //! messages it deleted from the view. The store (and the file) keeps them;
 //! a resume leaves them out, as the live view did. Claude Code walks through
 //! it like any `system` record.
+//!
+//! A pin or unpin is recorded too (extension, SPEC R11.6): a `message_pinned`
+//! record whose `pinMetadata` names the message and whether it is now
+//! pinned. A resume pins what the file's last such record for each message
+//! left pinned, among the messages of the resumed view.
 
 use serde::Serialize;
 
@@ -44,6 +49,9 @@ pub const SNIPPED_SUBTYPE: &str = "history_snipped";
 
 /// The `subtype` of a collapse's record (R11.6).
 pub const COLLAPSED_SUBTYPE: &str = "history_collapsed";
+
+/// The `subtype` of a pin's or unpin's record (R11.6).
+pub const PINNED_SUBTYPE: &str = "message_pinned";
 
 /// What a `compact_expanded` or `history_snipped` record says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -150,6 +158,55 @@ pub(crate) fn read_collapsed(map: Fields) -> Result<Record, (Invalid, Fields)> {
     Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
 }
 
+/// A `message_pinned` record, read: the message and whether it is pinned.
+pub(crate) struct PinLine {
+    pub envelope: Envelope,
+    pub uuid: Uuid,
+    pub pinned: bool,
+}
+
+/// Reads a `message_pinned` record; without `pinMetadata.uuid` and a
+/// boolean `pinMetadata.pinned` it says nothing and is kept verbatim (an
+/// invalid record).
+pub(crate) fn read_pinned(map: Fields) -> Result<Record, (Invalid, Fields)> {
+    let (envelope, meta, map) = envelope_and(map, "pinMetadata")?;
+    let uuid = meta.str_field("uuid").filter(|u| !u.is_empty());
+    let pinned = meta.get("pinned").and_then(|raw| raw.read::<bool>());
+    let (Some(uuid), Some(pinned)) = (uuid, pinned) else {
+        let why = format!(
+            "`pinMetadata` must name a `uuid` and say `pinned` (true or false), got {} and {}",
+            got(&meta, "uuid"),
+            got(&meta, "pinned")
+        );
+        return Err((why, map));
+    };
+    let uuid = Uuid::from(uuid.as_ref());
+    Ok(Record::Pinned(PinLine {
+        envelope,
+        uuid,
+        pinned,
+    }))
+}
+
+/// The record written when the message `uuid` is pinned or unpinned
+/// (R11.6): its uuid and its JSONL line, chained after `parent`.
+pub fn pinned_record(
+    uuid: &Uuid,
+    pinned: bool,
+    parent: Option<&Uuid>,
+    ctx: &RecordContext,
+) -> (Uuid, String) {
+    let after = parent.map_or("", Uuid::as_str);
+    let record = derived_uuid(&format!("{after} {uuid} pinned {pinned}"));
+    let meta = Meta::Pin(PinMetadata { uuid, pinned });
+    let content = if pinned {
+        "Message pinned: never snipped or cleared, kept verbatim after a compaction"
+    } else {
+        "Message unpinned"
+    };
+    system_line(record, PINNED_SUBTYPE, content, meta, parent, ctx)
+}
+
 /// The record written when the compaction of `boundary` is expanded: its
 /// uuid and its JSONL line, chained after `parent`.
 pub fn expanded_record(
@@ -211,10 +268,12 @@ fn system_line(
     ctx: &RecordContext,
 ) -> (Uuid, String) {
     let (mut expand_metadata, mut snip_metadata, mut collapse_metadata) = (None, None, None);
+    let mut pin_metadata = None;
     match meta {
         Meta::Expand(m) => expand_metadata = Some(m),
         Meta::Snip(m) => snip_metadata = Some(m),
         Meta::Collapse(m) => collapse_metadata = Some(m),
+        Meta::Pin(m) => pin_metadata = Some(m),
     }
     let record = Line {
         parent_uuid: parent,
@@ -231,6 +290,7 @@ fn system_line(
         expand_metadata,
         snip_metadata,
         collapse_metadata,
+        pin_metadata,
     };
     // Strings and lists of strings only: serialising cannot fail.
     let line = serde_json::to_string(&record).unwrap_or_default();
@@ -242,6 +302,7 @@ enum Meta<'a> {
     Expand(Metadata<'a>),
     Snip(SnipMetadata<'a>),
     Collapse(CollapseMetadata<'a>),
+    Pin(PinMetadata<'a>),
 }
 
 /// The record, fields in Claude Code's order for `system` records.
@@ -266,6 +327,8 @@ struct Line<'a> {
     snip_metadata: Option<SnipMetadata<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     collapse_metadata: Option<CollapseMetadata<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pin_metadata: Option<PinMetadata<'a>>,
 }
 
 /// `expandMetadata`.
@@ -291,4 +354,12 @@ struct CollapseMetadata<'a> {
     summary_uuid: &'a Uuid,
     #[serde(skip_serializing_if = "Option::is_none")]
     after_uuid: Option<&'a Uuid>,
+}
+
+/// `pinMetadata`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PinMetadata<'a> {
+    uuid: &'a Uuid,
+    pinned: bool,
 }

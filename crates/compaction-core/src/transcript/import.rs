@@ -203,6 +203,11 @@ impl Importer {
                     self.transcript.graph.expansions.push(x.expansion);
                 }
             }
+            Ok(Record::Pinned(p)) => {
+                if self.node(line, p.envelope, NodeKind::Other, false) {
+                    self.transcript.pins.push((p.uuid, p.pinned));
+                }
+            }
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
                 if self.node(line, n.envelope, NodeKind::Other, sidechain) && !sidechain {

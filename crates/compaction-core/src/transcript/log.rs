@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use super::expand::{collapsed_record, expanded_record, snipped_record};
+use super::expand::{collapsed_record, expanded_record, pinned_record, snipped_record};
 use super::export::{records_after, RecordContext};
 use crate::compact::Compacted;
 use crate::engine::ViewEvent;
@@ -168,6 +168,16 @@ impl SessionLog {
         self.parent = Some(uuid);
         self.items.push(Logged::Lines(vec![line.clone()]));
         Some(line)
+    }
+
+    /// Writes the record of a pin (`pinned`) or an unpin of the message
+    /// `uuid` (SPEC R11.6), chained after the last record, and returns it.
+    pub fn pinned(&mut self, uuid: &Uuid, pinned: bool, timestamp: Timestamp) -> String {
+        let ctx = self.context(timestamp);
+        let (record, line) = pinned_record(uuid, pinned, self.parent.as_ref(), &ctx);
+        self.parent = Some(record);
+        self.items.push(Logged::Lines(vec![line.clone()]));
+        line
     }
 
     /// Writes the records of a snip or collapse (SPEC R11.6), chained after

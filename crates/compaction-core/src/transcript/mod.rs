@@ -181,4 +181,13 @@ pub enum ProblemKind {
     /// A second `tool_result` for one `tool_use`; in the view it is left
     /// out.
     DuplicateToolResult,
+    /// A `tool_use` whose id an earlier `tool_use` of the view (in the same
+    /// message or before it) already has: the API refuses a request with
+    /// two; in the view the later block is left out, and so is any result
+    /// answering it there.
+    DuplicateToolUse,
+    /// The view would start with an assistant message (its summary record
+    /// missing, a dangling `parentUuid`): the API wants a user message
+    /// first; in the view the leading assistant messages are left out.
+    AssistantFirst,
 }

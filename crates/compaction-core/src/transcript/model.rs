@@ -301,6 +301,9 @@ pub struct Transcript {
     /// Each main-conversation `progress` record's line and
     /// `parentToolUseID`, in file order (see [`Transcript::lacks`]).
     pub(crate) progress_calls: Vec<(u32, String)>,
+    /// Each `message_pinned` record's message and whether it pinned it, in
+    /// file order (extension, SPEC R11.6).
+    pub(crate) pins: Vec<(Uuid, bool)>,
 }
 
 /// Plain counters gathered while reading.

@@ -116,6 +116,8 @@ pub(crate) enum Record {
     Microcompact(MicrocompactLine),
     /// A `system` record with `subtype: "compact_expanded"` (extension).
     Expanded(super::expand::ExpandedLine),
+    /// A `system` record with `subtype: "message_pinned"` (extension).
+    Pinned(super::expand::PinLine),
     /// Another record with a uuid: part of the chain, not a message.
     Node(NodeLine),
     /// A `summary` record: the session's title.
@@ -244,6 +246,9 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         }
         "system" if map.str_field("subtype").as_deref() == Some(super::expand::COLLAPSED_SUBTYPE) => {
             super::expand::read_collapsed(map)
+        }
+        "system" if map.str_field("subtype").as_deref() == Some(super::expand::PINNED_SUBTYPE) => {
+            super::expand::read_pinned(map)
         }
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {

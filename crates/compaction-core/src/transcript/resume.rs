@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::model::{Boundary, Era, ImportedMessage, Transcript};
 use super::{Problem, ProblemKind};
-use crate::message::{Block, Content, Extra, Message, Role, ToolResultContent, Usage};
+use crate::message::{Block, Content, Extra, Message, Role, ToolResultContent, Usage, Uuid};
 
 /// The active view of an imported session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -24,6 +24,10 @@ pub struct Resume {
     /// left out of the view, and each message left out because nothing else
     /// was in it. The store keeps them all.
     pub problems: Vec<Problem>,
+    /// The messages of the view the file left pinned (extension, SPEC
+    /// R11.6: each message's last `message_pinned` record), sorted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<Uuid>,
 }
 
 /// What a resumed view does with a message holding a `tool_use` that
@@ -72,6 +76,7 @@ impl Transcript {
                 boundary: None,
                 messages: Vec::new(),
                 problems: Vec::new(),
+                pinned: Vec::new(),
             };
         };
         let mut messages: Vec<ImportedMessage> = era
@@ -123,11 +128,34 @@ impl Transcript {
                 _ => true,
             }
         });
+        let pinned = self.pinned_among(&messages);
         Resume {
             boundary: era.boundary.and_then(|b| self.boundaries.get(b)).cloned(),
             messages,
             problems,
+            pinned,
         }
+    }
+
+    /// The messages among `view` that the file's pin records leave pinned
+    /// (each message's last record decides), sorted.
+    fn pinned_among(&self, view: &[ImportedMessage]) -> Vec<Uuid> {
+        let mut pinned: HashSet<&Uuid> = HashSet::default();
+        for (uuid, on) in &self.pins {
+            if *on {
+                pinned.insert(uuid);
+            } else {
+                pinned.remove(uuid);
+            }
+        }
+        let mut out: Vec<Uuid> = view
+            .iter()
+            .map(|m| &m.message.uuid)
+            .filter(|u| pinned.contains(u))
+            .cloned()
+            .collect();
+        out.sort();
+        out
     }
 
     /// How many messages [`Transcript::resume`] returns, without copying
@@ -187,12 +215,20 @@ struct Repair {
 /// results answering nothing are left out as in [`plan_repairs`]; no
 /// message is dropped for its calls, so one pass holds.
 fn plan_answers(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
-    let (mut repairs, mut problems, mut answered) = plan_results(view, &HashSet::default());
+    let (dups, mut lead_problems) = duplicate_calls(view);
+    let mut dropped: HashSet<usize> = HashSet::default();
+    let (mut repairs, mut problems, mut answered) = loop {
+        let planned = plan_results(view, &dropped, &dups);
+        if !drop_leading_assistant(view, &planned.0, &mut dropped, &mut lead_problems) {
+            break planned;
+        }
+    };
     for (at, m) in view.iter().enumerate() {
+        if dropped.contains(&at) {
+            continue;
+        }
         // An id used again later is answered once, at its first call.
-        let missing: Vec<String> = m
-            .message
-            .tool_use_ids()
+        let missing: Vec<String> = calls(m, at, &dups)
             .filter(|id| answered.insert(id))
             .map(str::to_owned)
             .collect();
@@ -215,9 +251,137 @@ fn plan_answers(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
             answer: missing,
         });
     }
+    finish(view, repairs, problems, &dropped, &dups, lead_problems)
+}
+
+/// The `tool_use` blocks whose id an earlier block of the view has (the
+/// first wins), by message, with a problem for each.
+fn duplicate_calls(view: &[&ImportedMessage]) -> (Dups, Vec<Problem>) {
+    let mut seen: HashSet<&str> = HashSet::default();
+    let mut dups = Dups::default();
+    let mut problems = Vec::new();
+    for (at, m) in view.iter().enumerate() {
+        for (b, block) in m.message.content.blocks().iter().enumerate() {
+            let Block::ToolUse { id, .. } = block else {
+                continue;
+            };
+            if seen.insert(id.as_str()) {
+                continue;
+            }
+            dups.entry(at).or_default().push(b);
+            problems.push(Problem::new(
+                m.line,
+                ProblemKind::DuplicateToolUse,
+                format!(
+                    "`tool_use` `{id}` of message `{}` left out of the view: an earlier `tool_use` has that id",
+                    m.message.uuid
+                ),
+            ));
+        }
+    }
+    (dups, problems)
+}
+
+/// Per message of the view: the `tool_use` blocks left out as duplicates.
+type Dups = crate::hash::HashMap<usize, Vec<usize>>;
+
+/// The ids of the calls message `at` keeps (not its duplicates).
+fn calls<'a>(m: &'a ImportedMessage, at: usize, dups: &'a Dups) -> impl Iterator<Item = &'a str> + 'a {
+    let left_out = dups.get(&at);
+    m.message
+        .content
+        .blocks()
+        .iter()
+        .enumerate()
+        .filter(move |(b, _)| !left_out.is_some_and(|l| l.contains(b)))
+        .filter_map(|(_, block)| match block {
+            Block::ToolUse { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+}
+
+/// When the first message the view keeps (not `dropped`, not left out
+/// whole by `repairs`) is an assistant message, drops it with a problem and
+/// says so: the plan must be made again without it.
+fn drop_leading_assistant(
+    view: &[&ImportedMessage],
+    repairs: &[Repair],
+    dropped: &mut HashSet<usize>,
+    problems: &mut Vec<Problem>,
+) -> bool {
+    let whole: HashSet<usize> = repairs.iter().filter(|r| r.whole).map(|r| r.at).collect();
+    let first = (0..view.len()).find(|at| !dropped.contains(at) && !whole.contains(at));
+    let Some((at, m)) = first.and_then(|at| view.get(at).map(|m| (at, m))) else {
+        return false;
+    };
+    if m.message.role != Role::Assistant {
+        return false;
+    }
+    dropped.insert(at);
+    problems.push(Problem::new(
+        m.line,
+        ProblemKind::AssistantFirst,
+        format!(
+            "message `{}` left out of the view: it would come first, and the API wants a user message first",
+            m.message.uuid
+        ),
+    ));
+    true
+}
+
+/// The repairs in order with the `dropped` messages left out whole and the
+/// duplicate calls `dups` left out, and every problem in line order.
+fn finish(
+    view: &[&ImportedMessage],
+    mut repairs: Vec<Repair>,
+    mut problems: Vec<Problem>,
+    dropped: &HashSet<usize>,
+    dups: &Dups,
+    mut more: Vec<Problem>,
+) -> (Vec<Repair>, Vec<Problem>) {
+    for &at in dropped {
+        let blocks = view.get(at).map_or(0, |m| m.message.content.blocks().len());
+        repairs.push(Repair {
+            at,
+            blocks: (0..blocks).collect(),
+            whole: true,
+            answer: Vec::new(),
+        });
+    }
+    for (&at, left_out) in dups {
+        if dropped.contains(&at) {
+            continue;
+        }
+        let blocks = view.get(at).map_or(0, |m| m.message.content.blocks().len());
+        repairs.push(Repair {
+            at,
+            blocks: left_out.clone(),
+            whole: left_out.len() == blocks,
+            answer: Vec::new(),
+        });
+    }
+    // One repair per message: its blocks together, its answers kept.
     repairs.sort_by_key(|r| r.at);
+    let mut merged: Vec<Repair> = Vec::with_capacity(repairs.len());
+    for r in repairs {
+        match merged.last_mut() {
+            Some(last) if last.at == r.at => {
+                last.blocks.extend(r.blocks);
+                last.blocks.sort_unstable();
+                last.blocks.dedup();
+                last.whole |= r.whole;
+                last.answer.extend(r.answer);
+            }
+            _ => merged.push(r),
+        }
+    }
+    for r in &mut merged {
+        let blocks = view.get(r.at).map_or(0, |m| m.message.content.blocks().len());
+        r.whole |= blocks > 0 && r.blocks.len() == blocks;
+    }
+    problems.append(&mut more);
     problems.sort_by_key(|p| p.line);
-    (repairs, problems)
+    (merged, problems)
 }
 
 /// Puts a synthetic error result for each of `ids` after the message at
@@ -273,20 +437,16 @@ fn answer_after(messages: &mut Vec<ImportedMessage>, at: usize, ids: &[String]) 
 /// in the view answers is left out whole (SPEC R11.4), which can orphan the
 /// results of its other calls, so the plan is made again until it holds.
 fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
+    let (dups, mut unanswered_problems) = duplicate_calls(view);
     let mut dropped: HashSet<usize> = HashSet::default();
-    let mut unanswered_problems = Vec::new();
     loop {
-        let (mut repairs, mut problems, answered) = plan_results(view, &dropped);
+        let (repairs, problems, answered) = plan_results(view, &dropped, &dups);
         let mut more = false;
         for (at, m) in view.iter().enumerate() {
             if dropped.contains(&at) {
                 continue;
             }
-            let missing: Vec<&str> = m
-                .message
-                .tool_use_ids()
-                .filter(|id| !answered.contains(id))
-                .collect();
+            let missing: Vec<&str> = calls(m, at, &dups).filter(|id| !answered.contains(id)).collect();
             if missing.is_empty() {
                 continue;
             }
@@ -306,22 +466,10 @@ fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
                 ),
             ));
         }
-        if more {
+        if more || drop_leading_assistant(view, &repairs, &mut dropped, &mut unanswered_problems) {
             continue;
         }
-        for &at in &dropped {
-            let blocks = view[at].message.content.blocks().len();
-            repairs.push(Repair {
-                at,
-                blocks: (0..blocks).collect(),
-                whole: true,
-                answer: Vec::new(),
-            });
-        }
-        repairs.sort_by_key(|r| r.at);
-        problems.append(&mut unanswered_problems);
-        problems.sort_by_key(|p| p.line);
-        return (repairs, problems);
+        return finish(view, repairs, problems, &dropped, &dups, unanswered_problems);
     }
 }
 
@@ -330,6 +478,7 @@ fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
 fn plan_results<'a>(
     view: &[&'a ImportedMessage],
     dropped: &HashSet<usize>,
+    dups: &'a Dups,
 ) -> (Vec<Repair>, Vec<Problem>, HashSet<&'a str>) {
     let mut repairs = Vec::new();
     let mut problems = Vec::new();
@@ -389,7 +538,7 @@ fn plan_results<'a>(
                 answer: Vec::new(),
             });
         }
-        open.extend(m.message.tool_use_ids());
+        open.extend(calls(m, at, dups));
     }
     (repairs, problems, answered)
 }

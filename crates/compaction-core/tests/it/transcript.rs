@@ -45,6 +45,24 @@ fn view_is_legal(t: &Transcript) {
             .collect();
         pairing_is_legal(&view).unwrap();
         every_call_answered(&view).unwrap();
+        api_takes(&view).unwrap();
+    }
+}
+
+/// What the API refuses beside pairing: a first message that is not a user
+/// message, two `tool_use` blocks with one id (issue 27).
+fn api_takes(view: &[Message]) -> Result<(), String> {
+    if let Some(first) = view.first().filter(|m| m.role != Role::User) {
+        return Err(format!("the view starts with {:?} `{}`", first.role, first.uuid));
+    }
+    let mut seen = std::collections::HashSet::new();
+    match view
+        .iter()
+        .flat_map(|m| m.tool_use_ids())
+        .find(|id| !seen.insert(*id))
+    {
+        Some(id) => Err(format!("two `tool_use` blocks have the id `{id}`")),
+        None => Ok(()),
     }
 }
 

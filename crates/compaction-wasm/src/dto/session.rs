@@ -106,6 +106,9 @@ pub struct Session {
     /// resumed engine numbers its own after them, so the uuids it derives
     /// for their records are new to the file too.
     pub compactions: f64,
+    /// The messages of the view the file leaves pinned (its
+    /// `message_pinned` records), sorted: `loadSession` pins them again.
+    pub pinned: Vec<String>,
 }
 
 /// A message of a resumed session: as `engine.view()` gives messages, and

@@ -152,7 +152,15 @@ impl Engine {
     /// Pins a message: never snipped or cleared; kept verbatim after a
     /// compaction.
     pub fn pin(&self, #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue) -> Result<(), JsValue> {
-        self.with(|s| Ok(s.engine.pin(&Uuid(text(&uuid, "uuid", false)?)).at("uuid")?))
+        self.with(|s| {
+            let uuid = Uuid(text(&uuid, "uuid", false)?);
+            let was = s.engine.is_pinned(&uuid);
+            s.engine.pin(&uuid).at("uuid")?;
+            if !was {
+                s.log_pinned(&uuid, true);
+            }
+            Ok(())
+        })
     }
 
     /// Unpins a message (unknown uuids change nothing).
@@ -161,7 +169,11 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "string")] uuid: JsValue,
     ) -> Result<(), JsValue> {
         self.with(|s| {
-            s.engine.unpin(&Uuid(text(&uuid, "uuid", false)?));
+            let uuid = Uuid(text(&uuid, "uuid", false)?);
+            if s.engine.is_pinned(&uuid) {
+                s.engine.unpin(&uuid);
+                s.log_pinned(&uuid, false);
+            }
             Ok(())
         })
     }

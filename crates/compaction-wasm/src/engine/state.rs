@@ -301,6 +301,15 @@ impl State {
         }
     }
 
+    /// Logs a pin or unpin of `uuid` (SPEC R11.6) when it changed anything.
+    pub(crate) fn log_pinned(&mut self, uuid: &Uuid, pinned: bool) {
+        let timestamp = self
+            .last_now
+            .clone()
+            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        self.log.pinned(uuid, pinned, timestamp);
+    }
+
     /// Logs an expanded compaction's record (SPEC R11.5; a collapse writes
     /// none).
     pub(crate) fn log_expanded(&mut self, summary: &Uuid) {
@@ -380,6 +389,14 @@ impl State {
         // hold: after its highest `m<n>`, in the view or not, and derived
         // from compactions numbered after the file's.
         self.engine.follow_compactions(session.compactions);
+        // The file's pins, on messages of the view (no record: the file
+        // has them already).
+        for uuid in session.pinned {
+            let uuid = Uuid(uuid);
+            if self.engine.store().get(&uuid).is_some() {
+                self.engine.pin(&uuid).at("session.pinned")?;
+            }
+        }
         self.log.resumed(
             session.last_made_uuid.as_deref(),
             session.leaf,

@@ -287,6 +287,89 @@ fn fixtures_with_300_flipped_bytes_and_200_half_cut_lines_resume_with_every_call
             pairing_is_legal(&view).unwrap_or_else(|e| panic!("round {round} {mode:?}: {e}"));
             answered_in_the_next_user_messages(&view)
                 .unwrap_or_else(|e| panic!("round {round} {mode:?}: {e}"));
+            api_takes(&view).unwrap_or_else(|e| panic!("round {round} {mode:?}: {e}"));
         }
     }
+}
+
+/// An assistant record that says `text`.
+fn said(uuid: &str, parent: Option<&str>, text: &str) -> serde_json::Value {
+    assistant(
+        uuid,
+        parent,
+        &format!("msg_{uuid}"),
+        json!({"type": "text", "text": text}),
+        (1, 1),
+    )
+}
+
+#[test]
+fn a_view_that_would_start_with_an_assistant_message_starts_with_a_user_one() {
+    // Issue 27: a boundary whose summary record is lost, preserving an
+    // assistant message first; and a chain whose first record names a
+    // parent no record has, from an assistant message.
+    let t = import(&jsonl(&[
+        user("u", None, json!("go")),                               // 1
+        assistant("a", Some("u"), "msg_a", tool_use("t1"), (1, 1)), // 2
+        user("r", Some("a"), tool_result("t1")),                    // 3
+        said("a2", Some("r"), "done"),                              // 4
+        boundary(
+            "b",
+            "a2",
+            json!({"trigger": "auto", "preTokens": 9,
+                                    "preservedMessages": ["a", "r", "a2"]}),
+        ), // 5, no summary
+        user("n", Some("b"), json!("and now?")),                    // 6
+    ]));
+    view_is_legal(&t);
+    let resumed = t.resume();
+    assert_eq!(resumed.messages.first().map(|m| m.message.role), Some(Role::User));
+    let kinds: Vec<ProblemKind> = resumed.problems.iter().map(|p| p.kind).collect();
+    assert!(kinds.contains(&ProblemKind::AssistantFirst), "{kinds:?}");
+    // The call's result goes with it; the rest stays.
+    assert_eq!(uuids(&t), ["n"]);
+    let t = import(&jsonl(&[
+        said("x", Some("lost"), "hello"),
+        user("y", Some("x"), json!("hi")),
+    ]));
+    view_is_legal(&t);
+    assert_eq!(uuids(&t), ["y"]);
+}
+
+#[test]
+fn duplicate_tool_use_ids_are_left_out_of_the_view_with_their_results() {
+    // Issue 27: a resumed view kept two `tool_use` blocks with one id (in
+    // one message, and in two), which the API refuses.
+    let twice = json!({"type": "assistant", "uuid": "a", "parentUuid": "u", "isSidechain": false,
+        "timestamp": "2026-02-12T16:13:26.000Z",
+        "message": {"id": "msg_a", "role": "assistant", "model": "m", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {}},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {}},
+            {"type": "tool_use", "id": "t2", "name": "Read", "input": {}}]}});
+    let both = json!({"type": "user", "uuid": "r", "parentUuid": "a", "isSidechain": false,
+        "timestamp": "2026-02-12T16:13:27.000Z",
+        "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "ok"},
+            {"type": "tool_result", "tool_use_id": "t2", "content": "ok"}]}});
+    let t = import(&jsonl(&[
+        user("u", None, json!("go")),                               // 1
+        twice,                                                      // 2
+        both,                                                       // 3
+        assistant("c", Some("r"), "msg_c", tool_use("t2"), (1, 1)), // 4: t2 again
+        user("s", Some("c"), tool_result("t2")),                    // 5
+        said("d", Some("s"), "done"),                               // 6
+    ]));
+    view_is_legal(&t);
+    let resumed = t.resume();
+    let dups: Vec<u32> = resumed
+        .problems
+        .iter()
+        .filter(|p| p.kind == ProblemKind::DuplicateToolUse)
+        .map(|p| p.line)
+        .collect();
+    assert_eq!(dups, [2, 4]);
+    let first = &resumed.messages[1].message;
+    assert_eq!(first.tool_use_ids().collect::<Vec<_>>(), ["t1", "t2"]);
+    // The second call to t2 held nothing else: it goes, and its result too.
+    assert_eq!(uuids(&t), ["u", "a", "r", "d"]);
 }

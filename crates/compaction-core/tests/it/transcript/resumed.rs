@@ -47,12 +47,16 @@ impl Host {
     fn resumed_with(file: Vec<u8>, follow_compactions: bool) -> Self {
         let t = import(&file);
         let mut host = Host::new();
-        for m in t.resume().messages {
+        let resume = t.resume();
+        for m in resume.messages {
             if m.is_compact_summary {
                 host.engine.append_summary(m.message).unwrap();
             } else {
                 host.engine.append(m.message).unwrap();
             }
+        }
+        for uuid in &resume.pinned {
+            host.engine.pin(uuid).unwrap();
         }
         if follow_compactions {
             host.engine.follow_compactions(t.boundaries.len() as u64);
@@ -73,6 +77,53 @@ impl Host {
             .unwrap();
         self.log.appended(uuid.clone());
         uuid
+    }
+
+    /// Pins (`on`) or unpins a message, as the package does: a record when
+    /// it changes anything.
+    fn pin(&mut self, uuid: &Uuid, on: bool) {
+        if self.engine.is_pinned(uuid) == on {
+            return;
+        }
+        if on {
+            self.engine.pin(uuid).unwrap();
+        } else {
+            self.engine.unpin(uuid);
+        }
+        self.log.pinned(uuid, on, at());
+    }
+
+    /// A turn, a standing rule the user gives and its acknowledgement, a
+    /// turn; returns the rule.
+    fn with_a_rule() -> (Self, Uuid) {
+        let mut host = Host::new();
+        host.turn(1);
+        let rule = host.say(Role::User, Content::Text("remember: tabs, not spaces".into()));
+        host.say(Role::Assistant, Content::Text("noted".into()));
+        host.turn(2);
+        (host, rule)
+    }
+
+    /// A call to read `f9.rs` (`toolu_open`), not answered yet.
+    fn open_call(&mut self) -> Uuid {
+        let call = Block::ToolUse {
+            id: "toolu_open".into(),
+            name: "Read".into(),
+            input: Json::from_value(&json!({"file_path": "f9.rs"})),
+            extra: Default::default(),
+        };
+        self.say(Role::Assistant, Content::Blocks(vec![call]))
+    }
+
+    /// The result of [`Host::open_call`].
+    fn answer_open_call(&mut self) -> Uuid {
+        let result = Block::ToolResult {
+            tool_use_id: "toolu_open".into(),
+            content: ToolResultContent::Text("fn main() {}".into()),
+            is_error: None,
+            extra: Default::default(),
+        };
+        self.say(Role::User, Content::Blocks(vec![result]))
     }
 
     /// A prompt, a tool call and its result, a reply.
@@ -109,6 +160,12 @@ impl Host {
             out.push(b'\n');
         }
         out
+    }
+
+    /// The uuids of the view its file resumes to.
+    fn resumed_uuids(&self) -> Vec<String> {
+        let messages = import(&self.file()).resume().messages;
+        messages.iter().map(|m| m.message.uuid.0.clone()).collect()
     }
 
     fn view_uuids(&self) -> Vec<String> {
@@ -273,11 +330,7 @@ fn two_assistant_messages_appended_in_a_row_resume_as_two() {
 fn a_pinned_message_a_compaction_keeps_is_a_preserved_message_of_its_boundary() {
     // Issue 27: the boundary listed only the preserved tail, so a resume
     // dropped the pinned message the live view kept after the summary.
-    let mut host = Host::new();
-    host.turn(1);
-    let pinned = host.say(Role::User, Content::Text("remember: tabs, not spaces".into()));
-    host.say(Role::Assistant, Content::Text("noted".into()));
-    host.turn(2);
+    let (mut host, pinned) = Host::with_a_rule();
     host.turn(3);
     host.engine.pin(&pinned).unwrap();
     let compacted = host.compact();
@@ -325,31 +378,91 @@ fn a_compaction_under_an_open_call_resumes_with_its_attachments_first() {
     host.turn(2);
     let prompt = host.say(Role::User, Content::Text("read f9.rs".into()));
     host.engine.pin(&prompt).unwrap();
-    let call = Block::ToolUse {
-        id: "toolu_open".into(),
-        name: "Read".into(),
-        input: Json::from_value(&json!({"file_path": "f9.rs"})),
-        extra: Default::default(),
-    };
-    host.say(Role::Assistant, Content::Blocks(vec![call]));
+    host.open_call();
     let compacted = host.compact();
     let preserved = &compacted.boundary.compact_metadata.preserved_messages;
     assert!(preserved.len() > 1, "{preserved:?}");
     let live = host.view_uuids();
-    let resumed: Vec<String> = import(&host.file())
-        .resume()
-        .messages
-        .iter()
-        .map(|m| m.message.uuid.0.clone())
-        .collect();
+    let resumed = host.resumed_uuids();
     // The resume leaves the open call out (R11.4); the rest is in live order.
     assert_eq!(resumed, live[..live.len() - 1], "before the result");
-    let result = Block::ToolResult {
-        tool_use_id: "toolu_open".into(),
-        content: ToolResultContent::Text("fn main() {}".into()),
-        is_error: None,
-        extra: Default::default(),
-    };
-    host.say(Role::User, Content::Blocks(vec![result]));
+    host.answer_open_call();
     host.resumes_to_its_view("after the result");
+}
+
+#[test]
+fn pins_are_recorded_and_a_resume_pins_them_again() {
+    // Issue 27/28: pins lived only in the engine, so `pinned()` came back
+    // empty after a resume, and the next snip or compaction treated the
+    // messages as any other.
+    let (mut host, rule) = Host::with_a_rule();
+    let reply = host.say(Role::Assistant, Content::Text("noted again".into()));
+    host.pin(&rule, true);
+    host.pin(&reply, true);
+    host.pin(&reply, false);
+    let t = host.resumes_to_its_view("pinned and unpinned");
+    assert_eq!(t.resume().pinned, std::slice::from_ref(&rule));
+    let mut again = Host::resumed(host.file());
+    assert_eq!(
+        again.engine.pinned(),
+        std::slice::from_ref(&rule),
+        "pinned again on resume"
+    );
+    // The resumed engine keeps it through a compaction, as the live one did.
+    again.turn(3);
+    again.turn(4);
+    let compacted = again.compact();
+    assert!(compacted
+        .boundary
+        .compact_metadata
+        .preserved_messages
+        .contains(&rule));
+    again.resumes_to_its_view("pinned, resumed, compacted");
+    let last = Host::resumed(again.file());
+    assert_eq!(last.engine.pinned(), std::slice::from_ref(&rule));
+    // A record that says nothing usable is an invalid record, not a pin.
+    let mut file = last.file();
+    file.extend_from_slice(
+        br#"{"parentUuid":null,"type":"system","subtype":"message_pinned","uuid":"p-bad","pinMetadata":{"uuid":"m1"}}"#,
+    );
+    file.push(b'\n');
+    let t = import(&file);
+    assert_eq!(t.resume().pinned, [rule]);
+    assert!(
+        t.problems.iter().any(|p| p.detail.contains("pinMetadata")),
+        "{:?}",
+        t.problems
+    );
+}
+
+#[test]
+fn a_snip_of_a_tail_that_ended_on_a_call_leaves_the_context_first() {
+    // Fuzzer seed 421731, once pins were resumed: a compaction under an open
+    // call put its re-attached context before the pinned and preserved
+    // messages; a later snip removed the preserved tail, and the resume
+    // decided the order on what was left, putting the context after the
+    // pinned message.
+    let (mut host, rule) = Host::with_a_rule();
+    host.pin(&rule, true);
+    let prompt = host.say(Role::User, Content::Text("read f9.rs".into()));
+    let call = host.open_call();
+    host.compact();
+    let result = host.answer_open_call();
+    host.turn(3);
+    let live = host.view_uuids();
+    let at_rule = live.iter().position(|u| *u == rule.0).unwrap();
+    assert!(at_rule > 1 && !is_made(&live[1]), "context first: {live:?}");
+    let removed = vec![prompt, call, result];
+    host.log.view_event(
+        &ViewEvent::Snipped {
+            removed: removed.clone(),
+        },
+        at(),
+    );
+    let expected: Vec<String> = live
+        .into_iter()
+        .filter(|u| !removed.iter().any(|r| r.0 == *u))
+        .collect();
+    let resumed = host.resumed_uuids();
+    assert_eq!(resumed, expected);
 }
