@@ -100,7 +100,7 @@ fn mirrors_match_the_engine() {
                         instructions: instructions.clone(),
                     });
                 }
-                Event::PromptTooLong => {
+                Event::PromptTooLong(_) => {
                     engine.prompt_too_long();
                 }
             }
