@@ -140,3 +140,68 @@ test("point 4: the resume lane shows the file growing around the /compact and wh
   await context.close();
 });
 
+/** The strip's total, and its ghost line, if any. */
+async function totals(page) {
+  return page.locator(".strip").evaluate((s) => ({
+    total: Number(s.querySelector(".strip-total strong").textContent.replace(/[^0-9]/g, "")),
+    ghost: s.querySelector(".ghost-total")?.textContent ?? null,
+    marks: s.querySelectorAll(".lane-request .ghost-mark").length,
+  }));
+}
+
+test("point 7: each 'try this' chip applies its change, its prediction holds, and the strip shows the total before", async () => {
+  for (const viewport of SIZES) {
+    const { context, page, errors } = await open("", viewport);
+    const chips = page.locator(".try .try-chip");
+    const labels = await chips.allTextContents();
+    assert.deepEqual(labels.map((l) => l.replace(/Make .* fail/, "Make a file fail")), [
+      "Block the PreCompact hook",
+      "Keep 4 groups",
+      "Make a file fail",
+      "Halve the window",
+    ]);
+    assert.equal(await page.locator(".try .prediction").count(), 4);
+    const base = (await totals(page)).total;
+    const apply = async (label) => {
+      await page.locator(".try .try-chip", { hasText: label }).click();
+      await page.waitForFunction(() => document.querySelector(".ghost-total"));
+      return totals(page);
+    };
+    const reset = async () => {
+      await page.goto(page.url().split("?")[0]);
+      await page.locator(".strip").waitFor();
+    };
+    // Block the hook: no boundary, the request that stood.
+    let t = await apply("Block the PreCompact hook");
+    assert.match(await page.locator(".strip .lane-disk").textContent(), /no boundary written/);
+    assert.ok(t.total > base, `blocked: ${t.total} vs ${base}`);
+    assert.match(t.ghost, new RegExp(`Before “Block the PreCompact hook”: ${base.toLocaleString("en-US")} tokens; now ${t.total.toLocaleString("en-US")} \\(\\+`));
+    assert.equal(t.marks, 1);
+    await shot(page, "try-hook-blocked");
+    await reset();
+    // Keep 4 groups: more preserved, the new request grows.
+    const preservedBefore = number(await page.locator('.strip .parts li.p-preserved .num').first().textContent());
+    t = await apply("Keep 4 groups");
+    assert.ok(t.total > base, `4 groups: ${t.total} vs ${base}`);
+    const preservedAfter = number(await page.locator('.strip .parts li.p-preserved .num').first().textContent());
+    assert.ok(preservedAfter > preservedBefore);
+    await reset();
+    // A file fails: its slot names the error, the request shrinks.
+    const failing = (await page.locator(".try .try-chip", { hasText: "fail" }).textContent()).match(/Make (.*) fail/)[1];
+    const restored = () => page.locator('.strip .lane-request .seg[data-part="p-attachment"]').evaluateAll((s) => s.map((e) => e.title));
+    assert.ok((await restored()).some((title) => title.includes(failing)), `${failing} restored before`);
+    t = await apply("fail");
+    assert.ok(t.total < base, `failed file: ${t.total} vs ${base}`);
+    assert.ok(!(await restored()).some((title) => title.includes(failing)), `${failing} still restored`);
+    assert.ok((await page.locator("table.attachments td", { hasText: "ENOENT" }).count()) >= 1);
+    await shot(page, "try-file-fails");
+    await reset();
+    // Halve the window: every line drops.
+    const compactLine = number(await page.locator('table.readout tr[data-line="compact"] td.tokens').textContent());
+    t = await apply("Halve the window");
+    await page.waitForFunction((c) => Number(document.querySelector('table.readout tr[data-line="compact"] td.tokens').textContent.replace(/[^0-9]/g, "")) < c, compactLine);
+    assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "100000");
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});

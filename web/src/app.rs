@@ -24,6 +24,7 @@ use crate::resume::ResumeLane;
 use crate::state::{field_of, Action, Field, SandboxState};
 use crate::strip::RequestStrip;
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
+use crate::try_this::{chips, Chip, TryThis};
 
 /// How long after the last control change the URL is written.
 const URL_WRITE_DELAY_MS: u32 = 200;
@@ -104,6 +105,8 @@ pub fn App() -> Html {
     let state = use_reducer(|| SandboxState::from_query(&initial_query()));
     let imported = use_state(|| None::<Imported>);
     let playing = use_state(|| false);
+    // The strip's total before the last "try this" chip, with its label.
+    let ghost = use_state(|| None::<(String, u64)>);
     let copied = use_state(|| false);
     let built = {
         let state = state.clone();
@@ -255,11 +258,6 @@ pub fn App() -> Html {
             state.dispatch(Action::Step(s));
         })
     };
-    let dispatch = |f: fn(String) -> Action| {
-        let state = state.clone();
-        Callback::from(move |text: String| state.dispatch(f(text)))
-    };
-
     let embed = state.embed.clone();
     let show = |panel: &str| embed.as_deref().is_none_or(|p| p == panel);
 
@@ -286,9 +284,31 @@ pub fn App() -> Html {
     {
         Some(m) => {
             let note = exploration.as_ref().and_then(|e| explain(&m, e.lines.window));
-            html! { <RequestStrip moment={m} step={cursor.1} {note}>{ stepper.clone() }</RequestStrip> }
+            let ghost = (*ghost).clone();
+            html! { <RequestStrip moment={m} step={cursor.1} {note} {ghost}>{ stepper.clone() }</RequestStrip> }
         }
         None => stepper.clone(),
+    };
+    let try_this = match exploration.as_ref() {
+        Some(e) if problem.is_none() => {
+            let sent_now: u64 = e
+                .moments
+                .get(cursor.0)
+                .map(|m| m.request_after.iter().map(|s| s.tokens).sum())
+                .unwrap_or(0);
+            let on_apply = {
+                let state = state.clone();
+                let ghost = ghost.clone();
+                Callback::from(move |chip: Chip| {
+                    ghost.set(Some((chip.label.clone(), sent_now)));
+                    for a in chip.actions {
+                        state.dispatch(a);
+                    }
+                })
+            };
+            html! { <TryThis chips={chips(&state, e)} {on_apply} /> }
+        }
+        _ => html! {},
     };
     let context = exploration
         .as_ref()
@@ -356,7 +376,14 @@ pub fn App() -> Html {
             }
         })
     };
-    let on_scenario = dispatch(Action::Scenario);
+    let on_scenario = {
+        let ghost = ghost.clone();
+        let state = state.clone();
+        Callback::from(move |name: String| {
+            ghost.set(None);
+            state.dispatch(Action::Scenario(name));
+        })
+    };
 
     if let Some(panel) = embed.as_deref() {
         let body = match panel {
@@ -396,6 +423,7 @@ pub fn App() -> Html {
             <div class="hero">
                 { notice }
                 { strip }
+                { try_this }
             </div>
             <nav class="jump" aria-label="Panels">
                 <a href="#timeline">{ "Steps and evidence" }</a>

@@ -18,6 +18,7 @@ pub mod state;
 pub mod strip;
 pub mod thinking;
 pub mod timeline;
+pub mod try_this;
 pub mod url;
 
 pub use app::App;

@@ -162,6 +162,10 @@ pub struct RequestStripProps {
     /// it (`compaction_scenarios::sandbox::explain`).
     #[prop_or_default]
     pub note: Option<String>,
+    /// The total sent before the last "try this" change, and its label:
+    /// drawn as a ghost to compare against.
+    #[prop_or_default]
+    pub ghost: Option<(String, u64)>,
 }
 
 /// The next request, drawn, and the record on disk.
@@ -233,7 +237,16 @@ pub fn RequestStrip(props: &RequestStripProps) -> Html {
             </div>
             <p class="strip-caption" aria-live="polite">{ caption(stage, m) }</p>
             if let Some(note) = &props.note { <p class="strip-note" role="note">{ note.clone() }</p> }
+            if let Some((label, was)) = &props.ghost {
+                <p class="ghost-total" aria-live="polite">
+                    { format!("Before “{label}”: {} tokens; now {} ", grouped(*was), grouped(sent)) }
+                    <strong>{ delta(sent, *was) }</strong>
+                </p>
+            }
             <div class="lane lane-request" aria-hidden="true">
+                if let Some((_, was)) = &props.ghost {
+                    <span class="ghost-mark" style={format!("left: {:.3}%", (*was as f64 * 100.0 / scale as f64).min(100.0))} title="the total before"></span>
+                }
                 { for drawn.iter().enumerate().map(segment) }
                 if freed > 0 {
                     <span class="seg freed" style={width(freed)} title={format!("{} tokens freed by this event", grouped(freed))}>
@@ -247,6 +260,15 @@ pub fn RequestStrip(props: &RequestStripProps) -> Html {
                 { for drawn.iter().map(item) }
             </ol>
         </section>
+    }
+}
+
+/// `now` against `was`, signed: `+6,430`, `−1,200`, `unchanged`.
+fn delta(now: u64, was: u64) -> String {
+    match now.cmp(&was) {
+        std::cmp::Ordering::Greater => format!("(+{})", grouped(now - was)),
+        std::cmp::Ordering::Less => format!("(−{})", grouped(was - now)),
+        std::cmp::Ordering::Equal => "(unchanged)".to_owned(),
     }
 }
 
