@@ -167,13 +167,17 @@ impl Converted {
 
 /// Reads a JSON array of items in `format`.
 pub fn read(format: Format, json: &str, started: bool) -> Result<Vec<Converted>, FormatError> {
-    let raws: Vec<Box<RawValue>> = serde_json::from_slice(json.as_bytes())
+    // Lone surrogate escapes (a JS string cut inside an emoji) read as U+FFFD,
+    // as the engine and the importer read them (R11.4).
+    let json = crate::message::surrogates::replace_lone_surrogates(json.as_bytes()).0;
+    let raws: Vec<Box<RawValue>> = serde_json::from_slice(&json)
         .map_err(|e| FormatError::new("messages", format!("not a JSON array of messages: {e}")))?;
     read_items(format, raws, started, "messages[]")
 }
 
 fn parse_raw(json: &str, path: &str) -> Result<Box<RawValue>, FormatError> {
-    serde_json::from_slice(json.as_bytes()).map_err(|e| FormatError::new(path, format!("not JSON: {e}")))
+    let json = crate::message::surrogates::replace_lone_surrogates(json.as_bytes()).0;
+    serde_json::from_slice(&json).map_err(|e| FormatError::new(path, format!("not JSON: {e}")))
 }
 
 /// `path` names the items: `messages[]` gets each index, anything else is

@@ -388,6 +388,40 @@ fn errors_name_the_field() {
 }
 
 #[test]
+fn lone_surrogates_read_as_the_replacement_character_in_every_format() {
+    // Issue 27: a JS string cut inside an emoji (JSON.stringify writes the
+    // lone half as `\ud83d`) was refused in all four formats, with "must be
+    // a string or a list of parts"; the engine and the importer read U+FFFD.
+    let cases = [
+        (Format::AiSdk, r#"[{"role":"user","content":"cut \ud83d here"}]"#),
+        (
+            Format::OpenAiChat,
+            r#"[{"role":"user","content":"cut \ud83d here"}]"#,
+        ),
+        (
+            Format::OpenAiResponses,
+            r#"[{"role":"user","content":[{"type":"input_text","text":"cut \ud83d here"}]}]"#,
+        ),
+        (
+            Format::LangChain,
+            r#"[{"type":"human","data":{"content":"cut \udc00 here"}}]"#,
+        ),
+    ];
+    for (format, items) in cases {
+        let converted = Ledger::new(format)
+            .read(items)
+            .unwrap_or_else(|e| panic!("{format:?}: {e}"));
+        let (m, _) = converted
+            .into_iter()
+            .next()
+            .unwrap()
+            .into_message(Uuid("m".into()));
+        let text = serde_json::to_string(&m.content).unwrap();
+        assert!(text.contains("cut \u{fffd} here"), "{format:?}: {text}");
+    }
+}
+
+#[test]
 fn r13_1_signed_reasoning_is_dropped_whole_after_a_rewrite() {
     let input = gen::ai_sdk(160, 2_000);
     let (mut engine, ledger) = load(Format::AiSdk, &input, settings());
