@@ -205,3 +205,40 @@ test("point 7: each 'try this' chip applies its change, its prediction holds, an
     await context.close();
   }
 });
+
+test("point 1: newcomer mode keeps the evidence closed and offers the glossary; expert mode opens it, and the URL keeps it", async () => {
+  for (const viewport of SIZES) {
+    const { context, page, errors } = await open("", viewport);
+    const evidence = page.locator("details.evidence");
+    const newcomer = page.getByRole("button", { name: "Newcomer" });
+    const expert = page.getByRole("button", { name: "Expert" });
+    assert.equal(await newcomer.getAttribute("aria-pressed"), "true");
+    assert.equal(await evidence.evaluate((d) => d.open), false);
+    // The glossary names the words the page uses.
+    const glossary = page.locator("details.glossary");
+    await glossary.locator("summary").click();
+    const terms = await glossary.locator("dt").allTextContents();
+    for (const term of ["Legal group", "Precompute", "Boundary", "T1 microcompact", "T2 snip", "T3 collapse", "T4 compact", "T5 reactive", "Evidence kinds"]) {
+      assert.ok(terms.includes(term), `${term} missing from the glossary`);
+    }
+    await shot(page, "glossary", glossary);
+    await expert.click();
+    await page.waitForFunction(() => document.querySelector("details.evidence")?.open === true);
+    assert.equal(await expert.getAttribute("aria-pressed"), "true");
+    assert.equal(await page.locator("details.glossary").count(), 0);
+    // It stays open from event to event, and in the link.
+    await page.getByRole("button", { name: "First event" }).click();
+    assert.equal(await evidence.evaluate((d) => d.open), true);
+    await page.waitForFunction(() => new URL(location.href).searchParams.get("expert") === "1");
+    await shot(page, "expert", page.locator("#timeline"));
+    // The strip and the stepper still fill the first screen.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const box = await page.locator(".stepper").boundingBox();
+    assert.ok(box.y + box.height <= viewport.height, `stepper at ${JSON.stringify(box)}`);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+  const { context, page } = await open("?expert=1");
+  assert.equal(await page.locator("details.evidence").evaluate((d) => d.open), true);
+  await context.close();
+});

@@ -19,6 +19,7 @@ use crate::chart::{Band, Chart, Mark, Point};
 use crate::context::ContextView;
 use crate::controls::Choice;
 use crate::gauge::Gauge;
+use crate::glossary::Glossary;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
 use crate::resume::ResumeLane;
 use crate::state::{field_of, Action, Field, SandboxState};
@@ -258,6 +259,21 @@ pub fn App() -> Html {
             state.dispatch(Action::Step(s));
         })
     };
+    // Newcomer or expert: the evidence drawer closed or open.
+    let mode = {
+        let set = |on: bool| {
+            let state = state.clone();
+            Callback::from(move |_| state.dispatch(Action::Expert(on)))
+        };
+        let pressed = |on: bool| if state.expert == on { "true" } else { "false" };
+        html! {
+            <div class="mode" role="group" aria-label="Mode">
+                <button type="button" aria-pressed={pressed(false)} onclick={set(false)}>{ "Newcomer" }</button>
+                <button type="button" aria-pressed={pressed(true)} onclick={set(true)}>{ "Expert" }</button>
+                <span class="muted">{ if state.expert { " The engine's evidence is open on every event." } else { " Plain words first; the evidence waits in a drawer." } }</span>
+            </div>
+        }
+    };
     let embed = state.embed.clone();
     let show = |panel: &str| embed.as_deref().is_none_or(|p| p == panel);
 
@@ -274,7 +290,12 @@ pub fn App() -> Html {
         Some(e) => (
             stepper(e, cursor, &step_counts, &go, &playing),
             // Embedded alone, the evidence is the panel: open.
-            timeline(e, cursor, &state, embed.as_deref() == Some("timeline")),
+            timeline(
+                e,
+                cursor,
+                &state,
+                state.expert || embed.as_deref() == Some("timeline"),
+            ),
         ),
     };
     // The strip, with the stepper right under its lanes.
@@ -410,6 +431,7 @@ pub fn App() -> Html {
             <header>
                 <h1>{ "Context compaction sandbox" }</h1>
                 <p class="lede">{ "Watch an agent's context being rebuilt, step by step. Every number, step and decision below comes from the engine (compaction-core, compiled to WebAssembly) running in this page; change a control and it runs again." }</p>
+                { mode }
                 <div class="scenario-bar">
                     <Choice id="scenario" label="Scenario" value={state.scenario.clone()} on_change={on_scenario}
                         options={scenarios::names().map(|n| (AttrValue::from(n), AttrValue::from(n))).collect::<Vec<_>>()} />
@@ -436,7 +458,10 @@ pub fn App() -> Html {
             <div class="layout">
                 <aside class="controls" aria-label="Settings">{ controls }</aside>
                 <div class="panels">
-                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "What the engine did" }</h2>{ timeline }</section>
+                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "What the engine did" }</h2>
+                        if !state.expert { <Glossary open={false} /> }
+                        { timeline }
+                    </section>
                     <section id="resume" aria-labelledby="resume-h"><h2 id="resume-h">{ "The session file, and a resume" }</h2>{ resume }</section>
                     <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ context.unwrap_or_default() }</section>
                     <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</section>

@@ -11,6 +11,7 @@ pub mod chart;
 pub mod context;
 pub mod controls;
 pub mod gauge;
+pub mod glossary;
 pub mod import;
 pub mod panel;
 pub mod resume;

@@ -158,6 +158,9 @@ pub struct SandboxState {
     pub open: Vec<String>,
     /// Embedded: only this panel.
     pub embed: Option<String>,
+    /// Expert mode: the engine's evidence open on every event (newcomer
+    /// mode: closed, with the glossary).
+    pub expert: bool,
 }
 
 impl Default for SandboxState {
@@ -193,6 +196,8 @@ pub enum Action {
     Step(Option<usize>),
     /// Open or close a summary's lineage.
     Lineage(String),
+    /// Expert mode on or off.
+    Expert(bool),
 }
 
 impl Reducible for SandboxState {
@@ -205,6 +210,7 @@ impl Reducible for SandboxState {
                 if scenarios::names().any(|n| n == name) {
                     next = SandboxState {
                         embed: next.embed,
+                        expert: next.expert,
                         ..SandboxState::for_scenario(&name)
                     };
                 }
@@ -228,6 +234,7 @@ impl Reducible for SandboxState {
                 next.step = None;
             }
             Action::Step(s) => next.step = s,
+            Action::Expert(on) => next.expert = on,
             Action::Lineage(uuid) => {
                 if next.open.contains(&uuid) {
                     next.open.retain(|u| u != &uuid);
@@ -281,6 +288,7 @@ impl SandboxState {
             step: None,
             open: Vec::new(),
             embed: None,
+            expert: false,
         }
     }
 
@@ -416,6 +424,9 @@ impl SandboxState {
         if self.moment != usize::MAX {
             pairs.push(("event".into(), self.moment.to_string()));
         }
+        if self.expert {
+            pairs.push(("expert".into(), "1".into()));
+        }
         if let Some(panel) = &self.embed {
             pairs.push(("embed".into(), "1".into()));
             pairs.push(("panel".into(), panel.clone()));
@@ -478,6 +489,7 @@ impl SandboxState {
         if let Some(i) = get("event").and_then(|v| v.parse().ok()) {
             state.moment = i;
         }
+        state.expert = get("expert").as_deref() == Some("1");
         if get("embed").as_deref() == Some("1") {
             let panel = get("panel").filter(|p| PANELS.contains(&p.as_str()));
             state.embed = Some(panel.unwrap_or_else(|| "timeline".into()));

@@ -86,6 +86,11 @@ fn a_scenario_brings_its_own_settings_and_keeps_embed() {
     assert_eq!(s.field(Field::Window), "200000");
     assert!(s.on(Switch::AllDown));
     assert_eq!(s.embed.as_deref(), Some("chart"));
+    let expert = s
+        .clone()
+        .reduce(Action::Expert(true))
+        .reduce(Action::Scenario("chained".into()));
+    assert!(expert.expert, "the mode outlives a scenario change");
     let same = s.clone().reduce(Action::Scenario("nope".into()));
     assert_eq!(same.scenario, "breakers");
 }
@@ -103,12 +108,14 @@ fn the_query_round_trips_every_control() {
         Action::Precompute(PrecomputeSwitch::Moved),
         Action::Thinking(ThinkingMode::DropBlock),
         Action::Moment(3),
+        Action::Expert(true),
     ]);
     let mut state = (*state).clone();
     state.embed = Some("chart".into());
     let q = state.to_query();
     assert!(!q.contains(' '));
     assert!(q.contains("thinking=drop_block"), "{q}");
+    assert!(q.contains("expert=1"), "{q}");
     assert_eq!(SandboxState::from_query(&format!("?{q}")), state);
 }
 
