@@ -363,6 +363,8 @@ test("usage past 2^53 - 1 is refused with a code, never wrapped; a session holdi
   refused(() => engine.append(big), "INVALID_MESSAGE", "message.usage.input_tokens");
   refused(() => engine.loadJson('[{"role":"assistant","content":"ok","usage":{"input_tokens":18446744073709551615}}]'), "INVALID_MESSAGE", "messages[0].usage.input_tokens");
   refused(() => engine.append({ ...big, usage: { input_tokens: 2 ** 53 } }), "INVALID_MESSAGE", "message.usage.input_tokens");
+  // Each a safe count, their sum not: the count adds them (issue 27).
+  refused(() => engine.append({ ...big, usage: { input_tokens: 2 ** 53 - 1, cache_read_input_tokens: 2 ** 53 - 1 } }), "INVALID_MESSAGE", "message.usage");
   assert.equal(engine.messages().length, 1);
   const file =
     '{"type":"user","uuid":"a","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}\n' +

@@ -235,15 +235,22 @@ struct ApiIteration {
     cache_read_input_tokens: Option<f64>,
 }
 
-/// A usage counter that is not a whole number from 0 to 2^53 − 1: refused,
-/// never wrapped or rounded.
+/// A usage counter that is not a whole number from 0 to 2^53 − 1, or
+/// counters that add up to more: refused, never wrapped or rounded.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("usage{path}: {} is not a token count (a whole number from 0 to 2^53 - 1)", crate::error::Num(*.value))]
+#[error("usage{path}: {} {}", crate::error::Num(*.value), if *.sum {
+    "is what its four counters add up to, more than a token count holds (2^53 - 1)"
+} else {
+    "is not a token count (a whole number from 0 to 2^53 - 1)"
+})]
 pub struct BadTokenCount {
-    /// Where, below `usage`: `.input_tokens`, `.iterations[2].output_tokens`.
+    /// Where, below `usage`: `.input_tokens`, `.iterations[2].output_tokens`
+    /// (empty for the sum of the top-level counters).
     pub path: String,
-    /// The number given.
+    /// The number given, or the sum.
     pub value: f64,
+    /// Whether `value` is the counters' sum (each alone a token count).
+    pub sum: bool,
 }
 
 impl TryFrom<ApiUsage> for Usage {
@@ -300,10 +307,20 @@ impl ApiUsage {
                 return Err(BadTokenCount {
                     path: format!("{at}.{name}"),
                     value: v,
+                    sum: false,
                 });
             }
             // Whole and within 0..=2^53−1: the cast is exact.
             *slot = v as u64;
+        }
+        // The count adds them up (R1.6): the sum must be a token count too.
+        let sum = out.iter().try_fold(0u64, |a, &n| a.checked_add(n));
+        if sum.is_none_or(|sum| sum > MAX_TOKENS) {
+            return Err(BadTokenCount {
+                path: at.map(|n| format!(".iterations[{n}]")).unwrap_or_default(),
+                value: out.iter().map(|&n| n as f64).sum(),
+                sum: true,
+            });
         }
         let [input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens] = out;
         Ok(Usage {
@@ -521,6 +538,18 @@ mod tests {
             assert_eq!(err.path, path);
             assert!(err.to_string().starts_with(&format!("usage{path}: ")), "{err}");
         }
+        // Each a token count, their sum not (issue 27): the count adds them.
+        let max = 9007199254740991_u64;
+        let err = usage(json!({"input_tokens": max, "cache_read_input_tokens": max})).unwrap_err();
+        assert_eq!((err.path.as_str(), err.sum), ("", true));
+        assert_eq!(
+            err.to_string(),
+            "usage: 18014398509481982 is what its four counters add up to, more than a token count holds (2^53 - 1)"
+        );
+        let err =
+            usage(json!({"iterations": [{"type": "message", "input_tokens": max, "output_tokens": 1}]}))
+                .unwrap_err();
+        assert_eq!(err.path, ".iterations[0]");
         // Through a message, serde names the problem too.
         let err = serde_json::from_value::<Message>(json!({
             "uuid": "u", "role": "assistant", "content": "x", "usage": {"input_tokens": 18446744073709551615_u64}

@@ -134,6 +134,24 @@ pub fn read_usage(format: Format, json: &str, path: &str) -> Result<Option<Usage
         cache_creation_input_tokens: write,
         cache_read_input_tokens: read,
     };
+    // The count adds them up (R1.6): the sum must be a token count too.
+    let sum = [
+        total,
+        output_tokens,
+        if shape.inside {
+            0
+        } else {
+            read.saturating_add(write)
+        },
+    ]
+    .iter()
+    .fold(0u64, |a, &n| a.saturating_add(n));
+    if sum > MAX_TOKENS {
+        return Err(FormatError::new(
+            path,
+            format!("its counters add up to {sum} tokens, more than a token count holds (2^53 - 1)"),
+        ));
+    }
     Ok((usage.prompt_tokens() > 0 || output_tokens > 0).then_some(usage))
 }
 
@@ -275,6 +293,17 @@ mod tests {
             ),
             (Format::Anthropic, r#"{"input_tokens":-4}"#, "usage.input_tokens"),
             (Format::OpenAiChat, "12", "usage"),
+            // Each a token count, their sum not (issue 27).
+            (
+                Format::AiSdk,
+                r#"{"inputTokens":9007199254740991,"outputTokens":1}"#,
+                "usage",
+            ),
+            (
+                Format::Anthropic,
+                r#"{"input_tokens":9007199254740991,"cache_read_input_tokens":9007199254740991}"#,
+                "usage",
+            ),
         ] {
             let err = read(format, json).unwrap_err();
             assert_eq!(err.path, path, "{json}: {err}");
