@@ -38,6 +38,9 @@ impl Graph {
         let mut walked = Vec::new();
         let mut undone: HashSet<&str> = HashSet::default();
         let mut removed: HashSet<usize> = HashSet::default();
+        // What each extension record removes and restores, with its line:
+        // applied in file order once the walk is done.
+        let mut changes: Vec<(u32, &[Uuid], &[Uuid])> = Vec::new();
         let mut boundary = None;
         // Collapse summaries and where they go, with their record's line.
         let mut placed: Vec<(u32, &Uuid, Option<&Uuid>)> = Vec::new();
@@ -55,7 +58,7 @@ impl Graph {
                     if let Some((summary, after)) = &x.placed {
                         placed.push((node.line, summary, after.as_ref()));
                     }
-                    removed.extend(x.removed.iter().filter_map(|u| self.message_index(u)));
+                    changes.push((node.line, &x.removed, &x.restored));
                 }
             }
             walked.extend(nodes);
@@ -70,6 +73,13 @@ impl Graph {
                 removed.extend(self.summary.get(b).copied().flatten());
                 boundary = None;
                 from = self.before_boundary.get(b).copied().flatten();
+            }
+        }
+        changes.sort_by_key(|&(line, ..)| line);
+        for (_, gone, back) in changes {
+            removed.extend(gone.iter().filter_map(|u| self.message_index(u)));
+            for m in back.iter().filter_map(|u| self.message_index(u)) {
+                removed.remove(&m);
             }
         }
         let mut era = self.assemble(start, boundary, &walked, messages, &removed);

@@ -28,6 +28,11 @@
 //! a resume leaves them out, as the live view did. Claude Code walks through
 //! it like any `system` record.
 //!
+//! Expanding a collapse writes `collapse_expanded`, whose `expandMetadata`
+//! names the collapse's summary (`summaryUuid`, out of the view again) and
+//! the messages back in it (`restoredUuids`); the records of the view's
+//! path apply in file order.
+//!
 //! A pin or unpin is recorded too (extension, SPEC R11.6): a `message_pinned`
 //! record whose `pinMetadata` names the message and whether it is now
 //! pinned. A resume pins what the file's last such record for each message
@@ -50,6 +55,9 @@ pub const SNIPPED_SUBTYPE: &str = "history_snipped";
 /// The `subtype` of a collapse's record (R11.6).
 pub const COLLAPSED_SUBTYPE: &str = "history_collapsed";
 
+/// The `subtype` of an expanded collapse's record (R11.6).
+pub const COLLAPSE_EXPANDED_SUBTYPE: &str = "collapse_expanded";
+
 /// The `subtype` of a pin's or unpin's record (R11.6).
 pub const PINNED_SUBTYPE: &str = "message_pinned";
 
@@ -63,6 +71,8 @@ pub(crate) struct Expansion {
     pub placed: Option<(Uuid, Option<Uuid>)>,
     /// The message records that compaction wrote, out of the view again.
     pub removed: Vec<Uuid>,
+    /// Messages back in the view (what an expanded collapse had removed).
+    pub restored: Vec<Uuid>,
 }
 
 /// A `compact_expanded` record, read.
@@ -111,6 +121,7 @@ pub(crate) fn read(map: Fields) -> Result<Record, (Invalid, Fields)> {
         boundary,
         removed,
         placed: None,
+        restored: Vec::new(),
     };
     Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
 }
@@ -130,6 +141,7 @@ pub(crate) fn read_snipped(map: Fields) -> Result<Record, (Invalid, Fields)> {
         boundary: None,
         removed,
         placed: None,
+        restored: Vec::new(),
     };
     Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
 }
@@ -154,8 +166,51 @@ pub(crate) fn read_collapsed(map: Fields) -> Result<Record, (Invalid, Fields)> {
         boundary: None,
         removed,
         placed,
+        restored: Vec::new(),
     };
     Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
+}
+
+/// Reads a `collapse_expanded` record; without `expandMetadata.summaryUuid`
+/// and `restoredUuids` it says nothing and is kept verbatim (an invalid
+/// record).
+pub(crate) fn read_collapse_expanded(map: Fields) -> Result<Record, (Invalid, Fields)> {
+    let (envelope, meta, map) = envelope_and(map, "expandMetadata")?;
+    let summary = meta.str_field("summaryUuid").filter(|u| !u.is_empty());
+    let restored = meta.get("restoredUuids").and_then(|list| uuid_list(list.text()));
+    let (Some(summary), Some(restored)) = (summary, restored) else {
+        let why = format!(
+            "`expandMetadata` must name `summaryUuid` and `restoredUuids`, got {} and {}",
+            got(&meta, "summaryUuid"),
+            got(&meta, "restoredUuids")
+        );
+        return Err((why, map));
+    };
+    let expansion = Expansion {
+        boundary: None,
+        removed: vec![Uuid::from(summary.as_ref())],
+        placed: None,
+        restored,
+    };
+    Ok(Record::Expanded(ExpandedLine { envelope, expansion }))
+}
+
+/// The record written when the collapse whose summary is `summary` is
+/// expanded, `restored` back in the view (R11.6): its uuid and its JSONL
+/// line, chained after `parent`.
+pub fn collapse_expanded_record(
+    summary: &Uuid,
+    restored: &[Uuid],
+    parent: Option<&Uuid>,
+    ctx: &RecordContext,
+) -> (Uuid, String) {
+    let uuid = derived_uuid(&format!("{summary} collapse expanded"));
+    let meta = Meta::CollapseExpand(CollapseExpandMetadata {
+        summary_uuid: summary,
+        restored_uuids: restored,
+    });
+    let content = "Collapse expanded: the turns it summarised are back in the context";
+    system_line(uuid, COLLAPSE_EXPANDED_SUBTYPE, content, meta, parent, ctx)
 }
 
 /// A `message_pinned` record, read: the message and whether it is pinned.
@@ -268,9 +323,10 @@ fn system_line(
     ctx: &RecordContext,
 ) -> (Uuid, String) {
     let (mut expand_metadata, mut snip_metadata, mut collapse_metadata) = (None, None, None);
-    let mut pin_metadata = None;
+    let (mut pin_metadata, mut collapse_expand_metadata) = (None, None);
     match meta {
         Meta::Expand(m) => expand_metadata = Some(m),
+        Meta::CollapseExpand(m) => collapse_expand_metadata = Some(m),
         Meta::Snip(m) => snip_metadata = Some(m),
         Meta::Collapse(m) => collapse_metadata = Some(m),
         Meta::Pin(m) => pin_metadata = Some(m),
@@ -288,6 +344,7 @@ fn system_line(
         uuid: &uuid,
         level: "info",
         expand_metadata,
+        collapse_expand_metadata,
         snip_metadata,
         collapse_metadata,
         pin_metadata,
@@ -303,6 +360,7 @@ enum Meta<'a> {
     Snip(SnipMetadata<'a>),
     Collapse(CollapseMetadata<'a>),
     Pin(PinMetadata<'a>),
+    CollapseExpand(CollapseExpandMetadata<'a>),
 }
 
 /// The record, fields in Claude Code's order for `system` records.
@@ -323,6 +381,9 @@ struct Line<'a> {
     level: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     expand_metadata: Option<Metadata<'a>>,
+    /// An expanded collapse's, under the same key.
+    #[serde(rename = "expandMetadata", skip_serializing_if = "Option::is_none")]
+    collapse_expand_metadata: Option<CollapseExpandMetadata<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     snip_metadata: Option<SnipMetadata<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -362,4 +423,12 @@ struct CollapseMetadata<'a> {
 struct PinMetadata<'a> {
     uuid: &'a Uuid,
     pinned: bool,
+}
+
+/// `expandMetadata` of an expanded collapse.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CollapseExpandMetadata<'a> {
+    summary_uuid: &'a Uuid,
+    restored_uuids: &'a [Uuid],
 }

@@ -8,7 +8,9 @@
 
 use serde::Serialize;
 
-use super::expand::{collapsed_record, expanded_record, pinned_record, snipped_record};
+use super::expand::{
+    collapse_expanded_record, collapsed_record, expanded_record, pinned_record, snipped_record,
+};
 use super::export::{records_after, RecordContext};
 use crate::compact::Compacted;
 use crate::engine::ViewEvent;
@@ -90,6 +92,9 @@ pub struct SessionLog {
     session_id: String,
     /// The compactions written, for [`SessionLog::expanded`].
     written: Vec<Written>,
+    /// The collapses written (summary, what it removed), for
+    /// [`SessionLog::expanded`].
+    collapses: Vec<(Uuid, Vec<Uuid>)>,
 }
 
 impl SessionLog {
@@ -102,6 +107,7 @@ impl SessionLog {
             parent: None,
             session_id,
             written: Vec::new(),
+            collapses: Vec::new(),
         }
     }
 
@@ -156,11 +162,19 @@ impl SessionLog {
         records
     }
 
-    /// Writes the record of an expanded compaction (SPEC R11.5): `summary`
-    /// is the summary `expand` took. Returns it, or `None` when the log
-    /// wrote no compaction with that summary (a collapse, which writes no
-    /// records; a compaction read from a resumed file).
+    /// Writes the record of an expanded compaction (SPEC R11.5) or collapse
+    /// (R11.6): `summary` is the summary `expand` took. Returns it, or `None`
+    /// when the log wrote neither with that summary (one read from a
+    /// resumed file).
     pub fn expanded(&mut self, summary: &Uuid, timestamp: Timestamp) -> Option<String> {
+        if let Some(at) = self.collapses.iter().position(|(s, _)| s == summary) {
+            let (summary, restored) = self.collapses.remove(at);
+            let ctx = self.context(timestamp);
+            let (uuid, line) = collapse_expanded_record(&summary, &restored, self.parent.as_ref(), &ctx);
+            self.parent = Some(uuid);
+            self.items.push(Logged::Lines(vec![line.clone()]));
+            return Some(line);
+        }
         let at = self.written.iter().position(|w| &w.summary == summary)?;
         let w = self.written.remove(at);
         let ctx = self.context(timestamp);
@@ -203,6 +217,7 @@ impl SessionLog {
                 lines.push(line);
                 lines.extend(self.render_message(summary, Some(&uuid)));
                 self.parent = Some(summary.uuid.clone());
+                self.collapses.push((summary.uuid.clone(), removed.clone()));
             }
         }
         if !lines.is_empty() {

@@ -247,6 +247,9 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         "system" if map.str_field("subtype").as_deref() == Some(super::expand::COLLAPSED_SUBTYPE) => {
             super::expand::read_collapsed(map)
         }
+        "system" if map.str_field("subtype").as_deref() == Some(super::expand::COLLAPSE_EXPANDED_SUBTYPE) => {
+            super::expand::read_collapse_expanded(map)
+        }
         "system" if map.str_field("subtype").as_deref() == Some(super::expand::PINNED_SUBTYPE) => {
             super::expand::read_pinned(map)
         }

@@ -170,7 +170,7 @@ fn r11_5_compactions_before_and_after_an_expanded_one_and_nested_expansions() {
 }
 
 #[test]
-fn r11_5_a_collapse_writes_no_record_and_a_record_without_its_boundary_is_reported() {
+fn r11_5_an_unknown_summary_writes_no_record_and_a_record_without_its_boundary_is_reported() {
     let mut log = SessionLog::new("s".into());
     assert_eq!(log.expanded(&"not-a-summary".into(), at()), None);
     let file = concat!(
@@ -192,4 +192,51 @@ fn r11_5_a_collapse_writes_no_record_and_a_record_without_its_boundary_is_report
     let resumed = t.resume();
     let uuids: Vec<&str> = resumed.messages.iter().map(|m| m.message.uuid.as_str()).collect();
     assert_eq!(uuids, ["u1", "a1"], "the chain goes through it");
+}
+
+#[test]
+fn r11_6_an_expanded_collapse_is_recorded_and_resumes_to_the_live_view() {
+    // Issue 27: expanding a collapse wrote no record, so a resume kept the
+    // collapse summary the live view had replaced with the turns again.
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.snip = false;
+    let mut live = Live {
+        engine: Engine::new(settings).unwrap(),
+        log: SessionLog::new("s-collapse".into()),
+        n: 100, // its turns after the 30 below
+    };
+    for t in 1..=30 {
+        live.append(Message::user(format!("p{t}"), format!("step {t}")));
+        live.append(Message::assistant(format!("a{t}"), "w".repeat(5_600 * 4 - 8)));
+    }
+    let d = live.engine.before_call(None);
+    let segment = d
+        .requests
+        .iter()
+        .find(|r| matches!(r, compaction_core::engine::Request::CollapseSegment(_)))
+        .map(|r| r.id())
+        .expect("a collapse segment is asked for");
+    live.engine
+        .answer(
+            segment,
+            compaction_core::engine::Answer::text("set up the repo and the CI"),
+        )
+        .unwrap();
+    for event in live.engine.take_view_events() {
+        live.log.view_event(&event, at());
+    }
+    let summary = live.engine.view().entries()[0].message.uuid.clone();
+    assert!(
+        !summary.as_str().starts_with('p'),
+        "the view starts with the collapse summary"
+    );
+    live.resumes_to_the_live_view("collapsed");
+    let record = live.expand(&summary).expect("the expansion is recorded");
+    let record: Value = serde_json::from_str(&record).unwrap();
+    assert_eq!(record["subtype"], "collapse_expanded");
+    assert_eq!(record["expandMetadata"]["summaryUuid"], summary.as_str());
+    assert_eq!(live.engine.view().entries()[0].message.uuid.as_str(), "p1");
+    live.resumes_to_the_live_view("the collapse expanded");
+    live.turn();
+    live.resumes_to_the_live_view("written on after the expansion");
 }
