@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use compaction_core::thresholds::Thresholds;
 use compaction_scenarios::figures::grouped;
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 /// A request on the chart: the count before it and after the engine's
@@ -59,20 +60,54 @@ pub struct ChartProps {
     pub bands: Vec<Band>,
 }
 
-const W: f64 = 900.0;
 const H: f64 = 300.0;
-const LEFT: f64 = 70.0;
-const RIGHT: f64 = 110.0;
-const TOP: f64 = 14.0;
+const TOP: f64 = 16.0;
 const BOTTOM: f64 = 34.0;
+/// Width of one character of chart text (11–12 px sans-serif), for
+/// placing labels so that none overlaps another.
+const CHAR: f64 = 7.0;
 
-/// x of request `i` of `n`.
-pub fn x_of(i: usize, n: usize) -> f64 {
-    let span = W - LEFT - RIGHT;
-    if n <= 1 {
-        LEFT + span / 2.0
-    } else {
-        LEFT + span * i as f64 / (n - 1) as f64
+/// The chart's horizontal geometry, in CSS pixels: the SVG is drawn at the
+/// width it is shown at (one unit, one pixel), so its text keeps its CSS
+/// size at every width.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    /// Total width.
+    pub w: f64,
+    /// Room left of the plot (tick labels).
+    pub left: f64,
+    /// Room right of the plot (the lines' labels).
+    pub right: f64,
+    /// Narrow: the lines' labels use short names.
+    pub narrow: bool,
+}
+
+impl Frame {
+    /// The frame for a figure `width` pixels wide (0: not measured yet).
+    pub fn of(width: f64) -> Frame {
+        let w = if width > 0.0 { width.max(280.0) } else { 900.0 };
+        let narrow = w < 600.0;
+        Frame {
+            w,
+            left: if narrow { 40.0 } else { 60.0 },
+            right: if narrow { 94.0 } else { 124.0 },
+            narrow,
+        }
+    }
+
+    /// The plot's right edge.
+    pub fn plot_right(&self) -> f64 {
+        self.w - self.right
+    }
+
+    /// x of request `i` of `n`.
+    pub fn x(&self, i: usize, n: usize) -> f64 {
+        let span = self.plot_right() - self.left;
+        if n <= 1 {
+            self.left + span / 2.0
+        } else {
+            self.left + span * i as f64 / (n - 1) as f64
+        }
     }
 }
 
@@ -95,7 +130,7 @@ pub fn top_of(points: &[Option<Point>], lines: &Thresholds) -> u64 {
 
 /// The saw-tooth path: up to each request's count, then down to what the
 /// engine left.
-pub fn path(points: &[Option<Point>], top: u64) -> String {
+pub fn path(points: &[Option<Point>], top: u64, f: &Frame) -> String {
     let n = points.len();
     let mut d = String::with_capacity(points.len() * 24);
     let mut pen_down = false;
@@ -104,7 +139,7 @@ pub fn path(points: &[Option<Point>], top: u64) -> String {
             pen_down = false;
             continue;
         };
-        let x = x_of(i, n);
+        let x = f.x(i, n);
         // Written in place: one allocation for the whole path, not one a point.
         let _ = write!(
             d,
@@ -119,83 +154,132 @@ pub fn path(points: &[Option<Point>], top: u64) -> String {
     d
 }
 
-/// The chart.
+/// The chart, drawn at the width its figure has on screen.
 #[component]
 pub fn Chart(props: &ChartProps) -> Html {
+    let figure = use_node_ref();
+    let width = use_state(|| 0.0_f64);
+    {
+        // Measure after each render (a layout change moves it), and again
+        // when the window is resized.
+        let figure = figure.clone();
+        let width = width.clone();
+        use_effect(move || {
+            if let Some(el) = figure.cast::<web_sys::Element>() {
+                let w = f64::from(el.client_width());
+                if (w - *width).abs() >= 1.0 {
+                    width.set(w);
+                }
+            }
+        });
+    }
+    {
+        let figure = figure.clone();
+        let width = width.clone();
+        use_effect_with((), move |()| {
+            let on_resize = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
+                if let Some(el) = figure.cast::<web_sys::Element>() {
+                    width.set(f64::from(el.client_width()));
+                }
+            });
+            let window = gloo::utils::window();
+            let _ = window.add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+            move || {
+                let _ =
+                    window.remove_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+                drop(on_resize);
+            }
+        });
+    }
+    let f = Frame::of(*width);
     let n = props.points.len();
     let top = top_of(&props.points, &props.lines);
     let t = &props.lines;
     let lines = [
-        ("precompute", t.precompute, "l-precompute"),
-        ("warn", t.warn, "l-warn"),
-        ("compact", t.compact, "l-compact"),
-        ("blocked", t.blocked, "l-blocked"),
+        ("precompute", "pre", t.precompute, "l-precompute"),
+        ("warn", "warn", t.warn, "l-warn"),
+        ("compact", "compact", t.compact, "l-compact"),
+        ("blocked", "blocked", t.blocked, "l-blocked"),
     ];
     let ticks = [0, top / 4, top / 2, top * 3 / 4, top];
     let xs: Vec<f64> = props
         .marks
         .iter()
-        .map(|m| x_of(m.at.min(n.saturating_sub(1)), n))
+        .map(|m| f.x(m.at.min(n.saturating_sub(1)), n))
         .collect();
-    let label_y = spread(&lines.iter().map(|l| y_of(l.1, top)).collect::<Vec<_>>(), 12.0);
+    let widths: Vec<f64> = props.marks.iter().map(|m| text_width(&m.label)).collect();
+    let placed = labelled(&xs, &widths, f.left, f.plot_right());
+    let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
+    let (left, right) = (f.left, f.plot_right());
+    let h_line = |y: f64| html! { <line x1={left.to_string()} x2={right.to_string()} y1={format!("{y:.1}")} y2={format!("{y:.1}")} /> };
     html! {
-        <figure class="chart">
-            <svg viewBox={format!("0 0 {W} {H}")} role="img" aria-labelledby="chart-title chart-desc">
+        <figure class="chart" ref={figure}>
+            <svg viewBox={format!("0 0 {:.0} {H}", f.w)} role="img" aria-labelledby="chart-title chart-desc">
                 <title id="chart-title">{ props.title.clone() }</title>
                 <desc id="chart-desc">{ format!(
                     "{n} requests; lines: precompute {}, warn {}, compact {}, blocked {}; {} marked events",
                     grouped(t.precompute), grouped(t.warn), grouped(t.compact), grouped(t.blocked), props.marks.len()) }</desc>
                 { for props.bands.iter().enumerate().map(|(k, b)| {
-                    let half = if n > 1 { (x_of(1, n) - x_of(0, n)) / 2.0 } else { 0.0 };
-                    let x0 = x_of(b.first.min(n.saturating_sub(1)), n) - half;
-                    let x1 = x_of(b.end.saturating_sub(1).min(n.saturating_sub(1)), n) + half;
+                    let half = if n > 1 { (f.x(1, n) - f.x(0, n)) / 2.0 } else { 0.0 };
+                    let x0 = (f.x(b.first.min(n.saturating_sub(1)), n) - half).max(left);
+                    let x1 = (f.x(b.end.saturating_sub(1).min(n.saturating_sub(1)), n) + half).min(right);
                     html! { <rect class={classes!("band", if k % 2 == 0 { "band-even" } else { "band-odd" })}
-                        x={format!("{:.1}", x0.max(LEFT))} y={TOP.to_string()} width={format!("{:.1}", (x1.min(W - RIGHT) - x0.max(LEFT)).max(0.0))}
+                        x={format!("{x0:.1}")} y={TOP.to_string()} width={format!("{:.1}", (x1 - x0).max(0.0))}
                         height={(H - TOP - BOTTOM).to_string()} data-chapter={b.name.clone()}><title>{ b.name.clone() }</title></rect> }
                 }) }
                 { for ticks.iter().map(|&v| html! { <g class="tick">
-                    <line x1={LEFT.to_string()} x2={(W - RIGHT).to_string()} y1={format!("{:.1}", y_of(v, top))} y2={format!("{:.1}", y_of(v, top))} />
-                    <text x={(LEFT - 6.0).to_string()} y={format!("{:.1}", y_of(v, top) + 4.0)} text-anchor="end">{ short(v) }</text>
+                    { h_line(y_of(v, top)) }
+                    <text x={(left - 6.0).to_string()} y={format!("{:.1}", y_of(v, top) + 4.0)} text-anchor="end">{ short(v) }</text>
                 </g> }) }
-                { for lines.iter().zip(&label_y).map(|(&(name, v, class), ly)| html! { <g class={classes!("line", class)}>
-                    <line x1={LEFT.to_string()} x2={(W - RIGHT).to_string()} y1={format!("{:.1}", y_of(v, top))} y2={format!("{:.1}", y_of(v, top))} />
-                    <text x={(W - RIGHT + 6.0).to_string()} y={format!("{:.1}", ly + 4.0)}>{ format!("{name} {}", short(v)) }</text>
+                { for lines.iter().zip(&label_y).map(|(&(name, brief, v, class), ly)| html! { <g class={classes!("line", class)}>
+                    { h_line(y_of(v, top)) }
+                    <text x={(right + 6.0).to_string()} y={format!("{:.1}", ly + 4.0)}>{ format!("{} {}", if f.narrow { brief } else { name }, short(v)) }</text>
                 </g> }) }
-                { for props.marks.iter().zip(labelled(&xs)).map(|(m, (x, row))| {
+                { for props.marks.iter().zip(placed).map(|(m, (x, place))| {
                     html! { <g class={classes!("mark", m.class)}>
                         <line x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={TOP.to_string()} y2={(H - BOTTOM).to_string()} />
-                        if let Some(row) = row {
-                            <text x={format!("{:.1}", x + 3.0)} y={(TOP + 10.0 + 12.0 * row as f64).to_string()}>{ m.label.clone() }</text>
+                        if let Some((row, end)) = place {
+                            <text x={format!("{:.1}", if end { x - 3.0 } else { x + 3.0 })} y={(TOP + 10.0 + 14.0 * row as f64).to_string()}
+                                text-anchor={if end { "end" } else { "start" }}>{ m.label.clone() }</text>
                         }
                         <title>{ m.label.clone() }</title>
                     </g> }
                 }) }
                 if let Some(c) = props.current.filter(|&c| c < n) {
-                    <rect class="cursor" x={format!("{:.1}", x_of(c, n) - 6.0)} y={TOP.to_string()} width="12" height={(H - TOP - BOTTOM).to_string()} />
+                    <rect class="cursor" x={format!("{:.1}", f.x(c, n) - 6.0)} y={TOP.to_string()} width="12" height={(H - TOP - BOTTOM).to_string()} />
                 }
-                <path class="series" d={path(&props.points, top)} />
+                <path class="series" d={path(&props.points, top, &f)} />
                 { for props.points.iter().enumerate().filter_map(|(i, p)| p.map(|p| (i, p))).filter(|(_, p)| p.after != p.before).map(|(i, p)| html! {
-                    <circle class="fired" cx={format!("{:.1}", x_of(i, n))} cy={format!("{:.1}", y_of(p.after, top))} r="3.5" />
+                    <circle class="fired" cx={format!("{:.1}", f.x(i, n))} cy={format!("{:.1}", y_of(p.after, top))} r="3.5" />
                 }) }
-                <text class="axis" x={((LEFT + W - RIGHT) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle">{ "requests, in order →" }</text>
+                <text class="axis" x={((left + right) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle">{ "requests, in order →" }</text>
             </svg>
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }</figcaption>
         </figure>
     }
 }
 
-/// Which marks get a text label, and on which of three rows: a label
-/// needs 90 units of room on its row; the rest keep their line and tooltip
-/// (the event list names them all).
-pub fn labelled(xs: &[f64]) -> Vec<(f64, Option<usize>)> {
-    let mut ends = [f64::NEG_INFINITY; 3];
+/// The width a label takes on the chart.
+pub fn text_width(label: &str) -> f64 {
+    label.chars().count() as f64 * CHAR + 4.0
+}
+
+/// Which marks get a text label, on which of three rows, and whether it
+/// ends at its line (past the plot's right edge it would run into the
+/// lines' labels). A label needs its own width of room on its row; the
+/// rest keep their line and tooltip (the event list names them all).
+pub fn labelled(xs: &[f64], widths: &[f64], left: f64, right: f64) -> Vec<(f64, Option<(usize, bool)>)> {
+    let mut ends = [left; 3];
     xs.iter()
-        .map(|&x| {
-            let row = ends.iter().position(|&end| x >= end);
+        .zip(widths)
+        .map(|(&x, &w)| {
+            let end = x + 3.0 + w > right;
+            let (from, to) = if end { (x - 3.0 - w, x) } else { (x, x + 3.0 + w) };
+            let row = ends.iter().position(|&e| from >= e && from >= left - 3.0);
             if let Some(r) = row {
-                ends[r] = x + 90.0;
+                ends[r] = to + 4.0;
             }
-            (x, row)
+            (x, row.map(|r| (r, end)))
         })
         .collect()
 }
@@ -232,18 +316,21 @@ mod tests {
     #[test]
     fn the_saw_tooth_goes_up_then_down_and_breaks_on_gaps() {
         let p = |before, after| Some(Point { before, after });
-        let d = path(&[p(0, 0), p(100, 50), None, p(80, 80)], 100);
+        let d = path(&[p(0, 0), p(100, 50), None, p(80, 80)], 100, &Frame::of(900.0));
         assert_eq!(d.matches('M').count(), 2, "{d}");
         assert!(d.contains(&format!("V{:.1}", y_of(50, 100))));
     }
 
     #[test]
     fn crowded_marks_lose_their_text_not_their_line() {
-        let rows: Vec<_> = labelled(&[0.0, 10.0, 20.0, 30.0, 100.0])
+        let rows: Vec<_> = labelled(&[0.0, 10.0, 20.0, 30.0, 100.0], &[80.0; 5], 0.0, 1000.0)
             .into_iter()
-            .map(|(_, r)| r)
+            .map(|(_, r)| r.map(|(row, _)| row))
             .collect();
         assert_eq!(rows, [Some(0), Some(1), Some(2), None, Some(0)]);
+        // A label that would pass the plot's right edge ends at its line.
+        let end = labelled(&[950.0], &[80.0], 0.0, 1000.0);
+        assert_eq!(end[0].1, Some((0, true)));
     }
 
     #[test]
@@ -256,7 +343,10 @@ mod tests {
     fn scale_and_labels() {
         assert_eq!(y_of(0, 100), H - BOTTOM);
         assert_eq!(y_of(200, 100), TOP);
-        assert_eq!(x_of(0, 1), x_of(5, 1));
+        let f = Frame::of(390.0);
+        assert_eq!(f.x(0, 1), f.x(5, 1));
+        assert!(f.narrow && !Frame::of(900.0).narrow);
+        assert_eq!(Frame::of(0.0).w, 900.0);
         assert_eq!(short(167_000), "167k");
         assert_eq!(short(1_000_000), "1.0M");
         assert_eq!(short(9_500), "9,500");
