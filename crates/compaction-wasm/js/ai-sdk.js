@@ -74,6 +74,26 @@ function coded(code, field, message, cause) {
     return error;
 }
 
+/** A persisted `CompactionRecord` (plain JSON from the app's store),
+ * checked before the engine trusts it: a bad one is `INVALID_ARGUMENT`
+ * naming the field, never a `TypeError` deep in a step. `undefined` and
+ * `null` are no record. */
+function checkRecord(record) {
+    if (record === undefined || record === null) return undefined;
+    const bad = (field, what) => {
+        throw coded("INVALID_ARGUMENT", `record${field}`, `record${field}: ${what} (a CompactionRecord from onRecord)`);
+    };
+    if (typeof record !== "object" || Array.isArray(record)) bad("", `must be an object, not ${Array.isArray(record) ? "an array" : typeof record}`);
+    if (!Array.isArray(record.messages)) bad(".messages", "must be a list of ModelMessages");
+    record.messages.forEach((m, i) => {
+        if (typeof m !== "object" || m === null || typeof m.role !== "string") bad(`.messages[${i}]`, "must be a ModelMessage (an object with a role)");
+    });
+    if (!Number.isSafeInteger(record.cut) || record.cut < 0) bad(".cut", `must be a whole number of messages, not ${JSON.stringify(record.cut) ?? typeof record.cut}`);
+    if (record.tokens !== undefined && (!Number.isSafeInteger(record.tokens) || record.tokens < 0)) bad(".tokens", "must be a token count");
+    if (record.at !== undefined && typeof record.at !== "string") bad(".at", "must be an RFC 3339 timestamp");
+    return record;
+}
+
 /** The conversation a step or a step's result belongs to: the id the
  * caller put in the call's `runtimeContext`. */
 const byRuntimeContext = (options) => options?.runtimeContext?.conversationId;
@@ -92,7 +112,7 @@ export function prepareStep(options = {}) {
     const { settings, summarize, host = {}, now = () => new Date().toISOString(), onDecision, onRecord } = options;
     const conversationId = options.conversationId ?? byRuntimeContext;
     const conversations = new Map(); // id → its state
-    const recordFor = (id) => (typeof options.record === "function" ? options.record(id) : id === undefined ? options.record : undefined);
+    const recordFor = (id) => checkRecord(typeof options.record === "function" ? options.record(id) : id === undefined ? options.record : undefined);
     const fresh = (id) => ({
         id,
         record: recordFor(id),
