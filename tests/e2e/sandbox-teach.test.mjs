@@ -135,6 +135,8 @@ test("point 4: the resume lane shows the file growing around the /compact and wh
   }
   // Embedded alone.
   const { context, page, errors } = await open("?embed=1&panel=resume", { width: 900, height: 700 });
+  // Written a moment after the frame that shows the event.
+  await page.locator(".embed .resume .closing").waitFor();
   assert.equal(await page.locator(".embed .resume .closing").count(), 1);
   assert.deepEqual(errors, []);
   await context.close();
@@ -177,7 +179,7 @@ test("point 7: each 'try this' chip applies its change, its prediction holds, an
     assert.ok(t.total > base, `blocked: ${t.total} vs ${base}`);
     assert.match(t.ghost, new RegExp(`Before “Block the PreCompact hook”: ${base.toLocaleString("en-US")} tokens; now ${t.total.toLocaleString("en-US")} \\(\\+`));
     assert.equal(t.marks, 1);
-    await shot(page, "try-hook-blocked");
+    await shot(page, "try-hook-blocked", page.locator(".hero"));
     await reset();
     // Keep 4 groups: more preserved, the new request grows.
     const preservedBefore = number(await page.locator('.strip .parts li.p-preserved .num').first().textContent());
@@ -194,7 +196,7 @@ test("point 7: each 'try this' chip applies its change, its prediction holds, an
     assert.ok(t.total < base, `failed file: ${t.total} vs ${base}`);
     assert.ok(!(await restored()).some((title) => title.includes(failing)), `${failing} still restored`);
     assert.ok((await page.locator("table.attachments td", { hasText: "ENOENT" }).count()) >= 1);
-    await shot(page, "try-file-fails");
+    await shot(page, "try-file-fails", page.locator(".hero"));
     await reset();
     // Halve the window: every line drops.
     const compactLine = number(await page.locator('table.readout tr[data-line="compact"] td.tokens').textContent());

@@ -10,7 +10,8 @@ use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explain, explore, journal, timeline_chart, Cost, Exploration, Outcome, PrecomputeSwitch, SessionChart,
+    explain, explore, journal as journal_of, timeline_chart, Cost, Exploration, Journal, Outcome,
+    PrecomputeSwitch, SessionChart,
 };
 use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
@@ -29,6 +30,12 @@ use crate::try_this::{chips, Chip, TryThis};
 
 /// How long after the last control change the URL is written.
 const URL_WRITE_DELAY_MS: u32 = 200;
+
+/// How long after a change the resume lane's file is written.
+const JOURNAL_DELAY_MS: u32 = 60;
+
+/// The resume lane's file, for the controls and event it was written for.
+type JournalFor = ((RunKey, usize), Option<Journal>);
 
 /// What the engine computed for the controls (or why it could not).
 type Run = Result<Rc<Exploration>, String>;
@@ -201,25 +208,40 @@ pub fn App() -> Html {
 
     // The session file around the compaction shown, and its resume:
     // computed when a compaction is shown (a second play, with the log).
-    let journal = {
+    // The session file around the compaction shown, and its resume: a
+    // second play with the log, computed a moment after the frame that
+    // shows the change (and not at all while a slider keeps moving), so a
+    // control change still repaints at once.
+    let compacted = exploration
+        .as_ref()
+        .and_then(|e| e.moments.get(cursor.0))
+        .is_some_and(|m| matches!(m.outcome, Some(Outcome::Compacted { .. })));
+    let journal_key = (RunKey::of(&state), cursor.0);
+    let journal = use_state(|| None::<JournalFor>);
+    {
+        let journal = journal.clone();
         let state = state.clone();
         let built = built.clone();
-        let compacted = exploration
-            .as_ref()
-            .and_then(|e| e.moments.get(cursor.0))
-            .is_some_and(|m| matches!(m.outcome, Some(Outcome::Compacted { .. })));
-        use_memo(
-            (RunKey::of(&state), cursor.0, compacted),
-            move |(_, at, compacted)| {
-                let s = built.as_ref().as_ref().ok().filter(|_| *compacted)?;
-                let knobs = state.knobs_for(s).ok()?;
-                journal(s, &knobs, *at).ok().flatten()
-            },
-        )
-    };
-    let resume = match &*journal {
-        Some(j) => html! { <ResumeLane journal={j.clone()} /> },
-        None => {
+        use_effect_with((journal_key.clone(), compacted), move |(key, compacted)| {
+            let key = key.clone();
+            let timer = compacted.then(|| {
+                gloo::timers::callback::Timeout::new(JOURNAL_DELAY_MS, move || {
+                    let written = built.as_ref().as_ref().ok().and_then(|s| {
+                        let knobs = state.knobs_for(s).ok()?;
+                        journal_of(s, &knobs, key.1).ok().flatten()
+                    });
+                    journal.set(Some((key, written)));
+                })
+            });
+            move || drop(timer)
+        });
+    }
+    let resume = match (&*journal, compacted) {
+        (Some((key, Some(j))), true) if *key == journal_key => html! { <ResumeLane journal={j.clone()} /> },
+        (_, true) => {
+            html! { <p class="muted resume-wait" aria-busy="true">{ "Writing the session file…" }</p> }
+        }
+        _ => {
             html! { <p class="muted resume-none">{ "This event wrote no boundary. Pick a compaction (/compact, or an event marked T4 or T5) to see the session file grow and how a resume reads it back." }</p> }
         }
     };
@@ -431,7 +453,6 @@ pub fn App() -> Html {
             <header>
                 <h1>{ "Context compaction sandbox" }</h1>
                 <p class="lede">{ "Watch an agent's context being rebuilt, step by step. Every number, step and decision below comes from the engine (compaction-core, compiled to WebAssembly) running in this page; change a control and it runs again." }</p>
-                { mode }
                 <div class="scenario-bar">
                     <Choice id="scenario" label="Scenario" value={state.scenario.clone()} on_change={on_scenario}
                         options={scenarios::names().map(|n| (AttrValue::from(n), AttrValue::from(n))).collect::<Vec<_>>()} />
@@ -440,6 +461,7 @@ pub fn App() -> Html {
                         <button type="button" onclick={copy}>{ "Copy link to these settings" }</button>
                         <span role="status" class="muted">{ if *copied { "Link copied." } else { "" } }</span>
                     </div>
+                    { mode }
                 </div>
             </header>
             <div class="hero">

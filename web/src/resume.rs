@@ -80,6 +80,7 @@ pub fn ResumeLane(props: &ResumeLaneProps) -> Html {
                         <li class={classes!("rec", if boundary { "rec-boundary" } else if r.summary { "rec-summary" } else { "rec-restored" })}
                             data-subtype={r.subtype.clone().unwrap_or_default()}>
                             <code>{ record_label(r) }</code>
+                            if !boundary && !r.summary { <span class="muted">{ " · restored file" }</span> }
                             if boundary {
                                 <span class="meta">{ format!(" trigger {} · preTokens {} · postTokens {} · {} preserved uuid{}", b.trigger, grouped(b.pre_tokens), grouped(b.post_tokens), b.preserved.len(), if b.preserved.len() == 1 { "" } else { "s" }) }</span>
                                 if r.parent.is_none() { <span class="muted">{ " · parentUuid null: the chain restarts here" }</span> }
