@@ -246,17 +246,17 @@ impl Estimator {
         if media.starts_with("image/") {
             return self.image_tokens;
         }
-        let bytes = [
-            source.and_then(|s| s.field::<Json>("data")),
-            extra.get("data").cloned(),
-            extra.get("file").and_then(|f| f.field::<Json>("file_data")),
-            extra.get("file_data").cloned(),
-        ]
-        .into_iter()
-        .flatten()
-        .find_map(|v| file_bytes(&v));
+        let bytes = source
+            .and_then(|s| s.str_field("data"))
+            .and_then(|d| data_bytes(&d))
+            .or_else(|| file_bytes(extra.get("data")?.text()))
+            .or_else(|| data_bytes(&extra.get("file")?.str_field("file_data")?))
+            .or_else(|| file_bytes(extra.get("file_data")?.text()));
         match bytes {
-            Some(b) if media.starts_with("text/") => self.text(&String::from_utf8_lossy(&b)),
+            Some(b) if media.starts_with("text/") => match std::str::from_utf8(&b) {
+                Ok(text) => self.text(text),
+                Err(_) => self.document_tokens,
+            },
             Some(b) => match pdf_pages(&b) {
                 0 => self.document_tokens,
                 pages => pages.saturating_mul(self.document_page_tokens),
@@ -470,32 +470,39 @@ const DOCUMENT_KINDS: [&str; 3] = ["document", "file", "input_file"];
 /// Where a file part states its media type.
 const MEDIA_KEYS: [&str; 4] = ["mediaType", "media_type", "mime_type", "mimeType"];
 
-/// A file's bytes from the JSON a host gave: base64 text (or a `data:` URL
-/// holding it), an array of byte values (a `Buffer`'s JSON is `{"type":
-/// "Buffer", "data": [...]}`), or an object keyed `"0"`, `"1"`, … (a
-/// `Uint8Array`'s JSON). `None` for a URL, an id, anything else.
-fn file_bytes(value: &Json) -> Option<Vec<u8>> {
-    let text = value.text();
-    if let Some(s) = value.as_str() {
-        let data = match s.strip_prefix("data:") {
-            Some(url) => &url[url.find(";base64,")? + 8..],
-            None => &s,
-        };
-        return base64(data);
+/// A file's bytes from the JSON text a host gave: a string of base64 (or a
+/// `data:` URL holding it), an array of byte values (a `Buffer`'s JSON is
+/// `{"type":"Buffer","data":[...]}`), or an object keyed `"0"`, `"1"`, …
+/// (a `Uint8Array`'s JSON). `None` for a URL, an id, anything else.
+fn file_bytes(json: &str) -> Option<Vec<u8>> {
+    if let Some(quoted) = json.strip_prefix('"') {
+        return data_bytes(quoted.strip_suffix('"')?);
     }
-    if let Some(inner) = value
-        .field::<Json>("data")
-        .filter(|_| value.str_field("type").as_deref() == Some("Buffer"))
-    {
-        return file_bytes(&inner);
-    }
-    let body = text.strip_prefix('[').or_else(|| text.strip_prefix('{'))?;
-    let body = body.strip_suffix(']').or_else(|| body.strip_suffix('}'))?;
-    // `[37,80,…]`, or `{"0":37,"1":80,…}`: each item's value is a byte.
+    let body = match (json.find('['), json.rfind(']')) {
+        (Some(open), Some(close)) if open < close => &json[open + 1..close],
+        _ => json.strip_prefix('{')?.strip_suffix('}')?,
+    };
+    // `37,80,…`, or `"0":37,"1":80,…`: each item's value is a byte.
     body.split(',')
         .filter(|item| !item.trim().is_empty())
-        .map(|item| item.rsplit(':').next()?.trim().parse::<u8>().ok())
+        .map(|item| {
+            let digits = item.rsplit(':').next()?.trim();
+            let value = digits.bytes().try_fold(0u16, |n, d| {
+                d.is_ascii_digit()
+                    .then(|| n * 10 + u16::from(d - b'0'))
+                    .filter(|n| *n < 256)
+            })?;
+            (!digits.is_empty()).then_some(value as u8)
+        })
         .collect()
+}
+
+/// The bytes of base64 text or of a `data:…;base64,` URL.
+fn data_bytes(text: &str) -> Option<Vec<u8>> {
+    match text.strip_prefix("data:") {
+        Some(url) => base64(&url[url.find(";base64,")? + 8..]),
+        None => base64(text),
+    }
 }
 
 /// Standard base64 (whitespace ignored, padding optional); `None` for any
@@ -510,7 +517,7 @@ fn base64(text: &str) -> Option<Vec<u8>> {
             b'0'..=b'9' => c - b'0' + 52,
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
-            b'=' | b' ' | b'\n' | b'\r' | b'\t' => continue,
+            b'=' | b' ' | b'\n' | b'\r' | b'\t' | b'\\' => continue,
             _ => return None,
         };
         acc = (acc << 6) | u32::from(v);

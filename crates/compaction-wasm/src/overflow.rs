@@ -15,10 +15,11 @@
 //! `ContextOverflowError` (LangChain's wrapper) is one by its class.
 //!
 //! When the value itself states no size, what it wraps is read: the AI SDK's
-//! `APICallError.responseBody` (the body as text: parsed when it is JSON,
-//! under the error's status), then `cause` (LangChain's
-//! `ContextOverflowError`, any `Error` made with `{ cause }`), `lastError`
-//! and `errors` (the AI SDK's `RetryError`), sixteen values at most. The
+//! `APICallError.responseBody` (the body's text, under the error's status:
+//! a body its provider's schema did not take, vLLM's older top-level one),
+//! then `cause` (LangChain's `ContextOverflowError`, any `Error` made with
+//! `{ cause }`) and `lastError` (the AI SDK's `RetryError`, whose `errors`
+//! end with it), sixteen values at most. The
 //! engine's own errors are not followed (`SUMMARIZER_FAILED` and the other
 //! host-callback codes): a summary request refused as too long is not the
 //! main call's prompt-too-long.
@@ -72,27 +73,26 @@ fn read(value: &JsValue, budget: &mut u32) -> Option<PromptTooLong> {
     {
         return None;
     }
-    let own = facts(value, None);
+    let own = facts(value);
     if own.is_some_and(|p| p.tokens.is_some()) {
         return own;
     }
-    let status = status_of(value);
+    // The AI SDK's response body, as text, when its provider's schema did
+    // not take it (no `data`): its wording under the error's status.
+    let parsed = !at(value, &["data"]).is_null_or_undefined();
     let body = at(value, &["responseBody"])
         .as_string()
-        .and_then(|text| match js_sys::JSON::parse(&text) {
-            Ok(parsed) if parsed.is_object() => facts(&parsed, status),
-            _ => classify(&ErrorFacts {
-                status,
+        .filter(|_| !parsed)
+        .and_then(|text| {
+            classify(&ErrorFacts {
+                status: status_of(value),
                 message: Some(&text),
                 ..ErrorFacts::default()
-            }),
+            })
         });
-    let errors = at(value, &["errors"]);
-    let listed = js_sys::Array::is_array(&errors).then(|| js_sys::Array::from(&errors));
     let inner = [at(value, &["cause"]), at(value, &["lastError"])]
         .iter()
-        .find_map(|v| read(v, budget))
-        .or_else(|| listed?.iter().rev().find_map(|v| read(&v, budget)));
+        .find_map(|v| read(v, budget));
     [body, inner]
         .into_iter()
         .flatten()
@@ -111,16 +111,15 @@ fn status_of(value: &JsValue) -> Option<u16> {
         .map(|s| s as u16)
 }
 
-/// What the value's own fields state (`status`: the wrapping error's, for a
-/// parsed response body).
-fn facts(value: &JsValue, status: Option<u16>) -> Option<PromptTooLong> {
+/// What the value's own fields state.
+fn facts(value: &JsValue) -> Option<PromptTooLong> {
     if let Some(reason) = string_at(value, &[&["stop_reason"]]) {
         return classify(&ErrorFacts {
             kind: Some(&reason),
             ..ErrorFacts::default()
         });
     }
-    let status = status.or_else(|| status_of(value));
+    let status = status_of(value);
     let kind = string_at(
         value,
         &[
