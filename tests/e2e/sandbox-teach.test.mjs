@@ -77,6 +77,15 @@ test("point 6: chained compactions each shrink the request; a failed /compact li
     assert.ok(h.after < h.before, `chained /compact ${i + 1}: ${h.before} → ${h.after}`);
     assert.equal(await page.locator(".strip-note").count(), 0, "nothing to explain");
   }
+  // overflow: every 413 is a request the API counted over the window.
+  await page.getByLabel("Scenario").selectOption("overflow");
+  const refusals = page.locator(".events li button", { hasText: "413" });
+  assert.equal(await refusals.count(), 3);
+  for (let i = 0; i < 3; i++) {
+    await refusals.nth(i).click();
+    assert.ok((await head(page)).before > 200000, `overflow 413 ${i + 1}`);
+    assert.match(await page.locator(".strip-note").textContent(), /over the window, so it answered 413/);
+  }
   await page.getByLabel("Scenario").selectOption("breakers");
   await page.locator(".events li button", { hasText: "/compact" }).click();
   const evidence = page.locator("details.evidence");

@@ -358,12 +358,30 @@ pub fn overflow() -> Scenario {
         b.tool("Read", &format!("data/part_{t}.csv"), 3_800);
         b.say("Loaded.");
     }
-    b.event(Event::PromptTooLong(None)).call();
-    b.event(Event::PromptTooLong(None)).call();
-    b.event(Event::PromptTooLong(None));
+    // Then the user pastes a whole CSV export into the prompt. The engine
+    // estimates it at four characters a token (120,000 tokens: the request
+    // is under the compact line, the call goes out); the API counts its
+    // digits and commas at two characters a token, 240,000, more than the
+    // window by itself. Collapse recovery frees the old turns, the
+    // emergency compaction summarises them: the paste is the last group,
+    // kept, and every retry is refused again; the third 413 ends the turn.
+    let csv = disk::sized(
+        "Here is the full export; find the rows where revenue and refunds disagree:",
+        &[
+            "2026-11-03,4417,1928.40,0,19,7,0.0321,EU-W,30917,112.08",
+            "2026-11-03,4418,207.11,2,3,1,0.0007,US-E,30918,9.61",
+            "2026-11-04,4419,88210.00,14,211,96,0.2230,AP-S,30919,1204.77",
+        ],
+        120_000 * disk::CHARS_PER_TOKEN,
+    );
+    let undercount = csv.len() as u64 / 2 - csv.len() as u64 / 4;
+    b.prompt(&csv).call();
+    b.event(Event::PromptTooLong(Some(undercount))).call();
+    b.event(Event::PromptTooLong(Some(undercount))).call();
+    b.event(Event::PromptTooLong(Some(undercount)));
     Scenario {
         name: "overflow",
-        title: "A 413: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
+        title: "A pasted CSV the API counts over the window by itself: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
         settings: Preset::Seed.settings(200_000),
         events: b.done(),
         policy: HostPolicy::default(),

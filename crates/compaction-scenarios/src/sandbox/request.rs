@@ -268,7 +268,7 @@ pub fn explain(m: &Moment, window: u64) -> Option<String> {
     if m.undercount > 0 {
         let estimate = m.tokens_before.saturating_sub(m.undercount);
         return Some(format!(
-            "The engine estimated this request at {} tokens, inside the {} window, and sent it; the API counted {} ({} more: a pasted log of numbers, hashes and paths runs fewer characters a token than the estimate), so it answered 413 and the emergency compaction ran.",
+            "The engine estimated this request at {} tokens, inside the {} window; the API counted {} ({} more: pasted logs, CSV and hashes run fewer characters a token than the estimate's four), over the window, so it answered 413 (prompt too long) and Tier 5 takes over.",
             grouped(estimate),
             grouped(window),
             grouped(m.tokens_before),

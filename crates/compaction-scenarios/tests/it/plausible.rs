@@ -51,6 +51,17 @@ fn the_run_through_413_is_a_request_the_api_counts_over_the_window() {
         note.contains("413") && note.contains(&scenarios::figures::grouped(m.tokens_before)),
         "{note}"
     );
+    // overflow: a paste the API counts over the window by itself; each of
+    // the three 413s is a request really over it, the first one sent at
+    // an estimate under the compact line.
+    let o = run("overflow", |_| {});
+    let refusals: Vec<_> = o.moments.iter().filter(|m| m.frame.kind == "413").collect();
+    assert_eq!(refusals.len(), 3);
+    assert!(refusals
+        .iter()
+        .all(|m| m.tokens_before > o.lines.window && m.undercount > 0));
+    assert!(refusals[0].tokens_before - refusals[0].undercount < o.lines.compact);
+    assert!(matches!(refusals[2].outcome, Some(Outcome::Failed { .. })));
     // In a window the real request fits, the API takes the call: no 413.
     let wide = run("run-through", |k| k.window = 400_000);
     assert!(wide.moments.iter().all(|m| m.frame.kind != "413"));
