@@ -11,10 +11,10 @@ use super::chain::NodeKind;
 use super::log::UuidMaker;
 use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
 use super::record::{
-    classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, MessageLine, Record,
+    classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, LineSeed, MessageLine, Record,
 };
 use super::{Problem, ProblemKind};
-use crate::message::{Block, Content, Message, Role, Usage, Uuid};
+use crate::message::{Block, Content, Json, Message, Role, Usage, Uuid};
 use crate::time::Timestamp;
 
 /// Reads a session file fed in chunks: [`Importer::feed`] as the bytes
@@ -36,6 +36,10 @@ pub struct Importer {
     sessions: Seen,
     /// Follows every record's uuid, for [`Transcript::last_made_uuid`].
     made: UuidMaker,
+    /// Whether the file is a subagent's own transcript (`agent-*.jsonl`:
+    /// its first conversation record is a sidechain record with an
+    /// `agentId`), read as the session it is; `None` until that record.
+    subagent: Option<bool>,
 }
 
 /// Values of one string field seen so far; the last one is checked first,
@@ -144,7 +148,13 @@ impl Importer {
             );
         }
         let raw: &[u8] = &fixed;
-        let record = match serde_json::from_slice::<LineMap>(raw) {
+        let seed = LineSeed {
+            sidechains: self.subagent != Some(false),
+        };
+        let mut de = serde_json::Deserializer::from_slice(raw);
+        let parsed =
+            serde::de::DeserializeSeed::deserialize(seed, &mut de).and_then(|r| de.end().map(|()| r));
+        let record = match parsed {
             Ok(record) => record,
             Err(err) => {
                 let (kind, what) = if !terminated {
@@ -168,13 +178,30 @@ impl Importer {
 
     /// One record; `raw` is its line, read again only to keep an invalid
     /// record verbatim.
-    fn record(&mut self, line: u32, LineMap(record): LineMap, raw: &[u8]) {
+    fn record(&mut self, line: u32, LineMap(mut record): LineMap, raw: &[u8]) {
+        let conversation = matches!(
+            record.str_field("type").as_deref(),
+            Some("user" | "assistant" | "system")
+        );
+        let sidechain = record.bool_field("isSidechain") == Some(true);
+        if self.subagent.is_none() && conversation && record.get("uuid").is_some() {
+            let subagent = sidechain && record.get("agentId").is_some();
+            self.subagent = Some(subagent);
+            self.transcript.subagent = subagent;
+        }
+        if sidechain && self.subagent == Some(true) {
+            // A subagent's own records are its conversation: read as main.
+            record.insert(
+                "isSidechain".to_owned(),
+                Json::from_value(&serde_json::Value::Bool(false)),
+            );
+        }
         let map = &record;
         let counts = &mut self.transcript.counts;
         counts.records = counts.records.saturating_add(1);
         let first = counts.records == 1;
         count_type(&mut counts.record_types, map);
-        if map.bool_field("isSidechain") == Some(true) {
+        if sidechain {
             counts.sidechain_records = counts.sidechain_records.saturating_add(1);
         }
         self.versions

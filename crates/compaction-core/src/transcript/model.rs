@@ -225,8 +225,13 @@ pub struct Inspection {
     pub records: u32,
     /// Records counted by `type` (`system/<subtype>` for system records).
     pub record_types: BTreeMap<String, u32>,
-    /// Records with `isSidechain: true` (counted, content not kept).
+    /// Records with `isSidechain: true` (counted, content not kept, but in
+    /// a subagent's own transcript).
     pub sidechain_records: u32,
+    /// A subagent's own transcript (`agent-*.jsonl`): its sidechain records
+    /// are read as its conversation, with its own boundaries.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub subagent: bool,
     /// Main-conversation messages, after merging split responses.
     pub messages: u32,
     /// `tool_use` blocks in those messages.
@@ -301,6 +306,10 @@ pub struct Transcript {
     /// Each main-conversation `progress` record's line and
     /// `parentToolUseID`, in file order (see [`Transcript::lacks`]).
     pub(crate) progress_calls: Vec<(u32, String)>,
+    /// Whether the file is a subagent's own transcript (`agent-*.jsonl`,
+    /// every record `isSidechain: true` with an `agentId`): its sidechain
+    /// records are read as its conversation.
+    pub subagent: bool,
     /// Each `message_pinned` record's message and whether it pinned it, in
     /// file order (extension, SPEC R11.6).
     pub(crate) pins: Vec<(Uuid, bool)>,
@@ -365,6 +374,7 @@ impl Transcript {
             records: self.counts.records,
             record_types: self.counts.record_types.clone(),
             sidechain_records: self.counts.sidechain_records,
+            subagent: self.subagent,
             messages: count(self.messages.len()),
             tool_uses,
             tool_results,

@@ -59,17 +59,37 @@ pub(crate) struct LineMap(pub Fields);
 
 impl<'de> Deserialize<'de> for LineMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_map(LineVisitor)
+        serde::de::DeserializeSeed::deserialize(LineSeed { sidechains: false }, deserializer)
     }
 }
 
-struct LineVisitor;
+/// Reads a [`LineMap`]; `sidechains`: keep a sidechain conversation
+/// record's payload too (a subagent's own transcript, where they are the
+/// conversation, or before the importer knows which file it reads).
+pub(crate) struct LineSeed {
+    pub sidechains: bool,
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for LineSeed {
+    type Value = LineMap;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<LineMap, D::Error> {
+        deserializer.deserialize_map(LineVisitor {
+            sidechains: self.sidechains,
+        })
+    }
+}
+
+struct LineVisitor {
+    sidechains: bool,
+}
 
 /// Whether only the envelope of this record is kept: count-only types, and
-/// sidechain conversation records (v1.0 inline subagents).
-fn is_count_only(map: &Fields) -> bool {
+/// sidechain conversation records (v1.0 inline subagents) unless
+/// `sidechains`.
+fn is_count_only(map: &Fields, sidechains: bool) -> bool {
     match map.str_field("type").as_deref() {
-        Some("user" | "assistant" | "system") => is_sidechain(map),
+        Some("user" | "assistant" | "system") => !sidechains && is_sidechain(map),
         Some(kind) => COUNT_ONLY_TYPES.contains(&kind) || METADATA_TYPES.contains(&kind),
         None => false,
     }
@@ -99,7 +119,7 @@ impl<'de> Visitor<'de> for LineVisitor {
             let decisive = key == "type" || key == "isSidechain";
             map.insert(key.into_owned(), value);
             if decisive {
-                count_only = is_count_only(&map);
+                count_only = is_count_only(&map, self.sidechains);
             }
         }
         Ok(LineMap(map))

@@ -214,3 +214,55 @@ fn the_newest_branch_wins_after_a_rewind() {
     ]));
     assert_eq!(uuids(&t), ["u", "a", "z"]);
 }
+
+#[test]
+fn a_subagents_own_transcript_is_read_as_its_session_with_its_boundaries() {
+    // Issue 29: an `agent-*.jsonl` file (every record `isSidechain: true`,
+    // with the subagent's `agentId`) read as 0 messages and no boundary,
+    // though subagents compact on their own.
+    let side = |mut r: serde_json::Value| {
+        r["isSidechain"] = json!(true);
+        r["agentId"] = json!("a0ff612");
+        r
+    };
+    let records = [
+        side(user("u1", None, json!("explore the repo"))),
+        side(assistant(
+            "a1",
+            Some("u1"),
+            "msg_1",
+            tool_use("t1"),
+            (150_000, 10),
+        )),
+        side(user("r1", Some("a1"), tool_result("t1"))),
+        side(assistant(
+            "a2",
+            Some("r1"),
+            "msg_2",
+            json!({"type": "text", "text": "found it"}),
+            (170_000, 10),
+        )),
+        side(boundary(
+            "b",
+            "a2",
+            json!({"trigger": "auto", "preTokens": 173_496}),
+        )),
+        side(summary("s", "b")),
+        side(user("u2", Some("s"), json!("go on"))),
+    ];
+    let t = import(&jsonl(&records));
+    let i = t.inspection();
+    assert!(i.subagent);
+    assert_eq!((i.sidechain_records, i.messages), (7, 6));
+    assert_eq!(i.boundaries.len(), 1);
+    assert_eq!(i.boundaries[0].pre_tokens, Some(173_496));
+    assert_eq!(uuids(&t), ["s", "u2"]);
+    assert!(t.problems.is_empty(), "{:?}", t.problems);
+    // A main file whose first record is an inline v1.0 sidechain (no
+    // `agentId`) keeps its sidechains out of the chain, as before.
+    let mut warmup = user("w", None, json!("Warmup"));
+    warmup["isSidechain"] = json!(true);
+    let t = import(&jsonl(&[warmup, user("m", None, json!("hello"))]));
+    assert!(!t.inspection().subagent);
+    assert_eq!(uuids(&t), ["m"]);
+}
