@@ -1544,9 +1544,11 @@ export class Engine {
  * `stop_reason` is `model_context_window_exceeded`, OpenAI's
  * `context_length_exceeded`, and the 400s of OpenAI-compatible local
  * servers (vLLM's "maximum context length is N tokens", llama.cpp's
- * `exceed_context_size_error`), as the `openai` package or the AI SDK's
- * `APICallError` carries them. `false` for everything else, including
- * other 400s and a 413 `request_too_large`. Then call
+ * `exceed_context_size_error`, Ollama's), as the `openai` package or the AI
+ * SDK's `APICallError` carries them, and through the errors that wrap them
+ * (`cause`, LangChain's `ContextOverflowError`, the AI SDK's `RetryError`).
+ * `false` for everything else, including other 400s and a 413
+ * `request_too_large`. Then call
  * `engine.promptTooLong(promptTooLongTokens(error))`.
  */
 export function isPromptTooLong(error: unknown): boolean;
