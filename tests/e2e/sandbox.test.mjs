@@ -368,6 +368,8 @@ test("the controls work from the keyboard", async () => {
   assert.equal(await page.evaluate(() => document.activeElement.id), "scenario");
   await page.getByLabel("Context window (tokens)").focus();
   await page.keyboard.press("ArrowUp"); // step 1000
+  // The engine runs again on the next render, not within the key press.
+  await page.waitForFunction(() => document.querySelector('table.readout tr[data-line="budget"] td.tokens')?.textContent.trim() === "181,000", null, { timeout: 5000 }).catch(() => {});
   assert.equal((await readout(page)).budget, "181,000");
   await page.getByLabel("PreCompact hook blocks the compaction").focus();
   await page.keyboard.press("Space");
