@@ -28,9 +28,12 @@ const OPS = Number(process.env.FUZZ_OPS ?? 6_000);
  * Seeds that failed once, with the operations it took to fail (issue 27:
  * 421731 resumed a view with user messages between a `tool_use` and its
  * `tool_result`: two assistant messages appended in a row came back as one,
- * and a pinned message a compaction kept was missing from its boundary).
+ * and a pinned message a compaction kept was missing from its boundary;
+ * 221681821: one prepare() ran two compactions and the package logged both
+ * with the attachments the view held after the second, writing five uuids
+ * twice).
  */
-const REGRESSIONS = [[421731, 40_000]];
+const REGRESSIONS = [[421731, 40_000], [221681821, 7_000]];
 /** A fixed set beside them. */
 const FIXED = [1, 2, 3, 20261203].map((seed) => [seed, OPS]);
 const SEEDS = process.env.FUZZ_SEED ? process.env.FUZZ_SEED.split(",").map((seed) => [Number(seed), OPS]) : [...REGRESSIONS, ...FIXED];

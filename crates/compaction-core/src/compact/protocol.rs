@@ -197,6 +197,12 @@ pub struct Compacted {
     pub attachments: Vec<Candidate>,
     /// What the summary left out (extension), if anything.
     pub retention: RetentionReport,
+    /// The messages it restored after the summary (attachments, re-attached
+    /// context), as its new view got them: the records a log writes after
+    /// the summary (R7.9). Taken from here, not from the view later: a
+    /// compaction that follows at once (one `prepare`) has its own.
+    #[serde(skip)]
+    pub restored: Vec<crate::message::Message>,
 }
 
 /// Where a compaction stands after a call.

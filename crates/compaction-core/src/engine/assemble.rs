@@ -139,6 +139,7 @@ impl Engine {
         let open_tool_use = preserved
             .last()
             .is_some_and(|m| m.tool_use_ids().next().is_some());
+        let restored = attachment_messages.clone();
         let attachments: Vec<_> = attachment_messages
             .into_iter()
             .map(|m| (Arc::new(m), Source::Attachment))
@@ -192,6 +193,7 @@ impl Engine {
                     summary: record,
                     attachments: candidates,
                     retention,
+                    restored,
                 }),
             },
         )

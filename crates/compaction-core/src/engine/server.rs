@@ -221,6 +221,7 @@ impl Engine {
                     summary: record,
                     attachments: Vec::new(),
                     retention: RetentionReport::default(),
+                    restored: Vec::new(),
                 }),
             },
         )

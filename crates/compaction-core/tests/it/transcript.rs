@@ -386,7 +386,6 @@ fn compact_logged(
     use crate::common::{files, split, Allow, Stage};
     use compaction_core::compact::{CompactOptions, FileAnswer};
     use compaction_core::engine::Answer;
-    use compaction_core::view::Source;
     let (_, p) = split(e.compact(CompactOptions::default()).allowed(e));
     let Stage::NeedsSummary { request } = p else {
         panic!("{p:?}")
@@ -404,11 +403,7 @@ fn compact_logged(
     let Stage::Compacted { result } = p else {
         panic!("{p:?}")
     };
-    let attachments: Vec<Message> = (e.view().entries().iter())
-        .filter(|x| x.source == Source::Attachment)
-        .map(|x| (*x.message).clone())
-        .collect();
-    log.compacted(&result, &attachments, at());
+    log.compacted(&result, &result.restored, at());
     result
 }
 

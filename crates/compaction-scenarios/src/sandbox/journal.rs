@@ -13,11 +13,10 @@ use compaction_core::compact::boundary::Trigger;
 use compaction_core::compact::Progress;
 use compaction_core::engine::Engine;
 use compaction_core::error::Error;
-use compaction_core::message::{Message, Uuid};
+use compaction_core::message::Uuid;
 use compaction_core::step::Step;
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::log::SessionLog;
-use compaction_core::view::Source;
 
 use super::Knobs;
 use crate::{Event, Frame, Observer, Scenario};
@@ -249,7 +248,7 @@ impl Observer for Writer {
         }
     }
 
-    fn after(&mut self, engine: &Engine, _frame: &Frame, end: Option<&Progress>) {
+    fn after(&mut self, _engine: &Engine, _frame: &Frame, end: Option<&Progress>) {
         let here = self.moments == self.target;
         self.moments += 1;
         // Every compaction is written, as a front door writes them; the
@@ -258,15 +257,8 @@ impl Observer for Writer {
         else {
             return;
         };
-        let attachments: Vec<Message> = engine
-            .view()
-            .entries()
-            .iter()
-            .filter(|e| e.source == Source::Attachment)
-            .map(|e| (*e.message).clone())
-            .collect();
         let before = self.lines;
-        let written = self.log.compacted(result, &attachments, self.time()).len();
+        let written = self.log.compacted(result, &result.restored, self.time()).len();
         self.lines += written;
         if !here {
             return;

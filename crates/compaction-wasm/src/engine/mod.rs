@@ -15,7 +15,6 @@ use compaction_core::engine::EngineSettings as CoreSettings;
 use compaction_core::message::{Content, Message, Role, Usage, Uuid};
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::log::SessionLog;
-use compaction_core::view::Source;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 

@@ -274,19 +274,13 @@ impl State {
     /// Logs a finished compaction's records (with the restored attachments
     /// now in the view) and returns them.
     pub(crate) fn log_compaction(&mut self, result: &core_compact::Compacted) -> Vec<String> {
-        let attachments: Vec<Message> = self
-            .engine
-            .view()
-            .entries()
-            .iter()
-            .filter(|e| e.source == Source::Attachment)
-            .map(|e| (*e.message).clone())
-            .collect();
+        // Its own restored messages: the view may hold a later compaction's.
+        let attachments = &result.restored;
         let timestamp = self
             .last_now
             .clone()
             .unwrap_or_else(|| Timestamp::from_unix_ms(0));
-        self.log.compacted(result, &attachments, timestamp)
+        self.log.compacted(result, attachments, timestamp)
     }
 
     /// Logs the records of each snip and collapse since the last call

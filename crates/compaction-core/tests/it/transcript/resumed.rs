@@ -466,3 +466,32 @@ fn a_snip_of_a_tail_that_ended_on_a_call_leaves_the_context_first() {
     let resumed = host.resumed_uuids();
     assert_eq!(resumed, expected);
 }
+
+#[test]
+fn two_compactions_logged_after_both_write_each_its_own_attachments() {
+    // Fuzzer seed 221681821: one prepare() ran a manual compaction and the
+    // automatic one right after it, then the package logged both, each with
+    // the attachments the view held by then (the second's): the file held
+    // five uuids twice, and the resume lost the view's tail.
+    let mut host = Host::new();
+    host.turn(1);
+    host.turn(2);
+    host.turn(3);
+    let compact = |host: &mut Host| {
+        let mut log = SessionLog::new("scratch".into());
+        super::compact_logged(&mut host.engine, &mut log)
+    };
+    let first = compact(&mut host);
+    host.turn(4);
+    let second = compact(&mut host);
+    assert!(!first.restored.is_empty() && !second.restored.is_empty());
+    // Logged only now, as prepare() logs what it finished.
+    host.log.compacted(&first, &first.restored, at());
+    host.log.compacted(&second, &second.restored, at());
+    let file = String::from_utf8(host.file()).unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for line in file.lines() {
+        let uuid = serde_json::from_str::<serde_json::Value>(line).unwrap()["uuid"].clone();
+        assert!(seen.insert(uuid.to_string()), "{uuid} written twice");
+    }
+}
