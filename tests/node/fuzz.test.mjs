@@ -31,9 +31,11 @@ const OPS = Number(process.env.FUZZ_OPS ?? 6_000);
  * and a pinned message a compaction kept was missing from its boundary;
  * 221681821: one prepare() ran two compactions and the package logged both
  * with the attachments the view held after the second, writing five uuids
- * twice).
+ * twice; 469002066: pin, unpin, resume, pin again derived the first pin
+ * record's uuid, because a resumed engine chained after the last message,
+ * not after the file's last pin record).
  */
-const REGRESSIONS = [[421731, 40_000], [221681821, 7_000]];
+const REGRESSIONS = [[421731, 40_000], [221681821, 7_000], [469002066, 2_000]];
 /** A fixed set beside them. */
 const FIXED = [1, 2, 3, 20261203].map((seed) => [seed, OPS]);
 const SEEDS = process.env.FUZZ_SEED ? process.env.FUZZ_SEED.split(",").map((seed) => [Number(seed), OPS]) : [...REGRESSIONS, ...FIXED];

@@ -21,6 +21,9 @@ pub(crate) enum NodeKind {
     /// The `compact_expanded` record at this index of
     /// [`Graph::expansions`].
     Expanded(usize),
+    /// A `message_pinned` record (extension): a record the engine wrote,
+    /// so the records a resumed engine writes next chain after it.
+    Pinned,
     /// Any other record with a uuid (progress, system, attachment, a
     /// sidechain record, an unknown type).
     Other,
@@ -186,7 +189,7 @@ impl Graph {
             !n.sidechain
                 && matches!(
                     n.kind,
-                    NodeKind::Message(_) | NodeKind::Boundary(_) | NodeKind::Expanded(_)
+                    NodeKind::Message(_) | NodeKind::Boundary(_) | NodeKind::Expanded(_) | NodeKind::Pinned
                 )
         });
     }

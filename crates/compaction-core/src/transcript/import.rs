@@ -231,7 +231,7 @@ impl Importer {
                 }
             }
             Ok(Record::Pinned(p)) => {
-                if self.node(line, p.envelope, NodeKind::Other, false) {
+                if self.node(line, p.envelope, NodeKind::Pinned, false) {
                     self.transcript.pins.push((p.uuid, p.pinned));
                 }
             }

@@ -28,8 +28,11 @@
 //!
 //! The rules where the format (`TRANSCRIPT_FORMAT.md`) leaves a choice:
 //! - **Leaf**: the last record in file order that is a main-conversation
-//!   (not sidechain) `user`/`assistant` line, or a `compact_boundary` or
-//!   `compact_expanded` record written after it. Progress, hook and other system records never pick the leaf:
+//!   (not sidechain) `user`/`assistant` line, or a `compact_boundary` or one
+//!   of the extension's records (`compact_expanded`, `history_snipped`,
+//!   `history_collapsed`, `collapse_expanded`, `message_pinned`) written
+//!   after it: a resumed engine's records chain after them, so a record it
+//!   derives from its parent is new to the file. Progress, hook and other system records never pick the leaf:
 //!   a late hook can hang off an old record.
 //! - **Walk**: `parentUuid` back from the leaf, through every record that has
 //!   a uuid (`progress`, `system`, `attachment` included). A parent that is

@@ -495,3 +495,24 @@ fn two_compactions_logged_after_both_write_each_its_own_attachments() {
         assert!(seen.insert(uuid.to_string()), "{uuid} written twice");
     }
 }
+
+#[test]
+fn a_pin_after_a_resume_chains_after_the_files_last_pin_record() {
+    // scripts/fuzz.sh seed 469002066: pin, unpin, resume, pin again. The
+    // resumed engine chained its records after the last message, not the
+    // unpin record, so the new pin derived the first pin's uuid; the
+    // importer kept the first and the message resumed unpinned.
+    let (mut host, rule) = Host::with_a_rule();
+    host.pin(&rule, true);
+    host.pin(&rule, false);
+    let mut again = Host::resumed(host.file());
+    assert!(again.engine.pinned().is_empty());
+    again.pin(&rule, true);
+    let t = again.resumes_to_its_view("pinned again after a resume");
+    assert_eq!(t.resume().pinned, std::slice::from_ref(&rule));
+    assert!(
+        t.problems.iter().all(|p| p.kind != ProblemKind::DuplicateUuid),
+        "{:?}",
+        t.problems
+    );
+}
