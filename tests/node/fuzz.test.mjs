@@ -33,9 +33,11 @@ const OPS = Number(process.env.FUZZ_OPS ?? 6_000);
  * with the attachments the view held after the second, writing five uuids
  * twice; 469002066: pin, unpin, resume, pin again derived the first pin
  * record's uuid, because a resumed engine chained after the last message,
- * not after the file's last pin record).
+ * not after the file's last pin record; 937789383: a prepare() whose second
+ * summary was refused rejected without writing the records of the
+ * compaction it had finished, whose view was in force).
  */
-const REGRESSIONS = [[421731, 40_000], [221681821, 7_000], [469002066, 2_000]];
+const REGRESSIONS = [[421731, 40_000], [221681821, 7_000], [469002066, 2_000], [937789383, 18_100]];
 /** A fixed set beside them. */
 const FIXED = [1, 2, 3, 20261203].map((seed) => [seed, OPS]);
 const SEEDS = process.env.FUZZ_SEED ? process.env.FUZZ_SEED.split(",").map((seed) => [Number(seed), OPS]) : [...REGRESSIONS, ...FIXED];

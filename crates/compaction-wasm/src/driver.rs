@@ -235,6 +235,19 @@ impl Run {
         })
     }
 
+    /// Writes the records of the compactions that finished before a
+    /// rejection: their new views are in force.
+    fn log_finished(&mut self, state: &Shared) -> Result<(), JsValue> {
+        let finished = self.prep.take_compacted();
+        if !finished.is_empty() {
+            let mut s = borrow(state)?;
+            for result in &finished {
+                s.log_compaction(result);
+            }
+        }
+        Ok(())
+    }
+
     /// Takes the outcome of the callback asked for last (ignored on the
     /// first step) and runs to the next callback, or to the decision.
     pub(crate) fn step(
@@ -273,11 +286,19 @@ impl Run {
                         .answered(&mut s.engine, request.id(), answer)
                         .at("answer")?;
                 }
-                Asked::Fatal(error) => return Err(error),
+                Asked::Fatal(error) => {
+                    self.log_finished(state)?;
+                    return Err(error);
+                }
                 Asked::Failed(code, field, cause) => {
                     let mut s = borrow(state)?;
                     let go_on = self.prep.host_failed(&mut s.engine, &request).at(field)?;
                     if !go_on {
+                        // The compactions that finished before the error
+                        // are in force: their records are written.
+                        for result in self.prep.take_compacted() {
+                            s.log_compaction(&result);
+                        }
                         let message = format!(
                             "host.{field} failed on the {} request {}: {}",
                             request.kind(),

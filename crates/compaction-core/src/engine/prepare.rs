@@ -119,6 +119,13 @@ impl Preparation {
         }
     }
 
+    /// The compactions finished so far, taken: a host that stops on an
+    /// error still writes the records of those that finished before it
+    /// (their new views are in force).
+    pub fn take_compacted(&mut self) -> Vec<Compacted> {
+        std::mem::take(&mut self.compacted)
+    }
+
     /// The host answered request `id`.
     pub fn answered(&mut self, engine: &mut Engine, id: u64, answer: Answer) -> Result<(), Error> {
         match &mut self.round {
