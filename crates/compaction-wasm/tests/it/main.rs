@@ -2,5 +2,7 @@
 //! Chromium (scripts/test.sh runs both): `thresholds`, and the `Engine`'s
 //! one protocol (`answer`, `prepare(host)`).
 
+#[cfg(target_arch = "wasm32")]
+mod alloc;
 mod engine;
 mod thresholds;
