@@ -28,7 +28,7 @@ mod tier5;
 pub use decision::{CallStatus, Decision};
 pub use driver::{drive, DriveError, Driver, Host};
 pub use precompute::{Sidecar, SidecarCheck};
-pub use prepare::{prepare, Preparation, Prepared, MAX_ROUNDS};
+pub use prepare::{prepare, Preparation, Prepared, Unprepared, MAX_ROUNDS};
 pub use request::{Answer, Outcome, Request};
 pub use settings::{EngineSettings, Preset};
 use tier4::{HookWait, Run};

@@ -36,6 +36,29 @@ pub struct Prepared {
     pub compacted: Vec<Compacted>,
 }
 
+/// Why [`prepare`] stopped before the call was ready, with the compactions
+/// it finished before that: their new views are in force, so a host that
+/// persists the session writes their records even though it stopped.
+#[derive(Debug)]
+pub struct Unprepared<E> {
+    /// What stopped it: the host's error or an answer the engine refused.
+    pub error: DriveError<E>,
+    /// Every compaction finished before the error, in order.
+    pub compacted: Vec<Compacted>,
+}
+
+impl<E: std::fmt::Display> std::fmt::Display for Unprepared<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.error.fmt(f)
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for Unprepared<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.error)
+    }
+}
+
 /// [`prepare`] one step at a time: ask [`Preparation::next`] for a request,
 /// put it to the host, and give back [`Preparation::answered`] or
 /// [`Preparation::host_failed`], until `next` says `None`; then
@@ -176,28 +199,34 @@ impl Preparation {
 
 /// Prepares the next model call (see the module): `before_call` at `now`,
 /// every request answered through `host`, repeated while the engine wants
-/// more. A host error stops it at once ([`drive`](super::drive)'s rules).
+/// more. A host error stops it at once ([`drive`](super::drive)'s rules);
+/// the error carries the compactions finished before it.
 pub fn prepare<H: Host>(
     engine: &mut Engine,
     host: &mut H,
     now: Option<Timestamp>,
-) -> Result<Prepared, DriveError<H::Error>> {
+) -> Result<Prepared, Unprepared<H::Error>> {
     let mut prep = Preparation::new(now, host.precompute());
     while let Some(request) = prep.next(engine) {
-        match super::driver::ask(host, &request) {
-            Ok(answer) => prep
-                .answered(engine, request.id(), answer)
-                .map_err(DriveError::Engine)?,
-            Err(cause) => {
-                if !prep.host_failed(engine, &request).map_err(DriveError::Engine)? {
-                    return Err(DriveError::Host {
-                        request: request.id(),
-                        kind: request.kind(),
-                        cause,
-                    });
-                }
-            }
-        }
+        let error = match super::driver::ask(host, &request) {
+            Ok(answer) => match prep.answered(engine, request.id(), answer) {
+                Ok(()) => continue,
+                Err(e) => DriveError::Engine(e),
+            },
+            Err(cause) => match prep.host_failed(engine, &request) {
+                Ok(true) => continue,
+                Ok(false) => DriveError::Host {
+                    request: request.id(),
+                    kind: request.kind(),
+                    cause,
+                },
+                Err(e) => DriveError::Engine(e),
+            },
+        };
+        return Err(Unprepared {
+            error,
+            compacted: prep.take_compacted(),
+        });
     }
     Ok(prep.finish(engine))
 }

@@ -32,6 +32,8 @@ struct Recorder {
     block: Option<String>,
     instructions: Vec<String>,
     fail: bool,
+    /// With `fail`: compaction summaries answered before the failures start.
+    answer_first: usize,
 }
 
 #[derive(Debug, PartialEq)]
@@ -44,7 +46,7 @@ impl Host for Recorder {
         if request.purpose == Purpose::Compact {
             self.models.push(request.model.clone());
         }
-        if self.fail {
+        if self.fail && self.models.len() > self.answer_first {
             Err(Down(format!("{} is down", request.model)))
         } else {
             Ok(Answer::Offline)
@@ -259,6 +261,44 @@ fn prepare_hands_the_host_its_error_after_one_call_per_model() {
         ..Recorder::default()
     };
     let err = compaction_core::engine::prepare(&mut e, &mut host, None).unwrap_err();
-    assert!(matches!(err, DriveError::Host { cause: Down(_), .. }), "{err:?}");
+    assert!(
+        matches!(err.error, DriveError::Host { cause: Down(_), .. }),
+        "{err:?}"
+    );
+    assert!(err.compacted.is_empty(), "nothing finished");
     assert_eq!(host.models.len(), 2, "{:?}", host.models);
+}
+
+#[test]
+fn prepare_stopped_by_the_host_hands_back_the_compactions_it_finished() {
+    // A manual compaction asked for, then the session grows far past the
+    // line: one preparation finishes the manual compaction, then starts the
+    // automatic one, whose summary the host fails.
+    let mut e = over_the_line(&[]);
+    e.compact(CompactOptions::default());
+    for t in 0..24 {
+        e.append(Message::user(format!("q{t}"), format!("later turn {t}")))
+            .unwrap();
+        e.append(Message::assistant(format!("b{t}"), "v".repeat(60_000)))
+            .unwrap();
+    }
+    let mut host = Recorder {
+        fail: true,
+        answer_first: 1,
+        ..Recorder::default()
+    };
+    let err = compaction_core::engine::prepare(&mut e, &mut host, None).unwrap_err();
+    assert!(
+        matches!(err.error, DriveError::Host { cause: Down(_), .. }),
+        "{err:?}"
+    );
+    assert_eq!(host.models.len(), 2, "{:?}", host.models);
+    // The first compaction's view is in force: the error carries it, so a
+    // host that persists the session can write its records.
+    assert_eq!(err.compacted.len(), 1, "{err:?}");
+    let summary = &err.compacted[0];
+    assert!(
+        e.view().sent_messages().any(|m| m.uuid == summary.summary.uuid),
+        "the finished compaction's summary is in the view"
+    );
 }
