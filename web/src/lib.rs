@@ -22,4 +22,9 @@ pub mod timeline;
 pub mod try_this;
 pub mod url;
 
+// The page's allocator (compaction-alloc): talc, growing the memory
+// geometrically.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+compaction_alloc::global!();
+
 pub use app::App;

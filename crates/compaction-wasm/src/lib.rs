@@ -52,12 +52,7 @@ pub mod settings;
 #[cfg(feature = "engine")]
 pub mod thresholds;
 
+// The modules' allocator (compaction-alloc): talc, growing the memory
+// geometrically.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-mod alloc;
-
-/// The modules' allocator: talc instead of std's dlmalloc (smaller code),
-/// growing the memory geometrically (`alloc.rs`).
-#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: talc::cell::TalcSyncCell<alloc::GrowGeometric, talc::wasm::WasmBinning> =
-    talc::cell::TalcSyncCell::new_wasm(alloc::GrowGeometric::new());
+compaction_alloc::global!();

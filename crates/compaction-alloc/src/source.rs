@@ -1,14 +1,4 @@
-//! The modules' allocator: talc (smaller code than std's dlmalloc), fed by
-//! a memory source that grows the wasm memory geometrically.
-//!
-//! talc's own `WasmGrowAndExtend` grows the memory by just what the failed
-//! allocation needs, so a session import that ends at hundreds of MB calls
-//! `memory.grow` thousands of times, a page or two each; V8 answers every
-//! grow with a new `ArrayBuffer`, and the engine's import became superlinear
-//! in the file (10k boundaries 2.4 s, 40k 16.2 s). Growing by a quarter of the
-//! memory (at least 1 MiB) makes the grows logarithmic in the heap and keeps
-//! the overshoot under 25 %; when the memory cannot grow that far, the
-//! allocation's own size is tried before failing.
+//! talc's memory source for single-threaded wasm32 (see the crate).
 #![allow(unsafe_code)] // talc's heap management is unsafe by nature
 
 use core::alloc::Layout;
@@ -34,6 +24,7 @@ pub struct GrowGeometric {
 }
 
 impl GrowGeometric {
+    /// A source with no heap yet.
     pub const fn new() -> Self {
         Self { end: None }
     }
@@ -88,4 +79,12 @@ unsafe impl Source for GrowGeometric {
             Err(())
         }
     }
+}
+
+/// The allocator the modules declare: talc over [`GrowGeometric`].
+pub type Allocator = talc::cell::TalcSyncCell<GrowGeometric, talc::wasm::WasmBinning>;
+
+/// A new [`Allocator`].
+pub const fn allocator() -> Allocator {
+    talc::cell::TalcSyncCell::new_wasm(GrowGeometric::new())
 }
