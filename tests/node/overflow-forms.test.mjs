@@ -188,7 +188,9 @@ test("not one, however wrapped: other 400s, rate limits, max_tokens alone over t
 
 test("a summary the engine's prepare() failed on is not the main call's overflow (SUMMARIZER_FAILED is not followed)", async () => {
   const engine = new Engine({ preset: "client-2.1", window: 200_000, maxOutputTokens: 20_000 });
-  for (let i = 0; i < 30; i++) {
+  // Over the compact line: the compaction's summary fails (a precompute's
+  // failure, in the background, would fail no call).
+  for (let i = 0; engine.count().tokens < engine.lines().compact; i++) {
     engine.append({ role: "user", content: `step ${i}` });
     engine.append({ role: "assistant", content: "w".repeat(20_000) });
   }

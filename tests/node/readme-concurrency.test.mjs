@@ -13,6 +13,8 @@ const blocks = new Map([...readme.matchAll(/```js\n\/\/ run: ([\w-]+)\n([\s\S]*?
 
 const expected = {
   "ai-sdk-concurrency": /^1 messages seen\. \| 1 messages seen\. \| 1 messages seen\.$/,
+  // The route's state on the reply: the usage of its last step.
+  "ai-sdk-stateless-route": /^1200$/,
 };
 
 for (const [name, output] of Object.entries(expected)) {

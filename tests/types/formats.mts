@@ -2,7 +2,7 @@
 // no casts) against the real SDKs' own types: `ai`'s ModelMessage and
 // PrepareStepFunction, `openai`'s Chat Completions and Responses params,
 // `@langchain/core`'s StoredMessage.
-import { generateText, jsonSchema, stepCountIs, tool, ToolLoopAgent, type ModelMessage } from "ai";
+import { convertToModelMessages, generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, type ModelMessage, type UIMessage } from "ai";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
@@ -11,7 +11,7 @@ import type { Decision } from "context-compaction";
 import * as anthropic from "context-compaction";
 import type { FormatEngine } from "context-compaction/formats";
 import * as formats from "context-compaction/formats";
-import { createEngine, isPromptTooLong, plan, prepareStep, promptTooLongTokens, type CompactionRecord, type PromptTooLongOutcome } from "context-compaction/ai-sdk";
+import { createEngine, isPromptTooLong, plan, prepareStep, promptTooLongTokens, type CompactionRecord, type ConversationState, type PromptTooLongOutcome } from "context-compaction/ai-sdk";
 import { chatEngine, planChat, planResponses, responsesEngine } from "context-compaction/openai";
 import { langchainEngine, planLangchain } from "context-compaction/langchain";
 
@@ -192,4 +192,24 @@ export async function concurrent(conversationId: string): Promise<string> {
     const tokens = shared.engineOf(conversationId)?.count().tokens ?? 0;
     shared.forget(conversationId);
     return result.text + (await agent.generate({ messages: history, options: { conversationId } })).text + String(tokens) + String(shared.recordOf(conversationId)?.cut);
+}
+
+// A stateless route: the state rides on the reply's metadata.
+type ChatMessage = UIMessage<{ compaction?: ConversationState }>;
+export async function route(messages: ChatMessage[]): Promise<Response> {
+    const step = prepareStep({
+        settings: { window: 200_000, maxOutputTokens: 16_000 },
+        state: messages.filter((m) => m.role === "assistant").at(-1)?.metadata?.compaction,
+        host: { onPrecompute: (settled) => (settled.ok ? undefined : console.error(settled.error)) },
+    });
+    const result = streamText({
+        model: "anthropic/claude-sonnet-4.6",
+        messages: await convertToModelMessages(messages),
+        prepareStep: step,
+        onStepEnd: step.onStepEnd,
+        maxOutputTokens: 16_000,
+    });
+    return result.toUIMessageStreamResponse({
+        messageMetadata: ({ part }) => (part.type === "finish" ? { compaction: step.stateOf() } : undefined),
+    });
 }

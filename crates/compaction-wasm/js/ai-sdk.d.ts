@@ -39,6 +39,18 @@ export interface CompactionRecord {
     at: string;
 }
 
+/** What a stateless route persists between requests (`stateOf(id)`):
+ * plain JSON, to put in the reply's metadata and pass back as
+ * `prepareStep({ state })`. */
+export interface ConversationState {
+    /** The view the last step sent, as a record (what replaced your first
+     * messages), or the last compaction's record; absent when nothing did. */
+    record?: CompactionRecord;
+    /** The usage of the call's last step, which counts that view (absent
+     * when a tier rewrote a message of the view's tail). */
+    usage?: LanguageModelUsage;
+}
+
 /** Options of `prepareStep`. */
 export interface PrepareStepOptions {
     /** The engine's settings (default: the seed preset, a 200,000-token window). */
@@ -46,7 +58,11 @@ export interface PrepareStepOptions {
     /** Writes a summary. Default: the step's own model, through `generateText`,
      * given `transcript(request.messages)` and the request's prompt. */
     summarize?: (request: SummaryRequest, model: LanguageModel) => Promise<string | Answer> | string | Answer;
-    /** The rest of the host (`readFiles`, `preCompact`, `postCompactHooks`, `precompute`). */
+    /** The rest of the host (`readFiles`, `preCompact`, `postCompactHooks`,
+     * `precompute`, `onPrecompute`). The background precompute is asked for
+     * only by a conversation's engine that served an earlier call (a step
+     * function made per request, in a stateless route, never asks for one)
+     * unless `precompute` says otherwise. */
     host?: Omit<Host, "summarize" | "now">;
     /** The clock (default: `new Date().toISOString()`). */
     now?: () => string;
@@ -54,6 +70,13 @@ export interface PrepareStepOptions {
      * a function from the conversation's id to its record (called once, at
      * the conversation's first step). */
     record?: CompactionRecord | ((conversationId: string | undefined) => CompactionRecord | undefined);
+    /** A stateless route's state from the last request (`stateOf`), or,
+     * with conversations, a function from the conversation's id to it
+     * (called once, at the conversation's first step): the first step
+     * starts from its record and counts from its usage. A bad one is
+     * `INVALID_ARGUMENT` naming `state.<field>`. Its record wins over
+     * `record`. */
+    state?: ConversationState | ((conversationId: string | undefined) => ConversationState | undefined);
     /** Called with each new record (and the conversation's id): persist it
      * beside your messages. */
     onRecord?: (record: CompactionRecord, conversationId: string | undefined) => void;
@@ -103,11 +126,17 @@ export type CompactingPrepareStep<TOOLS extends ToolSet = ToolSet> = {
      * before any step ran; a failing summariser rejects as in `prepare()`
      * (`SUMMARIZER_FAILED`). */
     promptTooLong(error?: unknown, conversationId?: string): Promise<PromptTooLongOutcome>;
-    /** Pass as `generateText`'s `onStepFinish` (or call it from yours): the
-     * usage of the last step of a call reaches the next call's first step
-     * (the steps within one call need nothing); the step's
-     * `runtimeContext` says whose. */
+    /** Pass as `generateText`'s or `streamText`'s `onStepEnd` (or call it
+     * from yours): the usage of the last step of a call reaches the next
+     * call's first step (the steps within one call need nothing) and
+     * `stateOf`; the step's `runtimeContext` says whose. */
+    onStepEnd(step: Pick<StepResult<ToolSet>, "usage"> & { readonly runtimeContext?: unknown }): void;
+    /** `onStepEnd` under its deprecated ai@7 name. */
     onStepFinish(step: Pick<StepResult<ToolSet>, "usage"> & { readonly runtimeContext?: unknown }): void;
+    /** What a stateless route persists for the next request (plain JSON):
+     * the view the last step sent, as a record, and the usage that counts
+     * it; pass it back as `prepareStep({ state })`. */
+    stateOf(conversationId?: string): ConversationState;
 };
 
 /** What `promptTooLong(error)` did: the reactive tier's outcome, with the

@@ -3,6 +3,7 @@
 // `ToolLoopAgent`. The conversion is the engine's (settings.format "ai-sdk");
 // this file only keeps one engine across steps and feeds it what is new.
 import { Engine, isPromptTooLong, plan as planAny, promptTooLongTokens } from "context-compaction/formats";
+import { codedError as coded } from "./guard.js";
 
 export { isPromptTooLong, promptTooLongTokens };
 
@@ -66,13 +67,6 @@ async function summarizeWith(model, request, maxOutputTokens) {
  * JSON (the AI SDK hands the host copies of its response messages). */
 const same = (a, b) => a === b || (a?.role === b?.role && JSON.stringify(a) === JSON.stringify(b));
 
-/** An error of this entry, with a `code` as the engine's have. */
-function coded(code, field, message, cause) {
-    const error = new Error(message, cause === undefined ? undefined : { cause });
-    error.code = code;
-    error.field = field;
-    return error;
-}
 
 /** A persisted `CompactionRecord` (plain JSON from the app's store),
  * checked before the engine trusts it: a bad one is `INVALID_ARGUMENT`
@@ -94,6 +88,36 @@ function checkRecord(record) {
     return record;
 }
 
+const COUNTERS = ["inputTokens", "outputTokens", "totalTokens", "reasoningTokens", "cachedInputTokens"];
+
+/** A persisted `ConversationState` (`stateOf(id)`, round-tripped through
+ * the app: a message's metadata, a cookie, a row), checked like a record:
+ * a bad one is `INVALID_ARGUMENT` naming `state.<field>`. */
+function checkState(state) {
+    if (state === undefined || state === null) return undefined;
+    const bad = (field, what) => {
+        throw coded("INVALID_ARGUMENT", `state${field}`, `state${field}: ${what} (a ConversationState from stateOf)`);
+    };
+    if (typeof state !== "object" || Array.isArray(state)) bad("", `must be an object, not ${Array.isArray(state) ? "an array" : typeof state}`);
+    const { usage } = state;
+    if (usage !== undefined && usage !== null) {
+        if (typeof usage !== "object" || Array.isArray(usage)) bad(".usage", "must be a step's LanguageModelUsage");
+        for (const key of COUNTERS) {
+            const n = usage[key];
+            if (n !== undefined && n !== null && !(Number.isSafeInteger(n) && n >= 0)) bad(`.usage.${key}`, `must be a token count, not ${JSON.stringify(n) ?? typeof n}`);
+        }
+        if (!Number.isSafeInteger(usage.inputTokens)) bad(".usage.inputTokens", "must be a token count (the usage of the call's last step)");
+    }
+    try {
+        checkRecord(state.record);
+    } catch (e) {
+        e.field = `state.${e.field}`;
+        e.message = `state.${e.message}`;
+        throw e;
+    }
+    return { record: state.record ?? undefined, usage: usage ?? undefined };
+}
+
 /** The conversation a step or a step's result belongs to: the id the
  * caller put in the call's `runtimeContext`. */
 const byRuntimeContext = (options) => options?.runtimeContext?.conversationId;
@@ -112,11 +136,17 @@ export function prepareStep(options = {}) {
     const { settings, summarize, host = {}, now = () => new Date().toISOString(), onDecision, onRecord } = options;
     const conversationId = options.conversationId ?? byRuntimeContext;
     const conversations = new Map(); // id → its state
-    const recordFor = (id) => checkRecord(typeof options.record === "function" ? options.record(id) : id === undefined ? options.record : undefined);
-    const fresh = (id) => ({
-        id,
-        record: recordFor(id),
-        engine: undefined,
+    const givenFor = (id, given) => (typeof given === "function" ? given(id) : id === undefined ? given : undefined);
+    const recordFor = (id) => checkRecord(givenFor(id, options.record));
+    const stateFor = (id) => checkState(givenFor(id, options.state));
+    const fresh = (id) => {
+        const state = stateFor(id);
+        return {
+            id,
+            record: state?.record ?? recordFor(id),
+            usage: state?.usage, // the last step's usage: of the last assistant message
+            kept: false, // whether the engine served an earlier call: only then is a precompute worth its call
+            engine: undefined,
         sent: [], // what the last step sent: the next step's messages start with it
         caller: [], // the caller's history so far: its own objects (and the AI SDK's response messages)
         index: new Map(), // each caller object the engine holds → its place in the caller's history
@@ -124,7 +154,8 @@ export function prepareStep(options = {}) {
         model: undefined, // the last step's model: the default summariser's
         pending: undefined, // usage of a step that finished after the last prepareStep (onStepFinish)
         queue: Promise.resolve(), // this conversation's steps, one at a time
-    });
+        };
+    };
     const lone = fresh(undefined); // the conversation of calls that give no id
     const idOf = (from) => {
         const id = conversationId(from);
@@ -173,7 +204,13 @@ export function prepareStep(options = {}) {
             if (i < lead || i >= lead + (c.record ? c.record.messages.length : 0)) c.index.set(m, i + (i < lead ? 0 : from));
         });
         c.next = messages.length;
-        if (held.length > 0) c.engine.load(held);
+        // The usage a persisted state carries is the last step's: it counts
+        // everything up to the last assistant message (SPEC R1.6).
+        const reply = c.usage === undefined ? -1 : held.findLastIndex((m) => m.role === "assistant");
+        if (reply >= 0) {
+            c.engine.load(held.slice(0, reply + 1), c.usage);
+            if (reply + 1 < held.length) c.engine.load(held.slice(reply + 1));
+        } else if (held.length > 0) c.engine.load(held);
     };
 
     // How many of `messages` continue what the engine holds: `sent` (the
@@ -192,6 +229,10 @@ export function prepareStep(options = {}) {
 
     const host_ = (c, stepModel) => ({
         ...host,
+        // A precompute (SPEC R9.1) runs in the background for an engine that
+        // outlives its call; a fresh engine per request (a stateless route)
+        // would never take its answer, so it asks for none.
+        precompute: host.precompute ?? c.kept,
         now: now(),
         summarize: summarize
             ? (request) => summarize(request, stepModel)
@@ -216,12 +257,28 @@ export function prepareStep(options = {}) {
         onRecord?.(c.record, c.id);
     };
 
+    // The view the last step sent as a record, when it is one: after its
+    // leading system messages, what stands for the caller's first
+    // messages, then the caller's own messages from `cut` on, in order.
+    const sentAsRecord = (c) => {
+        const out = c.sent;
+        let lead = 0;
+        while (lead < out.length && out[lead].role === "system" && c.index.has(out[lead])) lead++;
+        const kept = out.findIndex((m, i) => i >= lead && c.index.has(m));
+        if (kept === -1) return undefined;
+        const cut = c.index.get(out[kept]);
+        for (let i = kept; i < out.length; i++) if (c.index.get(out[i]) !== cut + i - kept) return undefined;
+        const messages = out.slice(lead, kept);
+        return { messages, cut: messages.length === 0 && cut === lead ? 0 : cut, at: now() };
+    };
+
     const fn = (stepOptions) => {
         const c = stateOf(idOf(stepOptions));
         return serial(c, async () => {
             const { messages, model: stepModel, steps } = stepOptions;
             c.model = stepModel;
             const from = held(c, messages);
+            if (from >= 0 && !(steps?.length > 0)) c.kept = true;
             if (from >= 0) {
                 const fresh = messages.slice(from);
                 for (const m of fresh) {
@@ -231,6 +288,7 @@ export function prepareStep(options = {}) {
                 // The usage the step before reported belongs to its reply, the
                 // last assistant message among the new ones (SPEC R1.6).
                 const usage = steps?.length > 0 ? steps.at(-1).usage : c.pending;
+                if (Number.isSafeInteger(usage?.inputTokens)) c.usage = usage;
                 const reply = fresh.some((m) => m.role === "assistant");
                 if (fresh.length > 0) c.engine.load(fresh, reply ? usage : undefined);
             } else {
@@ -291,19 +349,40 @@ export function prepareStep(options = {}) {
                     c.index = new Map();
                     c.next = 0;
                     c.record = undefined;
+                    c.usage = undefined;
                 });
                 if (id !== undefined) conversations.delete(id);
             },
         },
         promptTooLong: { value: promptTooLong },
-        // generateText's `onStepFinish` (or call it from yours): the last
-        // step's usage reaches the next call's first step too.
-        onStepFinish: {
-            value: (step) => {
-                const c = stateOf(idOf(step), false);
-                if (c !== undefined) c.pending = step?.usage;
+        // What a stateless route persists between requests, as plain JSON:
+        // the view the last step sent, as a record (what replaced the
+        // caller's first messages: a summary, or nothing when Tier 2 only
+        // dropped the oldest turns), and the last step's usage, which
+        // counts that view. When a tier changed a message of the tail (a
+        // cleared tool output), the view is no record, and the usage, which
+        // counted it, would not count the history the next request
+        // rebuilds: the state then holds the last compaction's record only.
+        stateOf: {
+            value: (id) => {
+                const c = stateOf(id, false);
+                const view = c === undefined ? undefined : sentAsRecord(c);
+                const record = view === undefined ? c?.record : view.messages.length === 0 && view.cut === 0 ? undefined : view;
+                const state = {};
+                if (record !== undefined) state.record = record;
+                if (view !== undefined && c.usage !== undefined) state.usage = c.usage;
+                return JSON.parse(JSON.stringify(state));
             },
         },
     });
+    // generateText's `onStepEnd` (or call it from yours): the last step's
+    // usage reaches the next call's first step too, and `stateOf`.
+    const onStepEnd = (step) => {
+        const c = stateOf(idOf(step), false);
+        if (c === undefined) return;
+        c.pending = step?.usage;
+        if (Number.isSafeInteger(step?.usage?.inputTokens)) c.usage = step.usage;
+    };
+    Object.defineProperties(fn, { onStepEnd: { value: onStepEnd }, onStepFinish: { value: onStepEnd } });
     return fn;
 }

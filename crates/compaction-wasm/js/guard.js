@@ -16,7 +16,10 @@
 //   (`__prepareStart`, `__prepareStep`), each host callback awaited between
 //   two of them: a trap in any step rejects the promise with
 //   "ENGINE_POISONED" (the preparation stopped half way) instead of
-//   escaping from a microtask, and other engines' preparations go on.
+//   escaping from a microtask, and other engines' preparations go on;
+//   a precompute it leaves pending is started after it resolves and never
+//   awaited: its outcome goes to the engine (`__precomputeSettled`, taken
+//   by the next prepare()) and to `host.onPrecompute`.
 // Arguments are checked inside the module (each wrong type is an
 // INVALID_ARGUMENT error naming its field), not here.
 
@@ -24,12 +27,16 @@ const apply = Reflect.apply;
 const OWNERSHIP = "attempted to take ownership of Rust value while it was borrowed";
 const NULL_POINTER = "null pointer passed to rust";
 
-function coded(code, message, cause) {
-  const error = new Error(message, { cause });
+/** An `Error` with a `code` and `field`, as the module's own errors have
+ * (the SDK entries' errors too). */
+export function codedError(code, field, message, cause) {
+  const error = new Error(message, cause === undefined ? undefined : { cause });
   error.code = code;
-  error.field = "";
+  error.field = field;
   return error;
 }
+
+const coded = (code, message, cause) => codedError(code, "", message, cause);
 
 /** Installs the guard on `Class` (named `name` in messages); idempotent. */
 export function guard(Class, name) {
@@ -72,7 +79,22 @@ export function guard(Class, name) {
     const what = error instanceof Error ? error.message : String(error);
     return coded("ENGINE_ERROR", `${name}.${method}: ${what}`, error);
   };
-  const { __prepareStart: start, __prepareStep: step } = proto;
+  const { __prepareStart: start, __prepareStep: step, __precomputeSettled: settled } = proto;
+  // The background precompute: `summarize(request)`, not awaited by
+  // anyone; what it gave reaches the engine (unless freed or poisoned by
+  // then) and the host's `onPrecompute`, whose own throw is not caught.
+  const background = (self, summarize, request, id, report) => {
+    const done = (ok, value) => {
+      if (self.__wbg_ptr && !poisoned.has(self)) settled.call(self, id, ok, value);
+      report?.(ok ? { id, ok } : { id, ok, error: value });
+    };
+    Promise.resolve()
+      .then(() => apply(summarize, null, [request]))
+      .then(
+        (value) => done(true, value),
+        (error) => done(false, error),
+      );
+  };
   if (typeof start === "function" && typeof step === "function") {
     // Started synchronously (busy, a wrong host and a poisoned engine throw
     // at once); the callbacks never run inside the prepare() call.
@@ -89,6 +111,10 @@ export function guard(Class, name) {
           throw settle(self, "prepare", e, true);
         }
         if (next.length === 1) return next[0];
+        if (next.length === 5) {
+          background(self, next[1], next[2], next[3], next[4]);
+          return next[0];
+        }
         try {
           value = await apply(next[0], null, [next[1]]);
           ok = true;

@@ -24,15 +24,29 @@ export interface Host {
     postCompactHooks?: () => Promise<HookOutput[]> | HookOutput[];
     /** The host's clock (RFC 3339); lets the time-based microcompact see idle gaps. */
     now?: string;
-    /** Answer the background precompute summary too (default true). */
+    /** Ask for the background precompute summary (SPEC R9.1; default
+     * true): when a preparation leaves one pending, `summarize` is called
+     * for it after `prepare()` resolved, never awaited by it; the next
+     * `prepare()` takes its answer, and a later compaction reuses it. Its
+     * failure fails no call: that precompute is dropped (a step of the
+     * next decision says so) and `onPrecompute` gets the error. Pass
+     * `false` when the engine does not outlive the request (a stateless
+     * route): nothing would be left to take the answer. */
     precompute?: boolean;
+    /** Told when a background precompute's `summarize` settled: `ok`, or
+     * the error it threw (reported here, never thrown by `prepare()`). */
+    onPrecompute?: (settled: PrecomputeSettled) => void;
 }
+
+/** A background precompute's `summarize` settled (`Host.onPrecompute`). */
+export type PrecomputeSettled = { id: number; ok: true } | { id: number; ok: false; error: unknown };
 
 export interface Engine {
     /** Runs the cascade before a model call and answers every request it
      * makes through `host` (a compaction with its PreCompact hooks,
-     * summary, fallbacks and files; Tier 3 segments; the precompute) until
-     * nothing is pending: the async twin of the engine's `drive`, and the
+     * summary, fallbacks and files; Tier 3 segments) until nothing is
+     * pending but the precompute, which runs in the background
+     * (`Host.precompute`): the async twin of the engine's `drive`, and the
      * binding's only request loop. Resolves to the last decision with every
      * step taken. Then send `messages()`. Throws at once (`ENGINE_BUSY`,
      * `INVALID_ARGUMENT`, `ENGINE_POISONED`) when it cannot start; a wasm

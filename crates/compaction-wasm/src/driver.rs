@@ -8,6 +8,14 @@
 //! failed request — and when to run the cascade again) up to the next
 //! callback to call. The state is never borrowed across a callback: the
 //! host may read it while its call runs.
+//!
+//! The background precompute (SPEC R9.1) is never awaited inside a
+//! preparation: when one ends with a precompute request pending (and the
+//! host wants it), the JS loop calls `summarize` for it after resolving and
+//! hands its outcome to [`Background::settled`]; the next preparation
+//! answers the engine with it before it decides. Its failure drops that
+//! precompute (a step of the next decision says so; `host.onPrecompute`
+//! gets the error) and fails no call.
 
 use compaction_core::compact::FileAnswer;
 use compaction_core::engine::{Answer, Preparation, Request};
@@ -29,16 +37,17 @@ pub(crate) struct JsHost {
     post_compact_hooks: Option<js_sys::Function>,
     pub(crate) now: Option<String>,
     precompute: bool,
+    on_precompute: Option<js_sys::Function>,
 }
 
 impl JsHost {
-    /// Reads `{ summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute? }`.
+    /// Reads `{ summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute?, onPrecompute? }`.
     pub(crate) fn read(host: &JsValue) -> Result<JsHost, JsValue> {
         if !host.is_object() {
             return Err(js_error(
                 INVALID_ARGUMENT,
                 "host",
-                "host must be an object { summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute? }",
+                "host must be an object { summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute?, onPrecompute? }",
             ));
         }
         let get = |key: &str| crate::js::get(host, key, &format!("host.{key}"));
@@ -81,6 +90,7 @@ impl JsHost {
             post_compact_hooks: function("postCompactHooks")?,
             now,
             precompute: get("precompute")?.as_bool().unwrap_or(true),
+            on_precompute: function("onPrecompute")?,
         })
     }
 
@@ -97,6 +107,7 @@ impl JsHost {
                 }
             }
             Request::Summary(r) | Request::CollapseSegment(r) | Request::Precompute(r) => {
+                // (A precompute is never asked inside a preparation: see the module.)
                 match to_js(&SummaryRequest::from_core(r.clone())) {
                     Ok(arg) => Asked::Call(self.summarize.clone(), arg, Stage::Summarize),
                     Err(e) => Asked::Failed(SUMMARIZER_FAILED, "summarize", e),
@@ -211,8 +222,73 @@ fn invalid(field: &str, message: &str) -> JsValue {
 pub(crate) enum Next {
     /// Call this callback with this argument, then step with its outcome.
     Call(js_sys::Function, JsValue),
-    /// `prepare()` resolves to this decision.
-    Done(JsValue),
+    /// `prepare()` resolves to this decision; with a precompute to start
+    /// in the background, not awaited.
+    Done(JsValue, Option<Started>),
+}
+
+/// A precompute request `prepare()` starts in the background: call
+/// `summarize` with `request`, then give its outcome to the engine with
+/// `id` (`__precomputeSettled`) and to `report` (`host.onPrecompute`).
+pub(crate) struct Started {
+    pub(crate) summarize: js_sys::Function,
+    pub(crate) request: JsValue,
+    pub(crate) id: u64,
+    pub(crate) report: Option<js_sys::Function>,
+}
+
+/// The engine's background precompute, as the package runs it.
+#[derive(Default)]
+pub(crate) struct Background {
+    /// The precompute request started last (a request is started once).
+    started: Option<u64>,
+    /// What the host's summariser gave for the latest request that
+    /// settled, not yet answered (an earlier one is gone by then: the
+    /// engine asks for a precompute only when none is pending).
+    settled: Option<(u64, Answer)>,
+}
+
+impl Background {
+    /// The summariser settled on request `id`: `Ok` what it resolved to,
+    /// `Err` what it threw. A failure, or a value that is no summary (a
+    /// precompute takes a text or `offline`), drops the precompute: a
+    /// failed answer, never an error (`host.onPrecompute` has the cause).
+    pub(crate) fn settled(&mut self, id: u64, outcome: Result<JsValue, JsValue>) {
+        let answer = match outcome.map(|v| crate::engine::answer_from_js(&v)) {
+            Ok(Ok(a @ (Answer::Text { .. } | Answer::Offline))) => a,
+            _ => Answer::Failed {
+                reason: "the host's summariser gave no summary".to_owned(),
+            },
+        };
+        if self.settled.as_ref().is_none_or(|(held, _)| *held < id) {
+            self.settled = Some((id, answer));
+        }
+    }
+
+    /// Answers the engine with the settled precompute; its steps. An
+    /// answer whose request is gone (a compaction ran before it came: it
+    /// said "precompute miss") changes nothing.
+    fn answer(&mut self, engine: &mut compaction_core::engine::Engine) -> Vec<compaction_core::step::Step> {
+        self.settled
+            .take()
+            .and_then(|(id, answer)| engine.answer(id, answer).ok())
+            .map(|out| out.steps)
+            .unwrap_or_default()
+    }
+
+    /// The precompute request to start now among a decision's `requests`,
+    /// if one is pending that was not started yet.
+    fn start(&mut self, requests: &[Request]) -> Option<compaction_core::compact::SummaryRequest> {
+        let request = requests.iter().find_map(|r| match r {
+            Request::Precompute(r) => Some(r),
+            _ => None,
+        })?;
+        if self.started == Some(request.id) {
+            return None;
+        }
+        self.started = Some(request.id);
+        Some(request.clone())
+    }
 }
 
 /// One pending `prepare()`: the host, the core's preparation, and the
@@ -221,17 +297,24 @@ pub(crate) struct Run {
     host: JsHost,
     prep: Preparation,
     asked: Option<(Request, Stage)>,
+    /// The steps of the precompute answers taken at the start.
+    settled: Vec<compaction_core::step::Step>,
 }
 
 impl Run {
     /// A preparation with `host`, at the `now` it gives.
     pub(crate) fn start(state: &Shared, host: JsHost) -> Result<Run, JsValue> {
-        let now = borrow(state)?.now(host.now.clone())?;
-        let prep = Preparation::new(now, host.precompute);
+        let mut s = borrow(state)?;
+        let now = s.now(host.now.clone())?;
+        let s = &mut *s;
+        let settled = s.precompute.answer(&mut s.engine);
+        // The precompute is never answered inside the preparation.
+        let prep = Preparation::new(now, false);
         Ok(Run {
             host,
             prep,
             asked: None,
+            settled,
         })
     }
 
@@ -267,9 +350,25 @@ impl Run {
                     let Some(request) = next else {
                         let mut s = borrow(state)?;
                         let prep = std::mem::replace(&mut self.prep, Preparation::new(None, false));
-                        let prepared = prep.finish(&mut s.engine);
+                        let mut prepared = prep.finish(&mut s.engine);
+                        let mut steps = std::mem::take(&mut self.settled);
+                        steps.append(&mut prepared.decision.steps);
+                        prepared.decision.steps = steps;
+                        let background = match self.host.precompute {
+                            true => s.precompute.start(&prepared.decision.requests),
+                            false => None,
+                        };
                         let out = s.prepared(prepared);
-                        return to_js(&out).map(Next::Done);
+                        let started = match background {
+                            None => None,
+                            Some(r) => Some(Started {
+                                summarize: self.host.summarize.clone(),
+                                id: r.id,
+                                request: to_js(&SummaryRequest::from_core(r))?,
+                                report: self.host.on_precompute.clone(),
+                            }),
+                        };
+                        return to_js(&out).map(|d| Next::Done(d, started));
                     };
                     let next = self.host.begin(&request);
                     (request, next)

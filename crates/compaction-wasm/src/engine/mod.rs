@@ -121,15 +121,29 @@ export interface Host {
     postCompactHooks?: () => Promise<HookOutput[]> | HookOutput[];
     /** The host's clock (RFC 3339); lets the time-based microcompact see idle gaps. */
     now?: string;
-    /** Answer the background precompute summary too (default true). */
+    /** Ask for the background precompute summary (SPEC R9.1; default
+     * true): when a preparation leaves one pending, `summarize` is called
+     * for it after `prepare()` resolved, never awaited by it; the next
+     * `prepare()` takes its answer, and a later compaction reuses it. Its
+     * failure fails no call: that precompute is dropped (a step of the
+     * next decision says so) and `onPrecompute` gets the error. Pass
+     * `false` when the engine does not outlive the request (a stateless
+     * route): nothing would be left to take the answer. */
     precompute?: boolean;
+    /** Told when a background precompute's `summarize` settled: `ok`, or
+     * the error it threw (reported here, never thrown by `prepare()`). */
+    onPrecompute?: (settled: PrecomputeSettled) => void;
 }
+
+/** A background precompute's `summarize` settled (`Host.onPrecompute`). */
+export type PrecomputeSettled = { id: number; ok: true } | { id: number; ok: false; error: unknown };
 
 export interface Engine {
     /** Runs the cascade before a model call and answers every request it
      * makes through `host` (a compaction with its PreCompact hooks,
-     * summary, fallbacks and files; Tier 3 segments; the precompute) until
-     * nothing is pending: the async twin of the engine's `drive`, and the
+     * summary, fallbacks and files; Tier 3 segments) until nothing is
+     * pending but the precompute, which runs in the background
+     * (`Host.precompute`): the async twin of the engine's `drive`, and the
      * binding's only request loop. Resolves to the last decision with every
      * step taken. Then send `messages()`. Throws at once (`ENGINE_BUSY`,
      * `INVALID_ARGUMENT`, `ENGINE_POISONED`) when it cannot start; a wasm
@@ -349,15 +363,39 @@ impl Engine {
                 self.shared.run.set(Some(run));
                 Ok(js_sys::Array::of2(&f, &arg))
             }
-            Ok(crate::driver::Next::Done(decision)) => {
+            Ok(crate::driver::Next::Done(decision, None)) => {
                 self.shared.preparing.set(false);
                 Ok(js_sys::Array::of1(&decision))
+            }
+            Ok(crate::driver::Next::Done(decision, Some(b))) => {
+                self.shared.preparing.set(false);
+                let report = b.report.map_or(JsValue::UNDEFINED, JsValue::from);
+                Ok(js_sys::Array::of5(
+                    &decision,
+                    &b.summarize,
+                    &b.request,
+                    &JsValue::from_f64(b.id as f64),
+                    &report,
+                ))
             }
             Err(e) => {
                 self.shared.preparing.set(false);
                 Err(e)
             }
         }
+    }
+}
+
+#[wasm_bindgen]
+impl Engine {
+    /// The background precompute request `id` that `prepare()` started
+    /// settled (`ok`: resolved to `value`; else threw `value`): kept for
+    /// the next `prepare()`, also while one is pending.
+    #[wasm_bindgen(js_name = __precomputeSettled, skip_typescript)]
+    pub fn precompute_settled(&self, id: f64, ok: bool, value: JsValue) -> Result<(), JsValue> {
+        let outcome = if ok { Ok(value) } else { Err(value) };
+        borrow(&self.shared)?.precompute.settled(id as u64, outcome);
+        Ok(())
     }
 }
 

@@ -30,6 +30,10 @@ pub(crate) struct State {
     pub(crate) counter: Option<crate::counter::CounterSlot>,
     /// The history's format, when it is not Anthropic's (`settings.format`).
     pub(crate) formatted: Option<crate::format::Formatted>,
+    /// The background precompute (SPEC R9.1) `prepare()` started last, and
+    /// what the host's summariser gave for it once it settled: the next
+    /// `prepare()` answers the engine with it (never awaited inside one).
+    pub(crate) precompute: crate::driver::Background,
 }
 
 impl State {
@@ -40,6 +44,7 @@ impl State {
             last_now: None,
             counter: None,
             formatted: None,
+            precompute: crate::driver::Background::default(),
         })
     }
 
