@@ -15,6 +15,9 @@ const expected = {
   "ai-sdk-concurrency": /^1 messages seen\. \| 1 messages seen\. \| 1 messages seen\.$/,
   // The route's state on the reply: the usage of its last step.
   "ai-sdk-stateless-route": /^1200$/,
+  // The second turn's model call got 3 items, and the engine counted from
+  // the usage the first reported.
+  "openai-agents": /^3 items seen\. reportedPlusEstimate$/,
 };
 
 for (const [name, output] of Object.entries(expected)) {
