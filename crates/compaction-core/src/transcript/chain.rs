@@ -361,10 +361,18 @@ impl Graph {
             problems.push(Problem::new(boundary.line, ProblemKind::DanglingPreserved, what));
         };
         if let Some(list) = &meta.preserved_messages {
-            for uuid in &list.uuids {
+            // `uuids` are the messages kept; `allUuids` only when a file
+            // gives no `uuids` (every record in it that is a message).
+            let (uuids, wider) = match (&list.all_uuids, list.uuids.is_empty()) {
+                (Some(all), true) => (all, true),
+                _ => (&list.uuids, false),
+            };
+            for uuid in uuids {
                 match self.message_index(uuid) {
                     Some(m) if !out.contains(&m) => out.push(m),
                     Some(_) => {}
+                    // The wider list names kept records that are no message.
+                    None if wider && self.index.contains_key(uuid) => {}
                     None => dangling(format!(
                         "`preservedMessages` uuid {uuid} names no message in the file"
                     )),

@@ -83,6 +83,7 @@ pub mod fidelity;
 mod import;
 pub mod lacks;
 pub mod log;
+mod metadata;
 mod model;
 mod record;
 pub mod replay;

@@ -79,19 +79,27 @@ pub struct CompactMetadata {
     /// Context size just before compaction.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pre_tokens: Option<u64>,
-    /// Context size just after (newer clients).
+    /// Context size just after (2.1.122 on).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub post_tokens: Option<u64>,
+    /// How long the compaction took, in milliseconds (2.1.122 on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// Tokens dropped by all compactions so far (SPEC R7.9).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cumulative_dropped_tokens: Option<u64>,
+    /// The deferred tools the client had discovered before compacting, by
+    /// name (2.1.81 on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_compact_discovered_tools: Option<Vec<String>>,
     /// `preservedSegment {headUuid, anchorUuid, tailUuid}` (newer clients).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preserved_segment: Option<PreservedSegment>,
-    /// `preservedMessages`: `[uuid…]` (SPEC R7.9) or `{anchorUuid, uuids}`.
+    /// `preservedMessages`: `[uuid…]` (SPEC R7.9) or `{anchorUuid, uuids,
+    /// allUuids}` (2.1.170).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preserved_messages: Option<PreservedMessages>,
-    /// Every other field (`durationMs`…), verbatim.
+    /// Every other field, verbatim.
     #[serde(flatten)]
     pub extra: Fields,
 }
@@ -116,8 +124,14 @@ pub struct PreservedMessages {
     /// The record they attach after, when the file says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub anchor_uuid: Option<Uuid>,
-    /// The preserved uuids, in order.
+    /// The preserved messages' uuids, in order: what a resume relinks
+    /// after the summary (`uuids[0]` after the anchor, each after the one
+    /// before).
     pub uuids: Vec<Uuid>,
+    /// `allUuids` (2.1.170): the wider list of every kept record, when the
+    /// file gives it; a resume falls back to it when `uuids` is empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all_uuids: Option<Vec<Uuid>>,
 }
 
 /// A `compact_boundary` record.

@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde_json::value::RawValue;
 
+use super::metadata::compact_metadata;
+pub(super) use super::metadata::uuid_list;
+use super::model::CompactMetadata;
 use super::model::Fields;
-use super::model::{CompactMetadata, PreservedMessages, PreservedSegment};
 use crate::message::{Content, Json, Role, Text, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
@@ -547,82 +548,5 @@ fn payload_error(message: &Json) -> Invalid {
             Err(err) => format!("`message.content`: {err}"),
             Ok(_) => "`message` is not a usable object".to_owned(),
         },
-    }
-}
-
-/// A uuid field of a JSON object, if it is a string.
-fn uuid_field(object: &Json, key: &str) -> Option<Uuid> {
-    object.str_field(key).map(|u| Uuid::from(u.as_ref()))
-}
-
-/// The strings of a JSON list (its text), as uuids (other items skipped).
-pub(super) fn uuid_list(text: &str) -> Option<Vec<Uuid>> {
-    let items = serde_json::from_slice::<Vec<&RawValue>>(text.as_bytes()).ok()?;
-    Some(
-        items
-            .iter()
-            .filter_map(|item| serde_json::from_slice::<Text>(item.get().as_bytes()).ok())
-            .map(|t| Uuid::from(t.0.as_ref()))
-            .collect(),
-    )
-}
-
-/// Reads every `compactMetadata` variant real files and the spec carry:
-/// `{trigger, preTokens}`; `postTokens`, `cumulativeDroppedTokens`;
-/// `preservedSegment {headUuid, anchorUuid, tailUuid}`; `preservedMessages`
-/// as `[uuid…]` (SPEC R7.9) or `{anchorUuid, uuids}`. Everything else is
-/// kept verbatim.
-fn compact_metadata(mut meta: Fields) -> CompactMetadata {
-    let mut take_u64 = |key: &str| match meta.get(key).and_then(Json::read::<u64>) {
-        Some(n) => {
-            meta.remove(key);
-            Some(n)
-        }
-        None => None,
-    };
-    let pre_tokens = take_u64("preTokens");
-    let post_tokens = take_u64("postTokens");
-    let cumulative_dropped_tokens = take_u64("cumulativeDroppedTokens");
-    let trigger = meta.str_field("trigger").map(Cow::into_owned);
-    if trigger.is_some() {
-        meta.remove("trigger");
-    }
-    let preserved_segment = match meta.get("preservedSegment") {
-        Some(seg) if seg.is_object() => {
-            let segment = PreservedSegment {
-                head_uuid: uuid_field(seg, "headUuid"),
-                anchor_uuid: uuid_field(seg, "anchorUuid"),
-                tail_uuid: uuid_field(seg, "tailUuid"),
-            };
-            meta.remove("preservedSegment");
-            Some(segment)
-        }
-        _ => None,
-    };
-    let preserved_messages = match meta.get("preservedMessages") {
-        Some(obj) if obj.is_object() => Some(PreservedMessages {
-            anchor_uuid: uuid_field(obj, "anchorUuid"),
-            uuids: obj
-                .field::<&RawValue>("uuids")
-                .and_then(|list| uuid_list(list.get()))
-                .unwrap_or_default(),
-        }),
-        Some(list) => uuid_list(list.text()).map(|uuids| PreservedMessages {
-            anchor_uuid: None,
-            uuids,
-        }),
-        None => None,
-    };
-    if preserved_messages.is_some() {
-        meta.remove("preservedMessages");
-    }
-    CompactMetadata {
-        trigger,
-        pre_tokens,
-        post_tokens,
-        cumulative_dropped_tokens,
-        preserved_segment,
-        preserved_messages,
-        extra: meta,
     }
 }

@@ -409,6 +409,7 @@ fn compact_logged(
 
 mod eras;
 mod expanded;
+mod newest;
 mod problems;
 mod properties;
 mod resumed;
