@@ -367,7 +367,10 @@ pub fn App() -> Html {
                 Callback::from(move |uuid| state.dispatch(Action::Lineage(uuid)))
             };
             let thinking = exploration.as_ref().map(|e| e.thinking).unwrap_or_default();
-            html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} {thinking} /> }
+            let preserve = state.fields[Field::PreserveGroups as usize].parse().unwrap_or(1);
+            let set = state.clone();
+            let on_preserve = Callback::from(move |n: usize| set.dispatch(Action::Set(Field::PreserveGroups, n.to_string())));
+            html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} {thinking} {preserve} {on_preserve} /> }
         });
     let chart = match (&*replayed, &*imported) {
         (Some(Ok(r)), Some(i)) => imported_chart(i, &r.0, &r.1),

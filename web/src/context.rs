@@ -5,9 +5,11 @@
 
 use compaction_core::compact::attachments::{Candidate, Status};
 use compaction_scenarios::figures::grouped;
-use compaction_scenarios::sandbox::{Item, Kind, Moment, Outcome};
+use compaction_scenarios::sandbox::{Groups, Item, Kind, Moment, Outcome};
 use yew::prelude::*;
 
+use crate::cut::CutHandle;
+use crate::lost::WhatWasLost;
 use crate::thinking::{run_tags, ThinkingView};
 
 /// A kind's name on screen and its CSS class.
@@ -45,18 +47,20 @@ pub struct Run {
 /// Items grouped into runs; summaries and collapses stay one per run (each
 /// has its own lineage).
 pub fn runs(items: &[Item]) -> Vec<Run> {
-    runs_marking(items, &std::collections::HashSet::new())
+    runs_marking(items, &std::collections::HashSet::new(), &[])
 }
 
 /// [`runs`], with the items in `summarised` (replaced by the event's
-/// summary) in runs of their own, as preserved items are.
+/// summary) in runs of their own, as preserved items are, and a new run at
+/// each of `starts` (the item indices where legal groups start).
 pub fn runs_marking(
     items: &[Item],
     summarised: &std::collections::HashSet<&compaction_core::message::Uuid>,
+    starts: &[usize],
 ) -> Vec<Run> {
     let mut out: Vec<Run> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let alone = matches!(item.kind, Kind::Summary | Kind::Collapse);
+        let alone = matches!(item.kind, Kind::Summary | Kind::Collapse) || starts.binary_search(&i).is_ok();
         let gone = summarised.contains(&item.uuid);
         match out.last_mut() {
             Some(r)
@@ -98,6 +102,12 @@ pub struct ContextViewProps {
     /// The `thinking` setting the engine ran with (R13.1).
     #[prop_or_default]
     pub thinking: compaction_core::api::ThinkingMode,
+    /// The "groups preserved" setting (the cut's handle).
+    #[prop_or_default]
+    pub preserve: usize,
+    /// Called with a new "groups preserved" when the cut is moved.
+    #[prop_or_default]
+    pub on_preserve: Callback<usize>,
 }
 
 /// The request before and after the event.
@@ -107,6 +117,7 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
     let total_before: u64 = m.before.iter().map(|i| i.tokens).sum();
     let total_after: u64 = m.after.iter().map(|i| i.tokens).sum();
     let widest = total_before.max(total_after).max(1);
+    let (before_rows, after_rows) = (use_node_ref(), use_node_ref());
     html! {
         <div class="context">
             <p class="count-note">
@@ -119,15 +130,22 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
                 <li><strong>{ m.after.iter().filter(|i| i.reduced).count() }</strong>{ " with content cleared or trimmed" }</li>
                 <li><strong>{ m.after.iter().filter(|i| i.kind == Kind::Attachment).count() }</strong>{ " attachments restored" }</li>
             </ul>
-            { stack("Before", &m.before, total_before, widest, props) }
-            { stack("After", &m.after, total_after, widest, props) }
+            { stack("Before", &m.before, total_before, widest, props, &before_rows) }
+            { stack("After", &m.after, total_after, widest, props, &after_rows) }
             <ThinkingView before={m.before.clone()} after={m.after.clone()} mode={props.thinking} touched={props.touched.clone()} />
-            { outcome(m.outcome.as_ref()) }
+            { outcome(m) }
         </div>
     }
 }
 
-fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &ContextViewProps) -> Html {
+fn stack(
+    title: &'static str,
+    items: &[Item],
+    total: u64,
+    widest: u64,
+    props: &ContextViewProps,
+    rows: &NodeRef,
+) -> Html {
     // Before a compaction: what its summary replaced, and where the cut fell.
     let compacted = matches!(props.moment.outcome, Some(Outcome::Compacted { .. }));
     let summarised: std::collections::HashSet<&compaction_core::message::Uuid> =
@@ -141,7 +159,11 @@ fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &C
         } else {
             std::collections::HashSet::new()
         };
-    let runs = runs_marking(items, &summarised);
+    // Before a compaction, each legal group is bracketed: its runs start
+    // at group starts.
+    let groups = props.moment.groups.as_ref().filter(|_| title == "Before");
+    let starts = groups.map(|g| g.starts.as_slice()).unwrap_or_default();
+    let runs = runs_marking(items, &summarised, starts);
     let cut = runs.iter().rposition(|r| r.summarised).map(|i| i + 1);
     let open = props.open.contains(&format!("list:{title}"));
     // A long list shows the blocks around the cut, not only the first ones.
@@ -166,15 +188,19 @@ fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &C
                     html! { <span class={classes!("seg", class)} style={width(r.tokens)}></span> }
                 }) }
             </div>
-            <ol class="runs">
+            <ol class={classes!("runs", groups.is_some().then_some("grouped"))} ref={rows.clone()}>
                 if start > 0 {
                     <li class="earlier muted">{ format!("… {start} earlier blocks (Show all lists them)") }</li>
                 }
                 { for runs.iter().enumerate().skip(start).take(if open { usize::MAX } else { SHOWN }).map(|(i, r)| html! { <>
                     if cut == Some(i) {
-                        <li class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li>
+                        if let Some(g) = groups.filter(|g| g.movable) {
+                            <CutHandle groups={g.clone()} setting={props.preserve} rows={rows.clone()} on_set={props.on_preserve.clone()} />
+                        } else {
+                            <li class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li>
+                        }
                     }
-                    { run(r, items, props) }
+                    { run(r, items, props, groups, cut.is_some_and(|c| i >= c)) }
                 </> }) }
             </ol>
             if runs.len() > SHOWN {
@@ -186,7 +212,9 @@ fn stack(title: &'static str, items: &[Item], total: u64, widest: u64, props: &C
     }
 }
 
-fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
+/// A run's row; `groups`: the legal groups it is bracketed by; `kept`:
+/// after the event's cut (kept verbatim by it).
+fn run(r: &Run, items: &[Item], props: &ContextViewProps, groups: Option<&Groups>, kept: bool) -> Html {
     let (name, class) = kind_name(r.kind);
     let slice = &items[r.first..r.first + r.len];
     let touched = slice.iter().any(|i| props.touched.contains(&i.uuid.0));
@@ -220,14 +248,32 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
             }
         </> }
     };
+    // Its place in its legal group: a bracket opens at the group's first
+    // run and closes at its last.
+    let group = groups.and_then(|g| g.group_of(r.first).map(|k| (g, k)));
+    let bracket = group.map(|(g, k)| {
+        let first = g.starts[k] == r.first;
+        let end = g.starts.get(k + 1).copied().unwrap_or(g.end);
+        let last = r.first + r.len == end;
+        match (first, last) {
+            (true, true) => "b-solo",
+            (true, false) => "b-first",
+            (false, true) => "b-last",
+            (false, false) => "b-mid",
+        }
+    });
     html! {
-        <li class={classes!("run", class, touched.then_some("touched"))} data-kind={name}>
+        <li class={classes!("run", class, touched.then_some("touched"))} data-kind={name}
+            data-item={groups.map(|_| r.first.to_string())} data-group={group.map(|(_, k)| k.to_string())}>
+            if let Some(b) = bracket {
+                <span class={classes!("bracket", b)} aria-hidden="true"></span>
+            }
             <span class={classes!("swatch", class)} aria-hidden="true"></span>
             <span class="kind">{ name }</span>
             { head }
             <span class="num">{ grouped(r.tokens) }{ " tokens" }</span>
             if r.reduced > 0 { <span class="tag">{ format!("{} cleared/trimmed", r.reduced) }</span> }
-            if r.preserved { <span class="tag tag-preserved">{ "kept verbatim" }</span> }
+            if r.preserved || kept { <span class="tag tag-preserved">{ "kept verbatim" }</span> }
             if r.summarised { <span class="tag tag-summarised">{ "summarised" }</span> }
             { run_tags(slice) }
             if touched { <span class="tag tag-touched">{ "touched by this step" }</span> }
@@ -236,8 +282,8 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps) -> Html {
     }
 }
 
-fn outcome(o: Option<&Outcome>) -> Html {
-    match o {
+fn outcome(m: &Moment) -> Html {
+    match m.outcome.as_ref() {
         None => html! {},
         Some(Outcome::Failed { reason }) => html! {
             <div class="outcome failed" role="status">
@@ -262,6 +308,7 @@ fn outcome(o: Option<&Outcome>) -> Html {
                 </p>
                 <h4>{ "Attachments" }</h4>
                 { attachment_table(attachments) }
+                <WhatWasLost summarised={summarised(m)} sections={m.lost.clone()} />
                 <details class="summary-text">
                     <summary>{ "The summary the model wrote (offline, deterministic)" }</summary>
                     <pre>{ summary.clone() }</pre>
@@ -269,6 +316,19 @@ fn outcome(o: Option<&Outcome>) -> Html {
             </div>
         },
     }
+}
+
+/// The items of the request before `m` its summary replaced, with their
+/// index there.
+fn summarised(m: &Moment) -> Vec<(usize, Item)> {
+    let replaced: std::collections::HashSet<&compaction_core::message::Uuid> =
+        m.after.iter().flat_map(|i| i.replaces.iter()).collect();
+    m.before
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| replaced.contains(&i.uuid))
+        .map(|(at, i)| (at, i.clone()))
+        .collect()
 }
 
 /// A candidate's status in words.
@@ -345,9 +405,23 @@ mod tests {
         items[3].preserved = true;
         let gone = [items[0].uuid.clone()];
         let gone: std::collections::HashSet<_> = gone.iter().collect();
-        let r = runs_marking(&items, &gone);
+        let r = runs_marking(&items, &gone, &[]);
         let shape: Vec<(usize, bool, bool)> = r.iter().map(|r| (r.len, r.summarised, r.preserved)).collect();
         assert_eq!(shape, [(1, true, false), (2, false, false), (1, false, true)]);
+    }
+
+    #[test]
+    fn a_legal_group_starts_a_run_of_its_own() {
+        let items = [item(Kind::User, 1), item(Kind::User, 2), item(Kind::User, 3)];
+        let none = std::collections::HashSet::new();
+        let shape = |starts: &[usize]| -> Vec<(usize, usize)> {
+            runs_marking(&items, &none, starts)
+                .iter()
+                .map(|r| (r.first, r.len))
+                .collect()
+        };
+        assert_eq!(shape(&[]), [(0, 3)]);
+        assert_eq!(shape(&[0, 2]), [(0, 2), (2, 1)]);
     }
 
     #[test]

@@ -157,6 +157,8 @@ async fn context_view_shows_the_engines_counts_before_and_after() {
             open: Vec::new(),
             on_lineage: Callback::noop(),
             thinking: Default::default(),
+            preserve: 1,
+            on_preserve: Callback::noop(),
         },
     )
     .render();

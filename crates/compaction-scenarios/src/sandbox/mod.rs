@@ -9,16 +9,20 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 mod chart;
+mod cut;
 mod flows;
 mod items;
 mod journal;
+mod lost;
 mod precompute;
 mod request;
 
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
+pub use cut::{Groups, SEED_002_REASON};
 pub use flows::{failure_stages, lit, Flow, Stage, FLOWS};
 pub use items::{items, label, Fate, Item, Kind, Thought};
 pub use journal::{journal, BoundaryCard, Journal, Place, Record, Resumed};
+pub use lost::{Line, Section};
 pub use precompute::PrecomputeSwitch;
 pub use request::{explain, rebuild, Goes, Part, Rebuild, Segment};
 
@@ -152,6 +156,12 @@ pub struct Moment {
     /// Tokens the API counted over the engine's count of the request
     /// before the event: a 413 that stated the prompt's size (0 otherwise).
     pub undercount: u64,
+    /// When the event compacted: the legal groups of the view before it
+    /// and where its cut fell (R7.5).
+    pub groups: Option<Groups>,
+    /// When the event compacted: its summary's nine sections, each line
+    /// with the items of [`Moment::before`] it was taken from.
+    pub lost: Vec<Section>,
 }
 
 /// A scenario played with the sandbox's knobs.
@@ -282,6 +292,7 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         labels: Labels::default(),
         stale: Stale::default(),
         undercount: 0,
+        groups: None,
     };
     let (_, engine) = scenarios::play_observed(&scenario, &knobs.policy, &mut watch)?;
     let starts: Vec<usize> = scenario
@@ -350,12 +361,21 @@ struct Watch {
     stale: Stale,
     /// The current event's [`Moment::undercount`].
     undercount: u64,
+    /// The legal groups of the view before an event that may compact.
+    groups: Option<Groups>,
 }
 
 impl Observer for Watch {
     fn before(&mut self, engine: &mut Engine, event: &Event) -> Vec<Step> {
         self.before = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
         self.request_before = request::entries(engine, &self.preserved);
+        // The view's first entry follows the system prompt's item, if any.
+        let first = self.before.len() - engine.view().len();
+        self.groups = match event {
+            Event::Compact(_) | Event::PromptTooLong(_) => Some(Groups::of(engine, first, true)),
+            Event::Call(_) => Some(Groups::of(engine, first, false)),
+            Event::Append(_) | Event::Pin(_) => None,
+        };
         let mut steps = Vec::new();
         self.undercount = match event {
             Event::PromptTooLong(Some(more)) => *more,
@@ -447,6 +467,20 @@ impl Observer for Watch {
         let request_after = request::segments(&system, &request::entries(engine, &self.preserved), |_| {
             Goes::Kept
         });
+        let groups = match (&outcome, self.groups.take()) {
+            (Some(Outcome::Compacted { .. }), Some(mut g)) => {
+                g.at = before
+                    .iter()
+                    .rposition(|i| replaced.contains(&i.uuid))
+                    .map(|i| i + 1);
+                Some(g)
+            }
+            _ => None,
+        };
+        let lost = match &outcome {
+            Some(Outcome::Compacted { summary, .. }) => lost::sections(summary, &before, &replaced, engine),
+            _ => Vec::new(),
+        };
         let tokens_before = frame
             .steps
             .first()
@@ -464,6 +498,8 @@ impl Observer for Watch {
             request_after,
             stored: engine.store().len(),
             undercount: self.undercount,
+            groups,
+            lost,
         });
     }
 }

@@ -2,7 +2,9 @@
 //! of every built-in scenario (insta) and what the sandbox asks of the
 //! engine.
 
+mod cut;
 mod golden;
+mod lost;
 mod plausible;
 mod resume;
 mod sandbox;

@@ -1,0 +1,198 @@
+//! What a compaction lost (issue 26, point 5): its summary read back as
+//! the nine sections (R7.3), each line with the summarised messages it was
+//! taken from. The engine's lineage says which messages a summary replaced
+//! ([`Item::replaces`]); the offline summariser only copies, so each line
+//! is traced to the messages holding what it quotes: a prompt's or a
+//! reply's line, a file path, a tool's name, a failed call's id, or the
+//! position it names ("message N"). A line that only counts (section 5)
+//! has no source.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use compaction_core::engine::Engine;
+use compaction_core::hash::HashMap;
+use compaction_core::message::{Block, Content, Message, ToolResultContent, Uuid};
+use compaction_core::summary::{PATH_KEYS, SECTIONS};
+
+use super::Item;
+
+/// One of the summary's nine sections.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Section {
+    /// Its title ([`SECTIONS`]).
+    pub title: &'static str,
+    /// Its lines, in order.
+    pub lines: Vec<Line>,
+}
+
+/// A line of a summary section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Line {
+    /// The line as the summary has it.
+    pub text: String,
+    /// The items of [`Moment::before`](super::Moment::before) it was taken
+    /// from, ascending (empty: it quotes none).
+    pub sources: Vec<usize>,
+}
+
+/// Where each piece of the summarised messages' text is.
+#[derive(Default)]
+struct Index<'a> {
+    /// A trimmed line of a text, a path or a tool result's line → items.
+    lines: HashMap<&'a str, Vec<usize>>,
+    /// A tool's name → items calling it.
+    tools: HashMap<&'a str, Vec<usize>>,
+    /// A `tool_use` id → the items of its call and result.
+    ids: HashMap<&'a str, Vec<usize>>,
+}
+
+fn add<'a>(map: &mut HashMap<&'a str, Vec<usize>>, key: &'a str, item: usize) {
+    let at = map.entry(key).or_default();
+    if at.last() != Some(&item) {
+        at.push(item);
+    }
+}
+
+impl<'a> Index<'a> {
+    fn text(&mut self, text: &'a str, item: usize) {
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            add(&mut self.lines, line, item);
+        }
+    }
+
+    fn message(&mut self, m: &'a Message, item: usize, paths: &mut Vec<(usize, String)>) {
+        let blocks = match &m.content {
+            Content::Text(text) => return self.text(text, item),
+            Content::Blocks(blocks) => blocks,
+        };
+        for block in blocks {
+            match block {
+                Block::Text { text, .. } => self.text(text, item),
+                Block::ToolUse { id, name, input, .. } => {
+                    add(&mut self.tools, name, item);
+                    add(&mut self.ids, id, item);
+                    for key in PATH_KEYS.iter().chain(&["pattern", "command"]) {
+                        if let Some(p) = input.str_field(key) {
+                            paths.push((item, p.into_owned()));
+                        }
+                    }
+                }
+                Block::ToolResult {
+                    tool_use_id, content, ..
+                } => {
+                    add(&mut self.ids, tool_use_id, item);
+                    match content {
+                        ToolResultContent::Text(text) => self.text(text, item),
+                        ToolResultContent::Blocks(inner) => {
+                            for b in inner {
+                                if let Block::Text { text, .. } = b {
+                                    self.text(text, item);
+                                }
+                            }
+                        }
+                        ToolResultContent::Absent => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The sections of `summary` (a compaction's summary message), each line
+/// traced to the items of `before` the summary replaced (`replaced`), read
+/// from `engine`'s store as they were recorded.
+pub(super) fn sections(
+    summary: &str,
+    before: &[Item],
+    replaced: &HashSet<&Uuid>,
+    engine: &Engine,
+) -> Vec<Section> {
+    let summarised: Vec<(usize, &Message)> = before
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| replaced.contains(&i.uuid))
+        .filter_map(|(at, i)| engine.store().get(&i.uuid).map(|m| (at, m.as_ref())))
+        .collect();
+    let mut index = Index::default();
+    let mut paths = Vec::new();
+    for &(at, m) in &summarised {
+        index.message(m, at, &mut paths);
+    }
+    for (at, p) in &paths {
+        add(&mut index.lines, p.as_str(), *at);
+    }
+    let mut out: Vec<Section> = Vec::new();
+    for line in summary.lines() {
+        let heading = SECTIONS
+            .iter()
+            .enumerate()
+            .find(|(i, title)| line.trim() == format!("{}. {title}:", i + 1));
+        match (heading, out.last_mut()) {
+            (Some((_, title)), _) => out.push(Section {
+                title,
+                lines: Vec::new(),
+            }),
+            (None, Some(section)) if !line.trim().is_empty() => section.lines.push(Line {
+                text: line.trim().to_owned(),
+                sources: sources(line, &index, &summarised),
+            }),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The items a summary line was taken from.
+fn sources(line: &str, index: &Index<'_>, summarised: &[(usize, &Message)]) -> Vec<usize> {
+    let text = line.trim();
+    let text = text.strip_prefix("- ").unwrap_or(text);
+    let mut found: Vec<usize> = Vec::new();
+    // "message N: …": the N-th message summarised.
+    if let Some((n, _)) = text
+        .strip_prefix("message ")
+        .and_then(|rest| rest.split_once(": "))
+        .and_then(|(n, rest)| n.parse::<usize>().ok().map(|n| (n, rest)))
+    {
+        found.extend(
+            n.checked_sub(1)
+                .and_then(|n| summarised.get(n))
+                .map(|(at, _)| *at),
+        );
+    } else if let Some(tools) = text.strip_prefix("Tools used: ") {
+        for tool in tools.trim_end_matches('.').split(", ") {
+            let name = tool.rsplit_once(" ×").map_or(tool, |(name, _)| name);
+            found.extend(index.tools.get(name).into_iter().flatten());
+        }
+    } else if let Some(id) = text
+        .split_once(" (")
+        .and_then(|(_, rest)| rest.split_once("): "))
+        .and_then(|(id, _)| index.ids.get(id))
+    {
+        // A failed call: "- Tool (id): its first line".
+        found.extend(id);
+    } else {
+        let text = ["Continue with: "]
+            .iter()
+            .find_map(|p| text.strip_prefix(p))
+            .unwrap_or(text);
+        match text.rsplit_once(" ...[") {
+            // Cut: the kept start of a line.
+            Some((kept, marker)) if marker.ends_with(" chars removed]") && !kept.is_empty() => {
+                for (l, items) in &index.lines {
+                    if l.starts_with(kept) {
+                        found.extend(items);
+                    }
+                }
+            }
+            _ => found.extend(index.lines.get(text).into_iter().flatten()),
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    found
+}

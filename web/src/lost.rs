@@ -1,0 +1,103 @@
+//! What a compaction lost (issue 26, point 5): the messages its summary
+//! replaced, beside the summary's nine sections. Selecting a line of the
+//! summary lights the messages it was taken from and brings the first of
+//! them into view. Layout only: the sections and each line's sources are
+//! `compaction-scenarios`' ([`Section`]).
+
+use compaction_scenarios::figures::grouped;
+use compaction_scenarios::sandbox::{Item, Section};
+use yew::prelude::*;
+
+use crate::context::kind_name;
+
+/// Props of [`WhatWasLost`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct WhatWasLostProps {
+    /// The summarised messages: their index in the request before, and
+    /// the item.
+    pub summarised: Vec<(usize, Item)>,
+    /// The summary's sections, each line with its sources.
+    pub sections: Vec<Section>,
+}
+
+/// The summarised messages beside the summary.
+#[component]
+pub fn WhatWasLost(props: &WhatWasLostProps) -> Html {
+    // The line selected: (section, line).
+    let picked = use_state(|| None::<(usize, usize)>);
+    let list = use_node_ref();
+    let sources: &[usize] = picked
+        .and_then(|(s, l)| props.sections.get(s).and_then(|s| s.lines.get(l)))
+        .map_or(&[], |l| l.sources.as_slice());
+    // Bring the first lit message into view inside its list (not the page).
+    {
+        let list = list.clone();
+        let first = sources.first().copied();
+        use_effect_with(first, move |first| {
+            let found = first.zip(list.cast::<web_sys::Element>()).and_then(|(at, list)| {
+                let row = list.query_selector(&format!("[data-item=\"{at}\"]")).ok()??;
+                Some((list, row))
+            });
+            if let Some((list, row)) = found {
+                let (l, r) = (list.get_bounding_client_rect(), row.get_bounding_client_rect());
+                let top = f64::from(list.scroll_top()) + r.top() - l.top() - 8.0;
+                list.set_scroll_top(top.max(0.0) as i32);
+            }
+        });
+    }
+    let status = match picked.and_then(|(s, l)| props.sections.get(s).and_then(|s| s.lines.get(l))) {
+        Some(line) => format!(
+            "This line was taken from {} of the {} summarised messages (lit).",
+            line.sources.len(),
+            props.summarised.len()
+        ),
+        None => "Select a line of the summary: the messages it was taken from light up.".to_owned(),
+    };
+    html! {
+        <section class="lost" aria-labelledby="lost-h">
+            <h4 id="lost-h">{ format!("What was lost: {} messages, and the nine sections that replaced them", props.summarised.len()) }</h4>
+            <p class="lost-status muted" role="status">{ status }</p>
+            <div class="lost-cols">
+                <ol class="lost-messages" ref={list} aria-label="The summarised messages" tabindex="0">
+                    { for props.summarised.iter().map(|(at, item)| {
+                        let (name, class) = kind_name(item.kind);
+                        let lit = sources.binary_search(at).is_ok();
+                        html! {
+                            <li class={classes!("lost-msg", lit.then_some("lit"))} data-item={at.to_string()} data-kind={name}>
+                                <span class={classes!("swatch", class)} aria-hidden="true"></span>
+                                <span class="label">{ item.label.clone() }</span>
+                                <span class="num">{ grouped(item.tokens) }</span>
+                                if lit { <span class="tag tag-lit">{ "source" }</span> }
+                            </li>
+                        }
+                    }) }
+                </ol>
+                <div class="lost-summary" role="group" aria-label="The summary's nine sections">
+                    { for props.sections.iter().enumerate().map(|(s, section)| html! {
+                        <div class="lost-section">
+                            <h5>{ format!("{}. {}", s + 1, section.title) }</h5>
+                            <ul>
+                                { for section.lines.iter().enumerate().map(|(l, line)| {
+                                    if line.sources.is_empty() {
+                                        return html! { <li class="line quiet">{ line.text.clone() }</li> };
+                                    }
+                                    let on = *picked == Some((s, l));
+                                    let picked = picked.clone();
+                                    let onclick = Callback::from(move |_| picked.set(if on { None } else { Some((s, l)) }));
+                                    html! {
+                                        <li>
+                                            <button type="button" class="line" aria-pressed={if on { "true" } else { "false" }} {onclick}>
+                                                { line.text.clone() }
+                                                <span class="src-count">{ format!(" ← {}", line.sources.len()) }</span>
+                                            </button>
+                                        </li>
+                                    }
+                                }) }
+                            </ul>
+                        </div>
+                    }) }
+                </div>
+            </div>
+        </section>
+    }
+}
