@@ -82,6 +82,14 @@ pub struct Estimator {
     /// The calibration's factor stays within `100 / this ..= this / 100`
     /// (default 200: from half to double).
     pub calibration_max_pct: u64,
+    /// Percent added to an estimate no usage has calibrated yet (R1.6a;
+    /// only with `calibrate`; default 0, Claude Code's count): providers
+    /// count code and JSON up to ~15 % above characters / 4, so a host
+    /// whose first calls go out uncalibrated (a stateless route) sets 15
+    /// and an uncalibrated count under a line is not a request the API
+    /// refuses. The margin shrinks as calibration arrives and is gone at
+    /// `calibration_min_tokens`.
+    pub uncalibrated_margin_pct: u64,
     /// The host's counter, if any (R1.6a). Not serialized.
     #[serde(skip)]
     pub counter: Option<TokenCounter>,
@@ -125,6 +133,7 @@ impl Default for Estimator {
             calibrate: true,
             calibration_min_tokens: 2_000,
             calibration_max_pct: 200,
+            uncalibrated_margin_pct: 0,
             counter: None,
             tool_use_output_tokens: 87,
             more_tool_use_output_tokens: 35,

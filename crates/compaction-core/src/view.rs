@@ -86,8 +86,11 @@ impl Calibration {
     /// estimated once `min_tokens` have been estimated, the factor kept
     /// within `100 / max_pct ..= max_pct / 100`.
     pub fn apply(&self, tokens: u64, estimator: &Estimator) -> u64 {
-        if !estimator.calibrate || self.estimated == 0 || self.estimated < estimator.calibration_min_tokens {
+        if !estimator.calibrate {
             return tokens;
+        }
+        if self.estimated == 0 || self.estimated < estimator.calibration_min_tokens {
+            return self.uncalibrated(tokens, estimator);
         }
         let max_pct = u128::from(estimator.calibration_max_pct.max(100));
         let (real, est) = (u128::from(self.real), u128::from(self.estimated));
@@ -100,6 +103,18 @@ impl Calibration {
             (real, est)
         };
         u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX)
+    }
+
+    /// `tokens` with the margin an uncalibrated estimate keeps
+    /// ([`Estimator::uncalibrated_margin_pct`]), shrinking linearly with
+    /// the tokens compared so far, gone at `calibration_min_tokens`.
+    pub fn uncalibrated(&self, tokens: u64, estimator: &Estimator) -> u64 {
+        let min = u128::from(estimator.calibration_min_tokens.max(1));
+        let left = min.saturating_sub(u128::from(self.estimated));
+        let margin = u128::from(estimator.uncalibrated_margin_pct) * left;
+        // tokens × (1 + margin% × left / min), rounded up.
+        let extra = u128::from(tokens).saturating_mul(margin).div_ceil(100 * min);
+        u64::try_from(u128::from(tokens) + extra).unwrap_or(u64::MAX)
     }
 }
 
@@ -549,7 +564,7 @@ impl View {
                 }
             }
             None => TokenFigure {
-                tokens: system_tokens + estimate,
+                tokens: self.calibration.apply(system_tokens + estimate, &self.estimator),
                 basis: Basis::Estimated,
             },
         }

@@ -213,3 +213,38 @@ fn r1_6a_a_shrunk_prompt_or_an_edit_between_reports_is_no_sample() {
     v.push(with_usage("e", 40, 12_000), Source::Stored, vec![]);
     assert_eq!(v.calibration(), Calibration::default());
 }
+
+#[test]
+fn r1_6a_an_uncalibrated_margin_covers_a_provider_counting_more() {
+    let estimator = Estimator {
+        uncalibrated_margin_pct: 15,
+        ..Estimator::default()
+    };
+    // No usage at all: the whole estimate (system included) plus 15 %.
+    let mut v = View::new(estimator.clone());
+    v.push(msg("a", 40_000), Source::Stored, vec![]);
+    // 10,000 estimated + 1,000 system, plus 15 %.
+    assert_eq!(v.count(1_000).tokens, 12_650);
+    // A provider counting 10 % over characters / 4 is under the count.
+    assert!(12_100 <= v.count(1_000).tokens);
+    // The margin shrinks with the tokens compared: half-way to the
+    // calibration's 2,000, half the margin; gone once calibrated.
+    let half = Calibration {
+        real: 1_100,
+        estimated: 1_000,
+    };
+    assert_eq!(half.apply(10_000, &estimator), 10_750);
+    let full = Calibration {
+        real: 2_200,
+        estimated: 2_000,
+    };
+    assert_eq!(full.apply(10_000, &estimator), 11_000);
+    // Off without calibration (a replay counts as the client did).
+    let off = Estimator {
+        calibrate: false,
+        ..estimator
+    };
+    assert_eq!(half.apply(10_000, &off), 10_000);
+    // The default keeps Claude Code's count.
+    assert_eq!(half.apply(10_000, &Estimator::default()), 10_000);
+}
