@@ -154,7 +154,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
             let (chosen, settings) = replay_settings(&transcript, &args.settings)?;
             let timeline = transcript.timeline();
             let replay = timeline
-                .replay_with(chosen.preset, settings, replay_options(&args.settings))
+                .replay_with(chosen.preset, settings, replay_options(&args.settings, &chosen))
                 .map_err(|e| e.message_naming(crate::flag))?;
             Ok(FileScore {
                 file: name.clone(),

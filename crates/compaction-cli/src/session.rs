@@ -526,10 +526,11 @@ pub fn replay_settings(
     Ok((chosen, settings))
 }
 
-/// The replay options the flags ask for.
-pub fn replay_options(args: &ReplaySettingsArgs) -> ReplayOptions {
+/// The replay options the flags and the file's client ask for.
+pub fn replay_options(args: &ReplaySettingsArgs, chosen: &Choice) -> ReplayOptions {
     ReplayOptions {
         follow_real: !args.ignore_real,
+        counts_appended: chosen.counts_appended,
     }
 }
 
@@ -541,7 +542,7 @@ pub fn replay(args: &ReplayArgs) -> Result<String, String> {
     let (chosen, settings) = replay_settings(&transcript, &args.settings)?;
     let result = transcript
         .timeline()
-        .replay_with(chosen.preset, settings, replay_options(&args.settings))
+        .replay_with(chosen.preset, settings, replay_options(&args.settings, &chosen))
         .map_err(|e| e.message_naming(crate::flag))?;
     #[derive(serde::Serialize)]
     struct Replayed {

@@ -1,7 +1,8 @@
 //! The settings a replay chooses from the session file itself: the preset
-//! from the client version (a table of version ranges, the evidence for
-//! each in its preset's docs), the window and output reserve from the
-//! model, and the reason for each choice in words.
+//! from the client version, the window and output reserve from the model
+//! (the tables and their evidence are [`super::versions`]'), and the reason
+//! for each choice in words; an unmeasured version or unknown model is
+//! said to be one.
 
 use serde::Serialize;
 
@@ -9,26 +10,7 @@ use super::Transcript;
 use crate::engine::{EngineSettings, Preset};
 use crate::message::Role;
 
-/// A client version, `(major, minor, patch)`.
-type Version = (u32, u32, u32);
-
-/// Version ranges → presets, oldest first: `(first, last, preset, why)`.
-/// Versions outside every range take the nearest one (said so in the
-/// reason).
-const VERSIONS: &[(Version, Version, Preset, &str)] = &[
-    (
-        (2, 0, 76),
-        (2, 1, 24),
-        Preset::Client2076,
-        "2.0.76 – 2.1.20 fire near 155,000 (a 32,000 reserve); 2.1.21 – 2.1.24 are unmeasured and taken as unchanged",
-    ),
-    (
-        (2, 1, 25),
-        (2, 1, 74),
-        Preset::Client21,
-        "2.1.25 – 2.1.74 fire near 167,000 (a 20,000 reserve)",
-    ),
-];
+use super::versions::{range_of, text, Version, VersionRange, MODELS, NON_CLAUDE};
 
 /// The client versions whose count took a reply's usage as its session
 /// file records it, a streaming snapshot of `output_tokens` included
@@ -52,24 +34,8 @@ const VERSIONS: &[(Version, Version, Preset, &str)] = &[
 ///   neighbours outside the range.
 const SNAPSHOT_OUTPUT: (Version, Version) = ((2, 1, 14), (2, 1, 29));
 
-/// Models → (context window, maximum output tokens), by id prefix, from
-/// Anthropic's published model table. The window is the standard one; a
-/// session whose requests exceed it used the 1M-token window.
-const MODELS: &[(&str, u64, u64)] = &[
-    ("claude-opus-4-6", 200_000, 128_000),
-    ("claude-sonnet-4-6", 200_000, 64_000),
-    ("claude-opus-4-5", 200_000, 64_000),
-    ("claude-sonnet-4-5", 200_000, 64_000),
-    ("claude-haiku-4-5", 200_000, 64_000),
-    ("claude-opus-4-1", 200_000, 32_000),
-    ("claude-opus-4", 200_000, 32_000),
-    ("claude-sonnet-4", 200_000, 64_000),
-    ("claude-3-7-sonnet", 200_000, 64_000),
-    ("claude-3-5-haiku", 200_000, 8_192),
-    ("claude-3-5-sonnet", 200_000, 8_192),
-];
-
-/// The larger window some models offer (beta), in tokens.
+/// The long window assumed for a model the table knows none for, in
+/// tokens.
 const LONG_WINDOW: u64 = 1_000_000;
 
 /// The window when the model is unknown.
@@ -83,6 +49,13 @@ pub struct Choice {
     pub preset: Preset,
     /// The client version it was chosen from (the file's last).
     pub version: Option<String>,
+    /// The measured version range it falls in (`"2.1.29 – 2.1.72"`), or
+    /// where it stands when it falls in none (`"unmeasured 2.1.73 –
+    /// 2.1.121"`, `"newer than 2.1.146"`, `"no version"`).
+    pub range: String,
+    /// Whether the client's count adds what was appended since the last
+    /// response to its usage ([`VersionRange::counts_appended`]).
+    pub counts_appended: bool,
     /// The model the window and reserve were chosen from (the one most
     /// requests used).
     pub model: Option<String>,
@@ -114,46 +87,103 @@ fn parse(version: &str) -> Option<Version> {
     Some((parts.next()?.ok()?, parts.next()?.ok()?, parts.next()?.ok()?))
 }
 
-/// The preset for a client version, and why, from the table above.
+/// The preset for a client version, and why, from the version table.
 pub fn preset_for_version(version: Option<&str>) -> (Preset, String) {
-    let Some(text) = version else {
+    let (row, _, why) = version_row(version);
+    (row.map_or(Preset::Seed, |r| r.preset), why)
+}
+
+/// The measured row a version is taken as (none: the seed's settings),
+/// the range's label, and why in words.
+fn version_row(version: Option<&str>) -> (Option<&'static VersionRange>, String, String) {
+    let Some(text_version) = version else {
         return (
-            Preset::Seed,
+            None,
+            "no version".to_owned(),
             "no client version in the file: the seed's settings".to_owned(),
         );
     };
-    let Some(v) = parse(text) else {
+    let Some(v) = parse(text_version) else {
         return (
-            Preset::Seed,
-            format!("client version `{text}` is not a version number: the seed's settings"),
+            None,
+            "no version".to_owned(),
+            format!("client version `{text_version}` is not a version number: the seed's settings"),
         );
     };
-    let (Some(first), Some(last)) = (VERSIONS.first(), VERSIONS.last()) else {
-        return (Preset::Seed, "no version table".to_owned());
-    };
-    if let Some((_, _, preset, why)) = VERSIONS.iter().find(|(lo, hi, _, _)| *lo <= v && v <= *hi) {
-        return (*preset, format!("client {text}: `{}`, as {why}", preset.name()));
-    }
-    let (preset, side) = if v < first.0 {
-        (first.2, "older than any measured version")
-    } else {
-        (last.2, "newer than any measured version")
-    };
-    (
-        preset,
-        format!(
-            "client {text}: `{}`, the nearest measured range ({side})",
-            preset.name()
+    let span = |r: &VersionRange| format!("{} – {}", text(r.first), text(r.last));
+    match range_of(v) {
+        Ok(row) => (
+            Some(row),
+            span(row),
+            format!(
+                "client {text_version}: `{}`, measured on {}: {}",
+                row.preset.name(),
+                span(row),
+                row.evidence
+            ),
         ),
-    )
+        Err((Some(older), newer)) => {
+            let (label, side) = match newer {
+                Some(newer) => (
+                    format!(
+                        "unmeasured {} – {}",
+                        text(next(older.last)),
+                        text(prev(newer.first))
+                    ),
+                    format!("between the measured {} and {}", span(older), span(newer)),
+                ),
+                None => (
+                    format!("newer than {}", text(older.last)),
+                    format!(
+                        "newer than any measured version (the newest range: {})",
+                        span(older)
+                    ),
+                ),
+            };
+            let why = format!(
+                "client {text_version} is unmeasured, {side}: taken as `{}`, the older range's",
+                older.preset.name()
+            );
+            (Some(older), label, why)
+        }
+        Err((None, newer)) => {
+            let Some(newer) = newer else {
+                return (None, "no version".to_owned(), "no version table".to_owned());
+            };
+            let why = format!(
+                "client {text_version} is unmeasured, older than any measured version (the oldest range: {}): taken as `{}`",
+                span(newer),
+                newer.preset.name()
+            );
+            (Some(newer), format!("older than {}", text(newer.first)), why)
+        }
+    }
+}
+
+/// The version after `v` within its minor release (`2.1.72` → `2.1.73`).
+fn next((a, b, c): Version) -> Version {
+    (a, b, c.saturating_add(1))
+}
+
+/// The version before `v` (`2.1.122` → `2.1.121`; `2.1.0` stays).
+fn prev((a, b, c): Version) -> Version {
+    (a, b, c.saturating_sub(1))
 }
 
 /// The settings a replay of `transcript` uses when none are given: see
 /// [`Choice`].
 pub fn choose(transcript: &Transcript) -> Choice {
     let version = transcript.versions.last().cloned();
-    let (preset, why) = preset_for_version(version.as_deref());
+    let (row, range, why) = version_row(version.as_deref());
+    let preset = row.map_or(Preset::Seed, |r| r.preset);
+    let counts_appended = row.is_none_or(|r| r.counts_appended);
     let mut reasons = vec![why];
+    if !counts_appended {
+        reasons.push(
+            "this client counts the last response's usage alone, not what was appended after it (a tool result is first counted at the next response)"
+                .to_owned(),
+        );
+    }
     let reported_output_as_is = version
         .as_deref()
         .and_then(parse)
@@ -189,36 +219,49 @@ pub fn choose(transcript: &Transcript) -> Choice {
         .map(|(name, _)| name.clone());
     let known = model
         .as_deref()
-        .and_then(|name| MODELS.iter().find(|(prefix, _, _)| name.starts_with(prefix)));
+        .and_then(|name| MODELS.iter().find(|row| name.starts_with(row.prefix)));
     let (mut window, max_output_tokens) = match (known, &model) {
-        (Some(&(_, window, output)), Some(name)) => {
+        (Some(row), Some(name)) => {
             reasons.push(format!(
-                "model {name}: window {window}, maximum output {output} (the reserve is the smaller of it and the preset's cap)"
+                "model {name}: window {}, maximum output {} (the reserve is the smaller of it and the preset's cap): {}",
+                row.window, row.max_output, row.evidence
             ));
-            (window, Some(output))
+            (row.window, Some(row.max_output))
         }
         (None, Some(name)) => {
+            let why = NON_CLAUDE
+                .iter()
+                .find(|(prefix, _)| name.starts_with(prefix))
+                .map_or("".to_owned(), |(_, why)| format!(" (not a Claude model: {why})"));
             reasons.push(format!(
-                "model {name} is not in the model table: window {DEFAULT_WINDOW}, the reserve is the preset's cap"
+                "model {name} is unknown to the model table{why}: window {DEFAULT_WINDOW} assumed, the reserve is the preset's cap"
             ));
             (DEFAULT_WINDOW, None)
         }
         _ => {
             reasons.push(format!(
-                "no model in the file: window {DEFAULT_WINDOW}, the reserve is the preset's cap"
+                "no model in the file: window {DEFAULT_WINDOW} assumed, the reserve is the preset's cap"
             ));
             (DEFAULT_WINDOW, None)
         }
     };
     if largest > window {
-        reasons.push(format!(
-            "a request of {largest} tokens exceeds {window}: the {LONG_WINDOW}-token window"
-        ));
-        window = window.max(LONG_WINDOW);
+        let long = known.and_then(|row| row.long_window);
+        match (long, &model) {
+            (Some(long), Some(name)) => reasons.push(format!(
+                "a request of {largest} tokens exceeds {window}: {name}'s {long}-token window"
+            )),
+            _ => reasons.push(format!(
+                "a request of {largest} tokens exceeds {window}, and the model table knows no longer window for this model: {LONG_WINDOW} assumed"
+            )),
+        }
+        window = long.unwrap_or(LONG_WINDOW);
     }
     Choice {
         preset,
         version,
+        range,
+        counts_appended,
         model,
         window,
         max_output_tokens,

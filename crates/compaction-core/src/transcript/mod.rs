@@ -88,6 +88,7 @@ mod model;
 mod record;
 pub mod replay;
 mod resume;
+pub mod versions;
 
 use serde::Serialize;
 

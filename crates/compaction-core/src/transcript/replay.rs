@@ -145,11 +145,21 @@ pub struct ReplayOptions {
     /// boundary and apply its `microcompact_boundary` records, with the
     /// engine's own Tier 1 off (default: true; see the module docs).
     pub follow_real: bool,
+    /// Whether the client's count adds what was appended since the last
+    /// response to that response's usage (R1.6; default: true). When not
+    /// (clients 2.0.70 – 2.0.76, [`super::versions::VERSIONS`]), the
+    /// replay decides right after each response, before anything else is
+    /// appended, which is the count such a client checks before the next
+    /// request.
+    pub counts_appended: bool,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        ReplayOptions { follow_real: true }
+        ReplayOptions {
+            follow_real: true,
+            counts_appended: true,
+        }
     }
 }
 
@@ -411,6 +421,8 @@ impl Timeline {
         let mut at = 0;
         let mut at_real = Vec::new();
         for (era, (boundary, entries)) in self.eras().enumerate() {
+            // The count the last decision of the era saw.
+            let mut checked = None;
             if options.follow_real && boundary.is_some() {
                 // Resume from the real compacted view.
                 run.engine = Engine::new(fresh.clone())?;
@@ -440,10 +452,15 @@ impl Timeline {
                         run.engine.clear_results_recorded(ids);
                     }
                 }
-                if entry.0.role == Role::Assistant {
+                let response = entry.0.role == Role::Assistant;
+                if response && options.counts_appended {
                     run.request(entry.0.timestamp.as_ref())?;
                 }
                 run.append(entry)?;
+                if response && !options.counts_appended {
+                    checked = Some(run.engine.count().tokens);
+                    run.request(entry.0.timestamp.as_ref())?;
+                }
                 at += 1;
             }
             // The era ends at a real automatic boundary: the client was
@@ -451,12 +468,20 @@ impl Timeline {
             let next = self.eras.get(era + 1).and_then(|&(_, b)| b);
             if let Some(b) = next.filter(|&b| self.actual.get(b).is_some_and(Actual::is_auto)) {
                 if let Some(real) = self.actual.get(b) {
+                    let tokens = match (options.counts_appended, checked) {
+                        (false, Some(tokens)) => tokens,
+                        _ => run.engine.count().tokens,
+                    };
                     at_real.push(RealCount {
                         uuid: real.uuid.clone(),
-                        tokens: run.engine.count().tokens,
+                        tokens,
                     });
                 }
-                run.request(self.actual_times.get(b).and_then(Option::as_ref))?;
+                // A client that counts only the last response's usage
+                // decided on it already, right after that response.
+                if options.counts_appended || checked.is_none() {
+                    run.request(self.actual_times.get(b).and_then(Option::as_ref))?;
+                }
             }
         }
         Ok(Replay {

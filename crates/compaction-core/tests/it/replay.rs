@@ -84,16 +84,25 @@ fn version_ranges_map_to_presets_where_evidence_allows() {
     for v in [None, Some("not a version")] {
         assert_eq!(preset_for_version(v), Preset::Seed, "{v:?}");
     }
-    // 1.0.98 is older than any measured version: the nearest range.
+    // 1.0.98 is older than any measured version: the oldest range;
+    // 2.1.21 – 2.1.24 are between two: the older one.
     for v in ["1.0.98", "2.0.76", "2.1.7", "2.1.20", "2.1.24"] {
         assert_eq!(preset_for_version(Some(v)), Preset::Client2076, "{v}");
     }
-    // 2.1.235 is newer than any measured version: the nearest range.
+    // 2.1.235 is newer than any measured version: the newest range.
     for v in ["2.1.25", "2.1.39", "2.1.74", "2.1.235"] {
         assert_eq!(preset_for_version(Some(v)), Preset::Client21, "{v}");
     }
     let (_, why) = choice::preset_for_version(Some("2.1.235"));
-    assert!(why.contains("nearest"), "{why}");
+    assert!(
+        why.contains("unmeasured, newer than any measured version"),
+        "{why}"
+    );
+    let (_, why) = choice::preset_for_version(Some("1.0.98"));
+    assert!(
+        why.contains("unmeasured, older than any measured version"),
+        "{why}"
+    );
     let (_, why) = choice::preset_for_version(Some("2.1.17"));
     assert!(why.contains("155,000"), "{why}");
 }
@@ -118,6 +127,8 @@ fn the_file_chooses_window_and_reserve_from_its_model() {
     let lines = compaction_core::thresholds::Thresholds::compute(&chosen.settings().thresholds).unwrap();
     assert_eq!(lines.compact, 167_000);
     assert_eq!(chosen.reasons.len(), 2, "{:?}", chosen.reasons);
+    assert_eq!(chosen.range, "2.1.25 – 2.1.74");
+    assert!(chosen.counts_appended);
 }
 
 /// Golden replays: each fixture under its version's preset and under
@@ -185,7 +196,14 @@ fn r4_4_a_recorded_microcompaction_is_applied_by_the_replay() {
     // A what-if that does not follow it counts the whole result.
     let r = t
         .timeline()
-        .replay_with(Preset::Client21, settings, ReplayOptions { follow_real: false })
+        .replay_with(
+            Preset::Client21,
+            settings,
+            ReplayOptions {
+                follow_real: false,
+                ..ReplayOptions::default()
+            },
+        )
         .unwrap();
     assert_eq!(r.predicted.len(), 1, "{:?}", r.predicted);
     assert!(r.predicted[0].tokens > 175_000);

@@ -414,3 +414,4 @@ mod problems;
 mod properties;
 mod resumed;
 mod scale;
+mod versions;
