@@ -18,6 +18,8 @@ const expected = {
   // The second turn's model call got 3 items, and the engine counted from
   // the usage the first reported.
   "openai-agents": /^3 items seen\. reportedPlusEstimate$/,
+  // LangChain's createAgent with the engine as its middleware: the same.
+  "langchain-middleware": /^3 messages seen\. reportedPlusEstimate$/,
 };
 
 for (const [name, output] of Object.entries(expected)) {

@@ -53,6 +53,7 @@ test("the README's TypeScript loop compiles strict against SDK 1.14 with no cast
       JSON.stringify({
         compilerOptions: {
           strict: true,
+          exactOptionalPropertyTypes: true,
           target: "es2022",
           module: "nodenext",
           moduleResolution: "nodenext",

@@ -29,3 +29,15 @@ declare const history: BetaMessageParam[];
 engine.append({ role: "user", content: blocks });
 engine.load(history);
 console.log(wrong);
+
+// Inline image and document blocks, as a user writes them (issue 28, point 10).
+engine.append({
+    role: "user",
+    content: [
+        { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" }, cache_control: { type: "ephemeral" } },
+        { type: "document", source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQ=" }, title: "spec.pdf", citations: { enabled: true } },
+        { type: "document", source: { type: "url", url: "https://example.com/spec.pdf" } },
+        { type: "text", text: "What do these say?" },
+    ],
+});
+engine.append({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }] }] });

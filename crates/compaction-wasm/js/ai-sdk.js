@@ -350,6 +350,7 @@ export function prepareStep(options = {}) {
                     c.next = 0;
                     c.record = undefined;
                     c.usage = undefined;
+                    c.kept = false;
                 });
                 if (id !== undefined) conversations.delete(id);
             },

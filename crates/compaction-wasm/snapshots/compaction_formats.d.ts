@@ -96,8 +96,13 @@ export interface ToolResultBlockInput extends BlockExtras {
 export interface ThinkingBlockInput { type: "thinking"; thinking: string; signature: string }
 /** A `redacted_thinking` block given to the engine. */
 export interface RedactedThinkingBlockInput { type: "redacted_thinking"; data: string }
-/** The other kinds of block the API takes: kept verbatim, their fields unread. */
-export interface OtherBlockInput {
+/** The other kinds of block the API takes: kept verbatim, their fields
+ * unread (an inline image's or document's `source`, `title` and `context`
+ * go in as written; documents count per page, R1.6b). */
+export interface OtherBlockInput extends BlockExtras {
+    source?: Verbatim;
+    title?: string | null;
+    context?: string | null;
     type: "image" | "document" | "search_result" | "tool_reference" | "browser_state" | "server_tool_use"
     | "web_search_tool_result" | "web_fetch_tool_result" | "advisor_tool_result" | "code_execution_tool_result"
     | "bash_code_execution_tool_result" | "text_editor_code_execution_tool_result" | "tool_search_tool_result"
