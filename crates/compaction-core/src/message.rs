@@ -14,6 +14,7 @@ mod de;
 mod de_message;
 mod de_usage;
 mod json;
+pub mod scan;
 mod ser;
 pub mod surrogates;
 

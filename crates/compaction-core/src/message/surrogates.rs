@@ -14,9 +14,10 @@ pub fn replace_lone_surrogates(line: &[u8]) -> (Cow<'_, [u8]>, usize) {
     let mut copied = 0;
     let mut i = 0;
     while i < line.len() {
-        if line[i] != b'\\' {
-            i += 1;
-            continue;
+        // Straight to the next backslash, eight bytes at a time.
+        match line.get(i..).and_then(|rest| super::scan::find_byte(rest, b'\\')) {
+            Some(at) => i += at,
+            None => break,
         }
         let Some(unit) = escape_at(line, i) else {
             // `\"`, `\\`, `\n`…: the escaped byte is not a backslash to read.

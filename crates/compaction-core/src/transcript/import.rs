@@ -408,27 +408,7 @@ fn count_type(counts: &mut BTreeMap<String, u32>, map: &Fields) {
 
 /// The first `\n` in `bytes`, eight bytes at a time.
 fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
-    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
-    let mut chunks = bytes.chunks_exact(8);
-    let mut at = 0;
-    for chunk in &mut chunks {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word) ^ NEWLINES;
-        // The lowest set high bit marks the first zero byte of `x`.
-        let found = x.wrapping_sub(ONES) & !x & HIGHS;
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|p| at + p)
+    crate::message::scan::find_byte(bytes, b'\n')
 }
 
 /// The prompt-plus-output total ccusage compares snapshots by.
@@ -504,33 +484,6 @@ fn orphan_problems(messages: &[ImportedMessage], problems: &mut Vec<Problem>) {
                     m.message.uuid
                 ),
             ));
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::find_newline;
-
-    #[test]
-    fn find_newline_agrees_with_a_byte_scan() {
-        // Bytes next to `\n` in value (0x09, 0x0b, 0x8a) and high bytes
-        // that a carry could confuse.
-        let fillers = [b'a', 0x09, 0x0b, 0x8a, 0xff, 0x00, 0x80];
-        for len in 0..40 {
-            for filler in fillers {
-                for at in (0..len).map(Some).chain([None]) {
-                    let mut bytes = vec![filler; len];
-                    if let Some(at) = at {
-                        bytes[at] = b'\n';
-                        if at + 1 < len {
-                            bytes[at + 1] = b'\n';
-                        }
-                    }
-                    let expected = bytes.iter().position(|&b| b == b'\n');
-                    assert_eq!(find_newline(&bytes), expected, "{bytes:?}");
-                }
-            }
         }
     }
 }
