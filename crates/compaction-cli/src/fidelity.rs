@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use compaction_core::transcript::fidelity::{score, Fidelity, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS};
+use compaction_core::transcript::fidelity::{
+    score, Fidelity, Miss, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS,
+};
 use compaction_core::transcript::lacks::Lack;
 use serde::Serialize;
 
@@ -34,6 +36,9 @@ struct FileScore {
     file: String,
     /// The client version the settings were chosen from.
     version: Option<String>,
+    /// The measured version range it falls in, or where it stands
+    /// (`chosen.range`).
+    range: String,
     /// The preset used.
     preset: &'static str,
     /// The compact line used.
@@ -140,6 +145,7 @@ fn session_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
     let mut files = Vec::new();
     let mut by_preset: Vec<(&'static str, Totals)> = Vec::new();
+    let mut by_range: Vec<(String, Totals)> = Vec::new();
     let mut total = Totals::default();
     let mut failed = Vec::new();
     for path in session_files(&args.dir)? {
@@ -159,6 +165,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
             Ok(FileScore {
                 file: name.clone(),
                 version: chosen.version,
+                range: chosen.range,
                 preset: chosen.preset.name(),
                 compact_line: replay.lines.compact,
                 fidelity: score(&timeline, &replay),
@@ -167,6 +174,14 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
         match scored {
             Ok(file) => {
                 total.add(&file.fidelity);
+                match by_range.iter_mut().find(|(r, _)| *r == file.range) {
+                    Some((_, t)) => t.add(&file.fidelity),
+                    None => {
+                        let mut t = Totals::default();
+                        t.add(&file.fidelity);
+                        by_range.push((file.range.clone(), t));
+                    }
+                }
                 match by_preset.iter_mut().find(|(p, _)| *p == file.preset) {
                     Some((_, t)) => t.add(&file.fidelity),
                     None => {
@@ -181,6 +196,9 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
         }
     }
     let by_preset: Vec<(&str, Totals)> = by_preset.into_iter().map(|(p, t)| (p, t.finish())).collect();
+    // Version ranges oldest first (a label's first version number).
+    by_range.sort_by_key(|(range, _)| range_order(range));
+    let by_range: Vec<(String, Totals)> = by_range.into_iter().map(|(r, t)| (r, t.finish())).collect();
     let total = total.finish();
     if args.json {
         return crate::pretty(&Report {
@@ -192,13 +210,16 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
             by_preset: (by_preset.iter())
                 .map(|(preset, totals)| PresetTotals { preset, totals })
                 .collect(),
+            by_range: (by_range.iter())
+                .map(|(range, totals)| RangeTotals { range, totals })
+                .collect(),
             total: &total,
             failed: (failed.iter())
                 .map(|(file, error)| Failed { file, error })
                 .collect(),
         });
     }
-    Ok(table(&files, &by_preset, &total, &failed))
+    Ok(table(&files, &by_preset, &by_range, &total, &failed))
 }
 
 /// `fidelity --json`'s output.
@@ -209,6 +230,7 @@ struct Report<'a> {
     files: &'a [FileScore],
     incomplete: Vec<Incomplete<'a>>,
     by_preset: Vec<PresetTotals<'a>>,
+    by_range: Vec<RangeTotals<'a>>,
     total: &'a Totals,
     failed: Vec<Failed<'a>>,
 }
@@ -225,6 +247,25 @@ struct Incomplete<'a> {
 struct PresetTotals<'a> {
     preset: &'a str,
     totals: &'a Totals,
+}
+
+/// The totals of the files whose client version falls in one range.
+#[derive(Serialize)]
+struct RangeTotals<'a> {
+    range: &'a str,
+    totals: &'a Totals,
+}
+
+/// Where a range label sorts: by the first version it names, the labels
+/// without one last.
+fn range_order(label: &str) -> (u8, Vec<u32>) {
+    let version = label
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .find(|w| w.contains('.'));
+    match version {
+        Some(v) => (0, v.split('.').filter_map(|n| n.parse().ok()).collect()),
+        None => (1, Vec::new()),
+    }
 }
 
 /// A file that could not be scored, and why.
@@ -264,6 +305,27 @@ fn evidence(lack: &Lack) -> String {
     }
 }
 
+/// Why a boundary was missed, in words.
+fn miss_words(b: &Scored) -> String {
+    let pre = b.pre_tokens.map_or("-".to_owned(), |p| p.to_string());
+    match &b.missed {
+        None => "hit".to_owned(),
+        Some(Miss::NotReached) => "the replay never reached it (no era of the walked history ends there)".to_owned(),
+        Some(Miss::FiredEarly { tokens, records_before }) => format!(
+            "fired {records_before} records earlier at {tokens} (a false positive), its own compaction kept the count low after"
+        ),
+        Some(Miss::OffInTokens { tokens, records_before }) => format!(
+            "fired {records_before} records before at {tokens}, more than {}.{} % from preTokens {pre}",
+            TOLERANCE_PER_MILLE / 10,
+            TOLERANCE_PER_MILLE % 10
+        ),
+        Some(Miss::UnderTheLine { counted, line }) => format!(
+            "counted {counted}, {} under the compact line {line}",
+            line.saturating_sub(*counted)
+        ),
+    }
+}
+
 /// The hit rule in words.
 fn definition() -> String {
     format!(
@@ -276,6 +338,7 @@ fn definition() -> String {
 fn table(
     files: &[FileScore],
     by_preset: &[(&str, Totals)],
+    by_range: &[(String, Totals)],
     total: &Totals,
     failed: &[(String, String)],
 ) -> String {
@@ -341,6 +404,38 @@ fn table(
             );
         }
     }
+    let misses: Vec<(&str, &Scored)> = files
+        .iter()
+        .flat_map(|f| {
+            f.fidelity
+                .boundaries
+                .iter()
+                .filter(|b| !b.hit)
+                .map(|b| (f.file.as_str(), b))
+        })
+        .collect();
+    if !misses.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nmisses: what the replay counted at each and why it did not fire:"
+        );
+        for (file, b) in misses {
+            let lacked: Vec<String> = b.lacks.iter().map(evidence).collect();
+            let _ = writeln!(
+                out,
+                "{file}  line {}  preTokens {}  counted {}: {}{}",
+                b.line,
+                b.pre_tokens.map_or("-".to_owned(), |p| p.to_string()),
+                b.counted.map_or("-".to_owned(), |c| c.to_string()),
+                miss_words(b),
+                if lacked.is_empty() {
+                    String::new()
+                } else {
+                    format!("; the file lacks records: {}", lacked.join("; "))
+                }
+            );
+        }
+    }
     let _ = writeln!(out);
     let line = |out: &mut String, name: &str, t: &Totals| {
         // Per mille, rounded to nearest; none without an automatic boundary.
@@ -367,6 +462,10 @@ fn table(
     };
     for (preset, t) in by_preset {
         line(&mut out, preset, t);
+    }
+    let _ = writeln!(out, "by client version range:");
+    for (range, t) in by_range {
+        line(&mut out, range, t);
     }
     line(&mut out, "total", total);
     for (file, why) in failed {

@@ -42,8 +42,14 @@ pub const TOLERANCE_PER_MILLE: u64 = 15;
 pub struct Scored {
     /// The boundary's uuid.
     pub uuid: Uuid,
+    /// Its 1-based line in the file.
+    pub line: u32,
     /// Its `preTokens`.
     pub pre_tokens: Option<u64>,
+    /// The replay's count at the boundary's request (before any
+    /// compaction there), when the replay reached it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counted: Option<u64>,
     /// Whether a prediction hit it.
     pub hit: bool,
     /// The nearest prediction within the window: its count, and how many
@@ -58,6 +64,45 @@ pub struct Scored {
     /// ([`Lack`]): such a boundary stays in the score, and is listed apart.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lacks: Vec<Lack>,
+    /// Why a missed boundary was missed; `None` for a hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missed: Option<Miss>,
+}
+
+/// Why the replay did not fire at a real automatic boundary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Miss {
+    /// The boundary opens no era of the walked history (the file's chain
+    /// never reaches it): the replay never counted there.
+    NotReached,
+    /// The replay fired earlier in the same era, more than
+    /// [`WINDOW_RECORDS`] records before the boundary (a false positive),
+    /// and its own compaction kept the count low after.
+    #[serde(rename_all = "camelCase")]
+    FiredEarly {
+        /// The early prediction's count.
+        tokens: u64,
+        /// How many records before the boundary it fired.
+        records_before: usize,
+    },
+    /// The replay fired within the window, at a count more than the
+    /// tolerance from `preTokens`.
+    #[serde(rename_all = "camelCase")]
+    OffInTokens {
+        /// The prediction's count.
+        tokens: u64,
+        /// How many records before the boundary it fired.
+        records_before: usize,
+    },
+    /// The replay's count never reached the compact line in the era.
+    #[serde(rename_all = "camelCase")]
+    UnderTheLine {
+        /// The count at the boundary's request.
+        counted: u64,
+        /// The compact line.
+        line: u64,
+    },
 }
 
 /// A replay scored against the session's real automatic compactions.
@@ -108,9 +153,17 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
             (Some(real), Some(pre)) => Some(real.tokens as i64 - pre as i64),
             _ => None,
         };
+        let counted = replay
+            .at_real
+            .iter()
+            .find(|r| r.uuid == actual.uuid)
+            .map(|r| r.tokens);
         let mut scored = Scored {
             uuid: actual.uuid.clone(),
+            line: actual.line,
             pre_tokens: actual.pre_tokens,
+            counted,
+            missed: None,
             hit: false,
             predicted: None,
             token_error,
@@ -139,6 +192,16 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
                 scored.token_error = pre.map(|pre| tokens as i64 - pre as i64);
             }
         }
+        if !scored.hit {
+            scored.missed = Some(why_missed(
+                &scored,
+                positions.get(b).copied().flatten(),
+                &positions,
+                &predicted,
+                &used,
+                replay,
+            ));
+        }
         boundaries.push(scored);
     }
     let false_predictions: Vec<(Uuid, u64)> = replay
@@ -159,5 +222,52 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
         incomplete_hits: incomplete.filter(|b| b.hit).count(),
         boundaries,
         false_predictions,
+    }
+}
+
+/// Why the replay missed a boundary standing at `end` (its place in the
+/// timeline): a prediction in the window too far off in tokens, an earlier
+/// one in the same era, or a count under the line.
+fn why_missed(
+    scored: &Scored,
+    end: Option<usize>,
+    positions: &[Option<usize>],
+    predicted: &[(Option<usize>, u64)],
+    used: &[bool],
+    replay: &Replay,
+) -> Miss {
+    let Some(end) = end else {
+        return Miss::NotReached;
+    };
+    if let Some((tokens, records_before)) = scored.predicted {
+        return Miss::OffInTokens {
+            tokens,
+            records_before,
+        };
+    }
+    // The era the boundary closes starts at the latest boundary before it.
+    let start = positions
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&p| p < end)
+        .max()
+        .unwrap_or(0);
+    let early = predicted
+        .iter()
+        .zip(used)
+        .filter(|&(_, &u)| !u)
+        .filter_map(|(&(at, tokens), _)| at.filter(|&at| start <= at && at < end).map(|at| (at, tokens)))
+        .max_by_key(|&(at, _)| at);
+    match (early, scored.counted) {
+        (Some((at, tokens)), _) => Miss::FiredEarly {
+            tokens,
+            records_before: end - 1 - at,
+        },
+        (None, Some(counted)) => Miss::UnderTheLine {
+            counted,
+            line: replay.lines.compact,
+        },
+        (None, None) => Miss::NotReached,
     }
 }

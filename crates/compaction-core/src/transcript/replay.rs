@@ -93,6 +93,8 @@ pub struct TierEvent {
 pub struct Actual {
     /// The boundary's uuid.
     pub uuid: Uuid,
+    /// Its 1-based line in the file.
+    pub line: u32,
     /// `manual` or `auto`, as written.
     pub trigger: Option<String>,
     /// `preTokens`, as written.
@@ -204,6 +206,7 @@ impl Transcript {
                 .zip(self.lacks())
                 .map(|(b, lacks)| Actual {
                     uuid: b.uuid.clone(),
+                    line: b.line,
                     trigger: b.trigger().map(str::to_owned),
                     pre_tokens: b.pre_tokens(),
                     lacks,
