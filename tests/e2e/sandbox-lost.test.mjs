@@ -76,3 +76,29 @@ test("point 5: the summarised messages beside the nine sections; a summary line 
     await context.close();
   }
 });
+
+test("point 5: a long compaction lists its first 80 summarised messages and every lit one; the rest on request", async () => {
+  const { context, page, errors } = await open("?groups=200");
+  await page.locator(".events li button", { hasText: "/compact" }).click();
+  const lost = page.locator("#context .lost");
+  await lost.waitFor();
+  const summarised = Number((await page.locator("#context .changes li").first().textContent()).replace(/[^0-9]/g, ""));
+  assert.ok(summarised > 400, `${summarised} summarised`);
+  assert.equal(await lost.locator(".lost-msg").count(), 80);
+  assert.match(await lost.locator(".lost-gap").last().textContent(), new RegExp(`… ${summarised - 80} more`));
+  // A line whose sources lie past the first 80 shows them, lit.
+  // "Tools used": every call of the 200 groups added.
+  const line = lost.locator(".lost-section", { hasText: "Key Technical Concepts" }).locator("button.line").first();
+  const sources = Number((await line.textContent()).match(/← (\d+)$/)[1]);
+  await line.click();
+  const lit = await lost.locator(".lost-msg.lit").count();
+  assert.equal(lit, sources);
+  assert.ok(sources > 80, `${sources} sources`);
+  assert.ok((await lost.locator(".lost-msg").count()) < summarised, "the unlit rest is not listed");
+  // Listed whole on request.
+  await lost.getByRole("button", { name: `List all ${summarised}` }).click();
+  assert.equal(await lost.locator(".lost-msg").count(), summarised);
+  assert.equal(await lost.locator(".lost-msg.lit").count(), sources);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -10,6 +10,9 @@ use yew::prelude::*;
 
 use crate::context::kind_name;
 
+/// Summarised messages listed before "List all" (the lit ones always are).
+pub const LISTED: usize = 80;
+
 /// Props of [`WhatWasLost`].
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct WhatWasLostProps {
@@ -25,6 +28,11 @@ pub struct WhatWasLostProps {
 pub fn WhatWasLost(props: &WhatWasLostProps) -> Html {
     // The line selected: (section, line).
     let picked = use_state(|| None::<(usize, usize)>);
+    let all = use_state(|| false);
+    let show_all = {
+        let all = all.clone();
+        Callback::from(move |_| all.set(!*all))
+    };
     let list = use_node_ref();
     let sources: &[usize] = picked
         .and_then(|(s, l)| props.sections.get(s).and_then(|s| s.lines.get(l)))
@@ -59,9 +67,21 @@ pub fn WhatWasLost(props: &WhatWasLostProps) -> Html {
             <p class="lost-status muted" role="status">{ status }</p>
             <div class="lost-cols">
                 <ol class="lost-messages" ref={list} aria-label="The summarised messages" tabindex="0">
-                    { for props.summarised.iter().map(|(at, item)| {
+                    { for props.summarised.iter().enumerate().map(|(k, (at, item))| {
                         let (name, class) = kind_name(item.kind);
                         let lit = sources.binary_search(at).is_ok();
+                        // A long list keeps its first rows and every lit one;
+                        // a gap row stands for the rest (the DOM stays small).
+                        if k >= LISTED && !lit && !*all {
+                            let next_shown = k + 1 == props.summarised.len()
+                                || sources.binary_search(&props.summarised[k + 1].0).is_ok();
+                            let from = props.summarised[..k].iter().rposition(|(a, _)| sources.binary_search(a).is_ok()).map_or(LISTED, |p| (p + 1).max(LISTED));
+                            return if next_shown {
+                                html! { <li class="lost-gap muted">{ format!("… {} more", k + 1 - from) }</li> }
+                            } else {
+                                html! {}
+                            };
+                        }
                         html! {
                             <li class={classes!("lost-msg", lit.then_some("lit"))} data-item={at.to_string()} data-kind={name}>
                                 <span class={classes!("swatch", class)} aria-hidden="true"></span>
@@ -71,6 +91,11 @@ pub fn WhatWasLost(props: &WhatWasLostProps) -> Html {
                             </li>
                         }
                     }) }
+                    if props.summarised.len() > LISTED {
+                        <li><button type="button" class="more" onclick={show_all}>
+                            { if *all { "Show fewer".to_owned() } else { format!("List all {}", props.summarised.len()) } }
+                        </button></li>
+                    }
                 </ol>
                 <div class="lost-summary" role="group" aria-label="The summary's nine sections">
                     { for props.sections.iter().enumerate().map(|(s, section)| html! {
