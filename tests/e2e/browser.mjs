@@ -84,3 +84,47 @@ export async function sandbox({ prefix, ready = ".strip, .embed" }) {
     },
   };
 }
+
+/**
+ * Picks `scenario` and waits until the session chart is drawn at its own
+ * width (one SVG unit, one CSS pixel: it measures itself after a render).
+ */
+export async function showChart(page, scenario) {
+  await page.getByLabel("Scenario").selectOption(scenario);
+  await page.waitForFunction((n) => new URL(location.href).searchParams.get("scenario") === n, scenario);
+  await page.locator("#chart").scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => {
+    const svg = document.querySelector("#chart .chart svg");
+    return svg && Math.abs(svg.getBoundingClientRect().width - svg.viewBox.baseVal.width) < 1.5;
+  });
+}
+
+/**
+ * Every text of every SVG on the page (issue 26, point 10): how many, those
+ * under 11 CSS px (font size times the SVG's scale), and every pair whose
+ * boxes overlap.
+ */
+export function svgTexts(page) {
+  return page.evaluate(() => {
+    const out = { texts: 0, small: [], overlaps: [] };
+    for (const svg of document.querySelectorAll("svg")) {
+      const vb = svg.viewBox?.baseVal;
+      const scale = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
+      const texts = [...svg.querySelectorAll("text")].map((t) => {
+        const b = t.getBoundingClientRect();
+        return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: [b.left, b.top, b.right, b.bottom] };
+      });
+      out.texts += texts.length;
+      for (const t of texts) if (t.px < 10.95) out.small.push(`${t.text} (${t.px.toFixed(1)} px)`);
+      for (let i = 0; i < texts.length; i++) {
+        for (let j = i + 1; j < texts.length; j++) {
+          const [a, b] = [texts[i].box, texts[j].box];
+          const ix = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
+          const iy = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+          if (ix > 0.5 && iy > 0.5) out.overlaps.push(`${texts[i].text} × ${texts[j].text}`);
+        }
+      }
+    }
+    return out;
+  });
+}

@@ -155,6 +155,8 @@ test("an invalid value keeps the last good picture and says what is wrong at the
   for (const viewport of SIZES) {
     const { context, page, errors } = await open("", viewport);
     const good = await strip(page);
+    // On a phone the settings wait in the bottom sheet (point 10).
+    if (await page.locator(".sheet-bar").isVisible()) await page.locator(".sheet-bar").click();
     const window = page.getByLabel("Context window (tokens)");
     // Typing 120000 digit by digit passes through 1, 12, 120, 1200, 12000:
     // all refused by the engine.

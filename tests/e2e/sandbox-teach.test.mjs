@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZES, sandbox } from "./browser.mjs";
+import { SIZES, sandbox, showChart, svgTexts } from "./browser.mjs";
 
 const { open, shot } = await sandbox({ prefix: "teach" });
 
@@ -254,44 +254,15 @@ test("point 1: newcomer mode keeps the evidence closed and offers the glossary; 
   await context.close();
 });
 
-/** Every text of the chart: its rendered font size and box, and any pair that overlaps. */
-async function chartText(page) {
-  return page.locator("#chart .chart svg").evaluate((svg) => {
-    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    const texts = [...svg.querySelectorAll("text")].map((t) => {
-      const b = t.getBoundingClientRect();
-      return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: [b.left, b.top, b.right, b.bottom] };
-    });
-    const overlaps = [];
-    for (let i = 0; i < texts.length; i++) {
-      for (let j = i + 1; j < texts.length; j++) {
-        const [a, b] = [texts[i].box, texts[j].box];
-        const ix = Math.min(a[2], b[2]) - Math.max(a[0], b[0]);
-        const iy = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
-        if (ix > 0.5 && iy > 0.5) overlaps.push(`${texts[i].text} × ${texts[j].text}`);
-      }
-    }
-    return { texts, overlaps, scale };
-  });
-}
-
 test("points 10 and 11: chart text is at least 11 px and never overlaps, at every size; the rebuild embed fits 900x420", async () => {
   for (const viewport of SIZES) {
     const { context, page, errors } = await open("", viewport);
     for (const scenario of ["compact-analysis", "run-through", "long-collapse", "tool-heavy", "breakers", "overflow"]) {
-      await page.getByLabel("Scenario").selectOption(scenario);
-      await page.waitForFunction((n) => new URL(location.href).searchParams.get("scenario") === n, scenario);
-      await page.locator("#chart").scrollIntoViewIfNeeded();
-      // The chart measures itself after a render: wait until it is drawn at its width.
-      await page.waitForFunction(() => {
-        const svg = document.querySelector("#chart .chart svg");
-        return svg && Math.abs(svg.getBoundingClientRect().width - svg.viewBox.baseVal.width) < 1.5;
-      });
-      const c = await chartText(page);
-      const small = c.texts.filter((t) => t.px < 10.95);
-      assert.deepEqual(small, [], `${scenario} at ${viewport.width}: text under 11 px`);
+      await showChart(page, scenario);
+      const c = await svgTexts(page);
+      assert.deepEqual(c.small, [], `${scenario} at ${viewport.width}: text under 11 px`);
       assert.deepEqual(c.overlaps, [], `${scenario} at ${viewport.width}: overlapping labels`);
-      assert.ok(c.texts.length >= 10, `${scenario}: ${c.texts.length} texts`);
+      assert.ok(c.texts >= 10, `${scenario}: ${c.texts} texts`);
       if (scenario === "run-through" || scenario === "long-collapse") await shot(page, `chart-${scenario}`, page.locator("#chart"));
     }
     assert.deepEqual(errors, []);

@@ -5,13 +5,12 @@
 
 use std::rc::Rc;
 
-use compaction_core::step::Step;
 use compaction_core::thresholds::Thresholds;
 use compaction_core::transcript::replay::{preset_for_version, Replay};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explain, explore, journal as journal_of, timeline_chart, Cost, Exploration, Journal, Outcome,
-    PrecomputeSwitch, SessionChart,
+    explain, explore, journal as journal_of, timeline_chart, Exploration, Journal, Outcome, PrecomputeSwitch,
+    SessionChart,
 };
 use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
@@ -23,10 +22,12 @@ use crate::gauge::Gauge;
 use crate::glossary::Glossary;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
 use crate::resume::ResumeLane;
+use crate::sheet::Sheet;
 use crate::state::{field_of, Action, Field, SandboxState};
 use crate::strip::RequestStrip;
-use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
+use crate::timeline::{forward, tier_name};
 use crate::try_this::{chips, Chip, TryThis};
+use crate::walk::{stepper, timeline};
 
 /// How long after the last control change the URL is written.
 const URL_WRITE_DELAY_MS: u32 = 200;
@@ -481,7 +482,7 @@ pub fn App() -> Html {
                 <a href="#import">{ "Your own session" }</a>
             </nav>
             <div class="layout">
-                <aside class="controls" aria-label="Settings">{ controls }</aside>
+                <Sheet>{ controls }</Sheet>
                 <div class="panels">
                     <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "What the engine did" }</h2>
                         if !state.expert { <Glossary open={false} /> }
@@ -495,145 +496,6 @@ pub fn App() -> Html {
                 </div>
             </div>
         </main>
-    }
-}
-
-/// The events and the buttons that walk them. A button with nowhere to go
-/// says so (`aria-disabled`) but keeps the focus: a disabled button would
-/// drop it to the page body.
-fn stepper(
-    e: &Exploration,
-    cursor: (usize, Option<usize>),
-    counts: &[usize],
-    go: &Callback<(usize, Option<usize>)>,
-    playing: &UseStateHandle<bool>,
-) -> Html {
-    let Some(m) = e.moments.get(cursor.0) else {
-        return html! { <p class="muted">{ "This scenario has no model call." }</p> };
-    };
-    let nav = |to: Option<(usize, Option<usize>)>, label: &'static str, text: &'static str| {
-        let go = go.clone();
-        let playing = playing.clone();
-        html! {
-            <button type="button" aria-label={label} aria-disabled={if to.is_none() { "true" } else { "false" }}
-                onclick={Callback::from(move |_| { if let Some(c) = to { playing.set(false); go.emit(c) } })}>{ text }</button>
-        }
-    };
-    let play = {
-        let playing = playing.clone();
-        Callback::from(move |_| playing.set(!*playing))
-    };
-    let position = match cursor.1 {
-        Some(s) => format!(
-            "event {} of {}, step {} of {}",
-            cursor.0 + 1,
-            e.moments.len(),
-            s + 1,
-            m.frame.steps.len()
-        ),
-        None => format!(
-            "event {} of {} (all {} steps)",
-            cursor.0 + 1,
-            e.moments.len(),
-            m.frame.steps.len()
-        ),
-    };
-    let step_reason = cursor
-        .1
-        .and_then(|s| m.frame.steps.get(s))
-        .map(|s| format!("{} · {}: {}", tier_name(s.tier), s.rule, s.reason));
-    html! {
-        <div class="walk">
-            <ol class="events" aria-label="Events">
-                { for e.moments.iter().enumerate().map(|(i, mo)| {
-                    let go = go.clone();
-                    let current = i == cursor.0;
-                    let tiers: Vec<&str> = mo.tiers.iter().map(|t| tier_name(*t)).collect();
-                    html! {
-                        <li>
-                            <button type="button" class={classes!("event", current.then_some("current"), (!mo.tiers.is_empty()).then_some("fired"))}
-                                aria-current={current.then_some("step")} onclick={Callback::from(move |_| go.emit((i, None)))}
-                                title={format!("{} → {} tokens", grouped(mo.tokens_before), grouped(mo.frame.count.tokens))}>
-                                <span class="ev-kind">{ event_name(mo) }</span>
-                                <span class="ev-tok">{ crate::chart::short(mo.frame.count.tokens) }</span>
-                                if !tiers.is_empty() { <span class="ev-tier">{ tiers.join(", ") }</span> }
-                            </button>
-                        </li>
-                    }
-                }) }
-            </ol>
-            <div class="stepper" role="group" aria-label="Step through">
-                { nav(Some((0, None)).filter(|_| cursor != (0, None)), "First event", "« first") }
-                { nav(back(counts, cursor), "Step back", "◀ back") }
-                <button type="button" aria-pressed={if **playing { "true" } else { "false" }} onclick={play}>{ if **playing { "❚❚ pause" } else { "▶ play" } }</button>
-                { nav(forward(counts, cursor), "Step forward", "forward ▶") }
-                { nav(Some((counts.len().saturating_sub(1), None)).filter(|c| *c != cursor), "Last event", "last »") }
-                <span class="position" aria-live="polite">{ position }</span>
-            </div>
-            <p class="moment-head">
-                <strong>{ event_name(m) }</strong>{ format!(": {} → {} tokens", grouped(m.tokens_before), grouped(m.frame.count.tokens)) }
-                { status_text(m) }
-                { for m.costs().into_iter().map(|(tier, cost)| html! {
-                    <span class={classes!("cost", cost_class(cost))}>{ format!("{}: {}", tier_name(tier), cost.label()) }</span>
-                }) }
-                if let Some(reason) = step_reason { <span class="step-reason">{ reason }</span> }
-            </p>
-        </div>
-    }
-}
-
-/// The engine's evidence for the event: its steps (tier, rule, owner,
-/// evidence, tokens, reason) and the flow diagrams, in a drawer.
-fn timeline(
-    e: &Exploration,
-    cursor: (usize, Option<usize>),
-    state: &UseReducerHandle<SandboxState>,
-    open: bool,
-) -> Html {
-    let Some(m) = e.moments.get(cursor.0) else {
-        return html! { <p class="muted">{ "This scenario has no model call." }</p> };
-    };
-    let on_pick = {
-        let state = state.clone();
-        Callback::from(move |s| state.dispatch(Action::Step(s)))
-    };
-    let lit: Vec<Step> = match cursor.1.and_then(|s| m.frame.steps.get(s)) {
-        Some(s) => vec![s.clone()],
-        None => m.frame.steps.clone(),
-    };
-    // A call where a breaker is open shows the failure branches too: that
-    // is where "auto keeps failing" lights.
-    let compaction = m.outcome.is_some()
-        || m.frame.kind != "call"
-        || m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
-    html! {
-        <details class="evidence" {open}>
-            <summary>{ format!("The engine's evidence: {} step{} of this event, with rule, owner and source", m.frame.steps.len(), if m.frame.steps.len() == 1 { "" } else { "s" }) }</summary>
-            <StepList moment={m.clone()} current={cursor.1} {on_pick} />
-            <Flows steps={lit} {compaction} moment={m.clone()} />
-        </details>
-    }
-}
-
-fn cost_class(c: Cost) -> &'static str {
-    match c {
-        Cost::CacheKept => "cost-kept",
-        Cost::CacheBroken => "cost-broken",
-        Cost::ModelCall => "cost-model",
-    }
-}
-
-fn status_text(m: &compaction_scenarios::sandbox::Moment) -> String {
-    use compaction_core::engine::CallStatus;
-    match &m.frame.status {
-        Some(CallStatus::Proceed) => " · call proceeds".to_owned(),
-        Some(CallStatus::Warn { tokens_left }) => format!(" · warn: {} tokens left", grouped(*tokens_left)),
-        Some(CallStatus::CompactionDue { over_by }) => {
-            format!(" · compaction due: {} over the line", grouped(*over_by))
-        }
-        Some(CallStatus::Blocked { over_by }) => format!(" · BLOCKED: {} over the line", grouped(*over_by)),
-        Some(_) => " · see the steps".to_owned(),
-        None => String::new(),
     }
 }
 

@@ -67,6 +67,10 @@ const BOTTOM: f64 = 34.0;
 /// placing labels so that none overlaps another.
 const CHAR: f64 = 7.0;
 
+/// The narrowest the chart is drawn: below it, the SVG would be scaled
+/// down and its text fall under 11 px (a 320 px phone leaves about 270).
+const MIN_W: f64 = 160.0;
+
 /// The chart's horizontal geometry, in CSS pixels: the SVG is drawn at the
 /// width it is shown at (one unit, one pixel), so its text keeps its CSS
 /// size at every width.
@@ -85,7 +89,7 @@ pub struct Frame {
 impl Frame {
     /// The frame for a figure `width` pixels wide (0: not measured yet).
     pub fn of(width: f64) -> Frame {
-        let w = if width > 0.0 { width.max(280.0) } else { 900.0 };
+        let w = if width > 0.0 { width.max(MIN_W) } else { 900.0 };
         let narrow = w < 600.0;
         Frame {
             w,

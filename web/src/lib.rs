@@ -17,12 +17,14 @@ pub mod import;
 pub mod lost;
 pub mod panel;
 pub mod resume;
+pub mod sheet;
 pub mod state;
 pub mod strip;
 pub mod thinking;
 pub mod timeline;
 pub mod try_this;
 pub mod url;
+pub mod walk;
 
 // The page's allocator (compaction-alloc): talc, growing the memory
 // geometrically.
