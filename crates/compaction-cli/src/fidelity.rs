@@ -436,6 +436,24 @@ fn table(
             );
         }
     }
+    let calls: Vec<(&str, u64)> = files
+        .iter()
+        .filter_map(|f| {
+            f.fidelity
+                .own_call
+                .as_ref()
+                .map(|(_, tokens)| (f.file.as_str(), *tokens))
+        })
+        .collect();
+    if !calls.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ncompaction calls (the file is a compaction's summary request; its boundary is in the parent session's file, so this is no false positive):"
+        );
+        for (file, tokens) in calls {
+            let _ = writeln!(out, "{file}  its own compaction predicted at {tokens}");
+        }
+    }
     let _ = writeln!(out);
     let line = |out: &mut String, name: &str, t: &Totals| {
         // Per mille, rounded to nearest; none without an automatic boundary.

@@ -19,6 +19,10 @@
 //! - The **token error** of a real automatic boundary is the hitting
 //!   prediction's count minus `preTokens`; without a hit, the replay's
 //!   count at the boundary's request minus `preTokens`.
+//! - A **compaction call**'s transcript ([`compaction_call`]) ends with the
+//!   summary request its parent session's compaction made: a prediction
+//!   within the window before that prompt is that compaction (`ownCall`),
+//!   not a false positive; its boundary is in the parent's file.
 //! - An **incomplete** boundary is one where the file provably lacks
 //!   records the client had when it compacted ([`Lack`]): it stays in the
 //!   score (hits, misses and the token error are over every real automatic
@@ -125,6 +129,40 @@ pub struct Fidelity {
     pub boundaries: Vec<Scored>,
     /// The predictions that hit nothing: last record, count.
     pub false_predictions: Vec<(Uuid, u64)>,
+    /// A compaction call's own compaction ([`compaction_call`]): the
+    /// prediction within the window before its compaction prompt, last
+    /// record and count. Its boundary is in the main session's file, so it
+    /// is neither a hit here nor a false positive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub own_call: Option<(Uuid, u64)>,
+}
+
+/// How Claude Code's compaction prompt begins (`TRANSCRIPT_FORMAT.md`
+/// §5.4).
+const COMPACTION_PROMPT: &str = "Your task is to create a detailed summary of the conversation so far";
+
+/// Where a compaction call's prompt stands in the timeline, when the file
+/// is one: the transcript of the summary request an automatic or manual
+/// compaction makes (`agent-acompact-*.jsonl`: the conversation so far,
+/// then the prompt as its last user message, then the summary). The
+/// calibration sets hold 7, in 2 repositories (earnabitmore365/merit-ledger
+/// 6, yejh123/VibeLens 1), every one ending so.
+pub fn compaction_call(timeline: &Timeline) -> Option<usize> {
+    let (at, (last_user, _)) = timeline
+        .entries
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, (m, _))| m.role == crate::message::Role::User)?;
+    let starts = |text: &str| text.trim_start().starts_with(COMPACTION_PROMPT);
+    let prompt = match &last_user.content {
+        crate::message::Content::Text(text) => starts(text),
+        crate::message::Content::Blocks(blocks) => blocks.iter().any(|b| match b {
+            crate::message::Block::Text { text, .. } => starts(text),
+            _ => false,
+        }),
+    };
+    prompt.then_some(at)
 }
 
 /// Whether `tokens` is within the tolerance of `pre`.
@@ -204,6 +242,19 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
         }
         boundaries.push(scored);
     }
+    // A compaction call's last request is its own compaction: the
+    // nearest unused prediction within the window before its prompt.
+    let own_call = compaction_call(timeline).and_then(|prompt| {
+        let (i, _) = predicted
+            .iter()
+            .enumerate()
+            .filter(|&(i, &(at, _))| {
+                !used[i] && at.is_some_and(|at| at <= prompt && prompt - at < WINDOW_RECORDS)
+            })
+            .max_by_key(|&(_, &(at, _))| at)?;
+        used[i] = true;
+        replay.predicted.get(i).map(|p| (p.at_uuid.clone(), p.tokens))
+    });
     let false_predictions: Vec<(Uuid, u64)> = replay
         .predicted
         .iter()
@@ -222,6 +273,7 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
         incomplete_hits: incomplete.filter(|b| b.hit).count(),
         boundaries,
         false_predictions,
+        own_call,
     }
 }
 

@@ -407,6 +407,7 @@ fn compact_logged(
     result
 }
 
+mod calls;
 mod eras;
 mod expanded;
 mod newest;
