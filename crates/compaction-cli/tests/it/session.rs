@@ -447,6 +447,7 @@ fn replay_on_a_real_session_file() {
         v["actual"],
         json!([{
             "uuid": "dd3cc2e6-a191-4331-a0f0-2473e6d7692d",
+            "line": 754,
             "trigger": "auto",
             "preTokens": 170251,
             // The last message the client compacted is not in the file.

@@ -199,3 +199,31 @@ fn progress_goes_to_stderr_only() {
     assert_eq!(steps.last(), Some(&"100%"), "{err}");
     assert!(err.lines().all(|l| l.starts_with("reading ")), "{err}");
 }
+
+#[test]
+fn resume_of_a_2_1_170_partial_boundary_is_the_summary_then_exactly_the_preserved_uuids() {
+    // Hand-made (neither calibration set holds one): `preservedMessages
+    // {anchorUuid, uuids, allUuids}` and `preservedSegment`, with the
+    // newest fields typed in the boundary's metadata.
+    let v = run("resume", "hand__preserved-segment-2.1.170.jsonl");
+    let uuid = |n: u64| format!("00000000-0000-4000-8000-{n:012}");
+    let uuids: Vec<&str> = v["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["uuid"].as_str().unwrap())
+        .collect();
+    assert_eq!(uuids, [uuid(10), uuid(5), uuid(6), uuid(11), uuid(12)]);
+    assert_eq!(v["messages"][0]["isCompactSummary"], true);
+    assert_eq!(v["messages"][1]["preserved"], true);
+    assert_eq!(v["messages"][2]["preserved"], true);
+    let meta = &v["boundary"]["metadata"];
+    assert_eq!(meta["durationMs"], 96_412);
+    assert_eq!(meta["postTokens"], 41_227);
+    assert_eq!(
+        meta["preCompactDiscoveredTools"],
+        json!(["WebFetch", "NotebookEdit"])
+    );
+    assert_eq!(meta["preservedMessages"]["allUuids"].as_array().unwrap().len(), 4);
+    assert_eq!(meta["messagesSummarized"], 4, "an unknown field is kept");
+}
