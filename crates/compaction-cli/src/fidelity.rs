@@ -144,8 +144,6 @@ fn session_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 /// `compaction fidelity DIR`.
 pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
     let mut files = Vec::new();
-    let mut by_preset: Vec<(&'static str, Totals)> = Vec::new();
-    let mut by_range: Vec<(String, Totals)> = Vec::new();
     let mut total = Totals::default();
     let mut failed = Vec::new();
     for path in session_files(&args.dir)? {
@@ -174,31 +172,16 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
         match scored {
             Ok(file) => {
                 total.add(&file.fidelity);
-                match by_range.iter_mut().find(|(r, _)| *r == file.range) {
-                    Some((_, t)) => t.add(&file.fidelity),
-                    None => {
-                        let mut t = Totals::default();
-                        t.add(&file.fidelity);
-                        by_range.push((file.range.clone(), t));
-                    }
-                }
-                match by_preset.iter_mut().find(|(p, _)| *p == file.preset) {
-                    Some((_, t)) => t.add(&file.fidelity),
-                    None => {
-                        let mut t = Totals::default();
-                        t.add(&file.fidelity);
-                        by_preset.push((file.preset, t));
-                    }
-                }
                 files.push(file);
             }
             Err(why) => failed.push((name, why)),
         }
     }
-    let by_preset: Vec<(&str, Totals)> = by_preset.into_iter().map(|(p, t)| (p, t.finish())).collect();
+    let by_preset = group(&files, |f| f.preset.to_owned());
+    let mut by_range = group(&files, |f| f.range.clone());
     // Version ranges oldest first (a label's first version number).
     by_range.sort_by_key(|(range, _)| range_order(range));
-    let by_range: Vec<(String, Totals)> = by_range.into_iter().map(|(r, t)| (r, t.finish())).collect();
+    let by_repository = group(&files, |f| repository(&f.file));
     let total = total.finish();
     if args.json {
         return crate::pretty(&Report {
@@ -207,19 +190,25 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
                 .map(|(file, boundary)| Incomplete { file, boundary })
                 .collect(),
             files: &files,
-            by_preset: (by_preset.iter())
-                .map(|(preset, totals)| PresetTotals { preset, totals })
-                .collect(),
-            by_range: (by_range.iter())
-                .map(|(range, totals)| RangeTotals { range, totals })
-                .collect(),
+            by_preset: groups(&by_preset),
+            by_range: groups(&by_range),
+            by_repository: groups(&by_repository),
             total: &total,
             failed: (failed.iter())
                 .map(|(file, error)| Failed { file, error })
                 .collect(),
         });
     }
-    Ok(table(&files, &by_preset, &by_range, &total, &failed))
+    Ok(table(
+        &files,
+        &[
+            ("", &by_preset),
+            ("by client version range:", &by_range),
+            ("by repository:", &by_repository),
+        ],
+        &total,
+        &failed,
+    ))
 }
 
 /// `fidelity --json`'s output.
@@ -229,8 +218,9 @@ struct Report<'a> {
     definition: String,
     files: &'a [FileScore],
     incomplete: Vec<Incomplete<'a>>,
-    by_preset: Vec<PresetTotals<'a>>,
-    by_range: Vec<RangeTotals<'a>>,
+    by_preset: Vec<Group<'a>>,
+    by_range: Vec<Group<'a>>,
+    by_repository: Vec<Group<'a>>,
     total: &'a Totals,
     failed: Vec<Failed<'a>>,
 }
@@ -242,18 +232,49 @@ struct Incomplete<'a> {
     boundary: &'a Scored,
 }
 
-/// The totals of one preset's files.
+/// The totals of one group of files: a preset's, a version range's, a
+/// repository's.
 #[derive(Serialize)]
-struct PresetTotals<'a> {
-    preset: &'a str,
+struct Group<'a> {
+    name: &'a str,
     totals: &'a Totals,
 }
 
-/// The totals of the files whose client version falls in one range.
-#[derive(Serialize)]
-struct RangeTotals<'a> {
-    range: &'a str,
-    totals: &'a Totals,
+/// Groups as `--json` prints them.
+fn groups(list: &[(String, Totals)]) -> Vec<Group<'_>> {
+    list.iter().map(|(name, totals)| Group { name, totals }).collect()
+}
+
+/// The files' totals by `key`, in order of first appearance.
+fn group(files: &[FileScore], key: impl Fn(&FileScore) -> String) -> Vec<(String, Totals)> {
+    let mut out: Vec<(String, Totals)> = Vec::new();
+    for file in files {
+        let name = key(file);
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, t)) => t.add(&file.fidelity),
+            None => {
+                let mut t = Totals::default();
+                t.add(&file.fidelity);
+                out.push((name, t));
+            }
+        }
+    }
+    out.into_iter().map(|(n, t)| (n, t.finish())).collect()
+}
+
+/// The repository a file comes from: in the calibration sets' naming
+/// (`owner__repo__session.jsonl`) the part before the last `__`; else the
+/// folder it is in under DIR (a `~/.claude/projects` project), or `.`.
+fn repository(file: &str) -> String {
+    let path = Path::new(file);
+    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    if let Some((repo, _)) = name.rsplit_once("__") {
+        return repo.to_owned();
+    }
+    match path.parent().map(|p| p.display().to_string()) {
+        Some(folder) if !folder.is_empty() => folder,
+        _ => ".".to_owned(),
+    }
 }
 
 /// Where a range label sorts: by the first version it names, the labels
@@ -337,8 +358,7 @@ fn definition() -> String {
 
 fn table(
     files: &[FileScore],
-    by_preset: &[(&str, Totals)],
-    by_range: &[(String, Totals)],
+    blocks: &[(&str, &[(String, Totals)])],
     total: &Totals,
     failed: &[(String, String)],
 ) -> String {
@@ -478,12 +498,13 @@ fn table(
             figure(t.complete_abs_error_p90),
         );
     };
-    for (preset, t) in by_preset {
-        line(&mut out, preset, t);
-    }
-    let _ = writeln!(out, "by client version range:");
-    for (range, t) in by_range {
-        line(&mut out, range, t);
+    for (title, groups) in blocks {
+        if !title.is_empty() {
+            let _ = writeln!(out, "{title}");
+        }
+        for (name, t) in groups.iter() {
+            line(&mut out, name, t);
+        }
     }
     line(&mut out, "total", total);
     for (file, why) in failed {

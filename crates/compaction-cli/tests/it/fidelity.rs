@@ -174,11 +174,18 @@ fn fidelity_says_per_miss_what_the_replay_counted_and_why_it_did_not_fire() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["range"].as_str().unwrap())
+        .map(|r| r["name"].as_str().unwrap())
         .collect();
     assert_eq!(ranges, ["2.0.70 – 2.0.76", "2.1.25 – 2.1.74"]);
     assert!(
         table.contains("by client version range:\n2.0.70 – 2.0.76 hits 0/1"),
+        "{table}"
+    );
+    // And per repository (`owner__repo__session.jsonl`).
+    assert_eq!(v["byRepository"][0]["name"], "entireio__cli");
+    assert_eq!(v["byRepository"][0]["totals"]["misses"], 2);
+    assert!(
+        table.contains("by repository:\nentireio__cli   hits 0/2"),
         "{table}"
     );
 }
