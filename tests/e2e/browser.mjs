@@ -110,7 +110,8 @@ export function svgTexts(page) {
     for (const svg of document.querySelectorAll("svg")) {
       const vb = svg.viewBox?.baseVal;
       const scale = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
-      const texts = [...svg.querySelectorAll("text")].map((t) => {
+      // Hidden texts (the chart's rulers, which measure its labels) are not drawn.
+      const texts = [...svg.querySelectorAll("text")].filter((t) => getComputedStyle(t).visibility !== "hidden").map((t) => {
         const b = t.getBoundingClientRect();
         return { text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale, box: [b.left, b.top, b.right, b.bottom] };
       });

@@ -3,7 +3,9 @@
 //! Layout only: every value is the engine's (a scenario's moments, or an
 //! imported session's reported usage and replay).
 
+use std::collections::HashMap;
 use std::fmt::Write;
+use std::rc::Rc;
 
 use compaction_core::thresholds::Thresholds;
 use compaction_scenarios::figures::grouped;
@@ -163,6 +165,42 @@ pub fn path(points: &[Option<Point>], top: u64, f: &Frame) -> String {
 pub fn Chart(props: &ChartProps) -> Html {
     let figure = use_node_ref();
     let width = use_state(|| 0.0_f64);
+    // The marks' labels as the browser draws them (width in px, by text):
+    // measured after a render from hidden copies, so labels are placed by
+    // their real width, not an estimate, whatever the font.
+    let measured = use_state(|| Rc::new(HashMap::<String, f64>::new()));
+    let rulers = use_node_ref();
+    {
+        let rulers = rulers.clone();
+        let measured = measured.clone();
+        use_effect(move || {
+            let Some(texts) = rulers
+                .cast::<web_sys::Element>()
+                .and_then(|g| g.query_selector_all("text").ok())
+            else {
+                return;
+            };
+            let mut next = (**measured).clone();
+            for i in 0..texts.length() {
+                let Some(t) = texts
+                    .item(i)
+                    .and_then(|n| n.dyn_into::<web_sys::SvgTextContentElement>().ok())
+                else {
+                    continue;
+                };
+                let (label, w) = (
+                    t.text_content().unwrap_or_default(),
+                    f64::from(t.get_computed_text_length()) + 4.0,
+                );
+                if next.get(&label).is_none_or(|old| (old - w).abs() > 0.5) {
+                    next.insert(label, w);
+                }
+            }
+            if next.len() != measured.len() || next.iter().any(|(k, v)| measured.get(k) != Some(v)) {
+                measured.set(Rc::new(next));
+            }
+        });
+    }
     {
         // Measure after each render (a layout change moves it), and again
         // when the window is resized.
@@ -211,7 +249,19 @@ pub fn Chart(props: &ChartProps) -> Html {
         .iter()
         .map(|m| f.x(m.at.min(n.saturating_sub(1)), n))
         .collect();
-    let widths: Vec<f64> = props.marks.iter().map(|m| text_width(&m.label)).collect();
+    let widths: Vec<f64> = props
+        .marks
+        .iter()
+        .map(|m| {
+            measured
+                .get(&m.label)
+                .copied()
+                .unwrap_or_else(|| text_width(&m.label))
+        })
+        .collect();
+    let mut distinct: Vec<&str> = props.marks.iter().map(|m| m.label.as_str()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
     let placed = labelled(&xs, &widths, f.left, f.plot_right());
     let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
     let (left, right) = (f.left, f.plot_right());
@@ -257,6 +307,9 @@ pub fn Chart(props: &ChartProps) -> Html {
                     <circle class="fired" cx={format!("{:.1}", f.x(i, n))} cy={format!("{:.1}", y_of(p.after, top))} r="3.5" />
                 }) }
                 <text class="axis" x={((left + right) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle">{ "requests, in order →" }</text>
+                <g class="rulers" ref={rulers} visibility="hidden" aria-hidden="true">
+                    { for distinct.iter().map(|l| html! { <g class="mark"><text x="0" y="0">{ *l }</text></g> }) }
+                </g>
             </svg>
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }</figcaption>
         </figure>
