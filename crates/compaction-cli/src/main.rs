@@ -67,6 +67,10 @@ enum Command {
     /// file provably lacks records its client had (its logicalParentUuid in
     /// no record, the last call's result in no record, a hook for a call in
     /// no record) are listed apart with the evidence, and kept in the score.
+    /// Each miss is listed with the replay's count there and why it did not
+    /// fire; a compaction call's transcript (agent-acompact-*) predicting
+    /// its own compaction is listed apart, not a false positive. Totals per
+    /// preset, client version range and repository.
     Fidelity(fidelity::FidelityArgs),
 }
 
