@@ -229,15 +229,13 @@ pub fn imported_summary(i: &Imported, r: &Replay) -> Html {
             <table class="boundaries" aria-label="Real and predicted boundaries">
                 <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "where" }</th><th scope="col" class="num">{ "tokens" }</th></tr></thead>
                 <tbody>
-                    { for r.actual.iter().map(|a| html! {
-                        <tr data-boundary="real"><th scope="row">{ format!("real boundary ({})", a.trigger.as_deref().unwrap_or("?")) }</th>
-                            <td><code>{ a.uuid.0.clone() }</code></td>
-                            <td class="num">{ a.pre_tokens.map(grouped).unwrap_or_default() }</td></tr>
-                    }) }
-                    { for r.predicted.iter().map(|p| html! {
-                        <tr data-boundary="predicted"><th scope="row">{ "what-if: would compact" }</th>
-                            <td>{ "after " }<code>{ p.at_uuid.0.clone() }</code></td>
-                            <td class="num">{ grouped(p.tokens) }</td></tr>
+                    { for shown_rows(r.actual.len() + r.predicted.len()).map(|row| match row {
+                        Row::At(i) => boundary_row(r, i),
+                        Row::Skipped(n) => html! {
+                            <tr class="skipped"><td colspan="3" class="muted">
+                                { format!("… {} more boundaries: the first and last {} are listed", grouped(n as u64), TABLE_ROWS / 2) }
+                            </td></tr>
+                        },
                     }) }
                 </tbody>
             </table>
@@ -245,5 +243,80 @@ pub fn imported_summary(i: &Imported, r: &Replay) -> Html {
                 <p class="muted">{ "No boundary in the file, and none under these settings." }</p>
             }
         </div>
+    }
+}
+
+/// Rows the boundaries table lists at most, the first and the last half:
+/// a file with 100k boundaries would otherwise put 800k nodes in the page
+/// (the layout alone took seconds at 20k).
+const TABLE_ROWS: usize = 200;
+
+/// A row of the boundaries table: the `i`-th boundary (real ones first),
+/// or how many were left out.
+enum Row {
+    At(usize),
+    Skipped(usize),
+}
+
+/// The rows listed of `total` boundaries.
+fn shown_rows(total: usize) -> impl Iterator<Item = Row> {
+    let half = TABLE_ROWS / 2;
+    let (head, skipped) = if total <= TABLE_ROWS {
+        (total, 0)
+    } else {
+        (half, total - TABLE_ROWS)
+    };
+    let tail = (head + skipped)..total;
+    (0..head)
+        .map(Row::At)
+        .chain((skipped > 0).then_some(Row::Skipped(skipped)))
+        .chain(tail.map(Row::At))
+}
+
+/// The `i`-th boundary's row: real ones first, then the predicted.
+fn boundary_row(r: &Replay, i: usize) -> Html {
+    match r.actual.get(i) {
+        Some(a) => html! {
+            <tr data-boundary="real"><th scope="row">{ format!("real boundary ({})", a.trigger.as_deref().unwrap_or("?")) }</th>
+                <td><code>{ a.uuid.0.clone() }</code></td>
+                <td class="num">{ a.pre_tokens.map(grouped).unwrap_or_default() }</td></tr>
+        },
+        None => match r.predicted.get(i.saturating_sub(r.actual.len())) {
+            Some(p) => html! {
+                <tr data-boundary="predicted"><th scope="row">{ "what-if: would compact" }</th>
+                    <td>{ "after " }<code>{ p.at_uuid.0.clone() }</code></td>
+                    <td class="num">{ grouped(p.tokens) }</td></tr>
+            },
+            None => html! {},
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{shown_rows, Row, TABLE_ROWS};
+
+    fn listed(total: usize) -> (Vec<usize>, usize) {
+        let mut at = Vec::new();
+        let mut skipped = 0;
+        for row in shown_rows(total) {
+            match row {
+                Row::At(i) => at.push(i),
+                Row::Skipped(n) => skipped += n,
+            }
+        }
+        (at, skipped)
+    }
+
+    #[test]
+    fn a_long_table_lists_its_first_and_last_rows_and_counts_the_rest() {
+        assert_eq!(listed(5), ((0..5).collect(), 0));
+        assert_eq!(listed(TABLE_ROWS), ((0..TABLE_ROWS).collect(), 0));
+        let (at, skipped) = listed(100_000);
+        assert_eq!(at.len(), TABLE_ROWS);
+        assert_eq!(skipped, 100_000 - TABLE_ROWS);
+        assert_eq!(at[..2], [0, 1]);
+        assert_eq!(at[TABLE_ROWS - 1], 99_999);
+        assert_eq!(at[TABLE_ROWS / 2], 100_000 - TABLE_ROWS / 2);
     }
 }
