@@ -29,7 +29,8 @@ export interface Host {
      * for it after `prepare()` resolved, never awaited by it; the next
      * `prepare()` takes its answer, and a later compaction reuses it. Its
      * failure fails no call: that precompute is dropped (a step of the
-     * next decision says so) and `onPrecompute` gets the error. Pass
+     * next decision says so), `onPrecompute` gets the error, and none is
+     * asked for again until a compaction ran. Pass
      * `false` when the engine does not outlive the request (a stateless
      * route): nothing would be left to take the answer. */
     precompute?: boolean;

@@ -246,6 +246,9 @@ pub(crate) struct Background {
     /// settled, not yet answered (an earlier one is gone by then: the
     /// engine asks for a precompute only when none is pending).
     settled: Option<(u64, Answer)>,
+    /// The summariser failed on a precompute: none is started again until
+    /// a compaction ran (a failing model is not asked again on every call).
+    failed: bool,
 }
 
 impl Background {
@@ -256,9 +259,12 @@ impl Background {
     pub(crate) fn settled(&mut self, id: u64, outcome: Result<JsValue, JsValue>) {
         let answer = match outcome.map(|v| crate::engine::answer_from_js(&v)) {
             Ok(Ok(a @ (Answer::Text { .. } | Answer::Offline))) => a,
-            _ => Answer::Failed {
-                reason: "the host's summariser gave no summary".to_owned(),
-            },
+            _ => {
+                self.failed = true;
+                Answer::Failed {
+                    reason: "the host's summariser gave no summary".to_owned(),
+                }
+            }
         };
         if self.settled.as_ref().is_none_or(|(held, _)| *held < id) {
             self.settled = Some((id, answer));
@@ -277,8 +283,17 @@ impl Background {
     }
 
     /// The precompute request to start now among a decision's `requests`,
-    /// if one is pending that was not started yet.
-    fn start(&mut self, requests: &[Request]) -> Option<compaction_core::compact::SummaryRequest> {
+    /// if one is pending that was not started yet (and none failed since
+    /// the last compaction: `compacted`, this preparation compacted).
+    fn start(
+        &mut self,
+        requests: &[Request],
+        compacted: bool,
+    ) -> Option<compaction_core::compact::SummaryRequest> {
+        self.failed &= !compacted;
+        if self.failed {
+            return None;
+        }
         let request = requests.iter().find_map(|r| match r {
             Request::Precompute(r) => Some(r),
             _ => None,
@@ -355,7 +370,9 @@ impl Run {
                         steps.append(&mut prepared.decision.steps);
                         prepared.decision.steps = steps;
                         let background = match self.host.precompute {
-                            true => s.precompute.start(&prepared.decision.requests),
+                            true => s
+                                .precompute
+                                .start(&prepared.decision.requests, !prepared.compacted.is_empty()),
                             false => None,
                         };
                         let out = s.prepared(prepared);
