@@ -267,15 +267,15 @@ function assertAnswered(messages, label) {
 
 // 300 flips and 200 cuts in both modes: core's transcript::problems test;
 // here 40 rounds through the package.
-test("the five fixture files, single-byte flips and half-cut lines: every resumed view answers every tool_use, in both modes", () => {
+test("the fixture files, single-byte flips and half-cut lines: every resumed view answers every tool_use, in both modes", () => {
   const dir = new URL("../../crates/compaction-core/tests/fixtures/transcripts/", import.meta.url);
-  const names = readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
-  assert.equal(names.length, 5);
+  const names = readdirSync(dir).filter((n) => n.endsWith(".jsonl")).sort();
+  assert.ok(names.length >= 5, `${names.length} fixture files`);
   let seed = 15;
   const next = (n) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
   let resumes = 0;
   for (let round = 0; round < 40; round++) {
-    let bytes = Buffer.from(readFileSync(new URL(names[round % 5], dir)));
+    let bytes = Buffer.from(readFileSync(new URL(names[round % names.length], dir)));
     if (round < 24) {
       bytes[next(bytes.length)] = next(256);
     } else {
