@@ -7,8 +7,11 @@
 
 use serde::Serialize;
 
-use compaction_core::engine::Engine;
+use std::sync::Arc;
+
+use compaction_core::groups::Segmentation;
 use compaction_core::hash::HashMap;
+use compaction_core::message::Message;
 
 /// Seed 002's reason a cut never falls between a call and its result.
 pub const SEED_002_REASON: &str = "an assistant tool_use and the user tool_result that answers it \
@@ -38,18 +41,20 @@ pub struct Groups {
 }
 
 impl Groups {
-    /// The view of `engine` as groups; `first` is the item index of the
-    /// view's first entry (1 when a system prompt item precedes it).
-    pub(super) fn of(engine: &Engine, first: usize, movable: bool) -> Groups {
-        let view = engine.view();
-        let seg = view.segmentation();
+    /// The view whose messages are `view` as groups (only for a
+    /// compaction: the sandbox keeps each view's messages until it knows);
+    /// `first` is the item index of the view's first entry (1 when a
+    /// system prompt item precedes it).
+    pub(super) fn of(view: &[Arc<Message>], first: usize, movable: bool) -> Groups {
+        let seg = Segmentation::of(view.iter().map(AsRef::as_ref));
+        let seg = &seg;
         let starts = seg.group_starts().iter().map(|s| s + first).collect();
         let cuts = seg.cut_points().iter().map(|s| s + first).collect();
         // Each position inside a group: the call a cut there would separate
         // from its result (the first such pair that spans it).
         let mut spans: Vec<Option<(&str, usize)>> = vec![None; view.len()];
         let mut used: HashMap<&str, usize> = HashMap::default();
-        for (at, m) in view.messages().enumerate() {
+        for (at, m) in view.iter().enumerate() {
             for id in m.tool_result_ids() {
                 if let Some(&call) = used.get(id) {
                     for slot in spans.iter_mut().take(at + 1).skip(call + 1) {
@@ -69,18 +74,12 @@ impl Groups {
                     (Some((id, call)), _) => format!(
                         "A cut here would keep the tool_result of `{id}` and summarise its tool_use \
                          (“{}”): {SEED_002_REASON}.",
-                        view.entries()
-                            .get(call)
-                            .map(|e| super::label(&e.message))
-                            .unwrap_or_default()
+                        view.get(call).map(|m| super::label(m)).unwrap_or_default()
                     ),
                     (None, Some(o)) if p > o => format!(
                         "“{}” calls a tool whose result has not come back: a cut after it would \
                          separate them when it does; {SEED_002_REASON}.",
-                        view.entries()
-                            .get(o)
-                            .map(|e| super::label(&e.message))
-                            .unwrap_or_default()
+                        view.get(o).map(|m| super::label(m)).unwrap_or_default()
                     ),
                     _ => format!("This is inside a legal group: {SEED_002_REASON}."),
                 };

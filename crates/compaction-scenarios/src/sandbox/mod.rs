@@ -361,8 +361,17 @@ struct Watch {
     stale: Stale,
     /// The current event's [`Moment::undercount`].
     undercount: u64,
-    /// The legal groups of the view before an event that may compact.
-    groups: Option<Groups>,
+    /// The view before an event that may compact.
+    groups: Option<ViewBefore>,
+}
+
+/// The view before an event that may compact, for its [`Groups`].
+struct ViewBefore {
+    messages: Vec<std::sync::Arc<compaction_core::message::Message>>,
+    /// The item index of its first entry.
+    first: usize,
+    /// Whether "groups preserved" sets its cut.
+    movable: bool,
 }
 
 impl Observer for Watch {
@@ -371,11 +380,23 @@ impl Observer for Watch {
         self.request_before = request::entries(engine, &self.preserved);
         // The view's first entry follows the system prompt's item, if any.
         let first = self.before.len() - engine.view().len();
-        self.groups = match event {
-            Event::Compact(_) | Event::PromptTooLong(_) => Some(Groups::of(engine, first, true)),
-            Event::Call(_) => Some(Groups::of(engine, first, false)),
+        // The view's messages, kept until the event is known to compact:
+        // its groups are worked out only then.
+        let movable = match event {
+            Event::Compact(_) | Event::PromptTooLong(_) => Some(true),
+            Event::Call(_) => Some(false),
             Event::Append(_) | Event::Pin(_) => None,
         };
+        self.groups = movable.map(|movable| ViewBefore {
+            messages: engine
+                .view()
+                .entries()
+                .iter()
+                .map(|e| e.message.clone())
+                .collect(),
+            first,
+            movable,
+        });
         let mut steps = Vec::new();
         self.undercount = match event {
             Event::PromptTooLong(Some(more)) => *more,
@@ -468,7 +489,8 @@ impl Observer for Watch {
             Goes::Kept
         });
         let groups = match (&outcome, self.groups.take()) {
-            (Some(Outcome::Compacted { .. }), Some(mut g)) => {
+            (Some(Outcome::Compacted { .. }), Some(v)) => {
+                let mut g = Groups::of(&v.messages, v.first, v.movable);
                 g.at = before
                     .iter()
                     .rposition(|i| replaced.contains(&i.uuid))
