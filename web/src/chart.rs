@@ -168,12 +168,16 @@ pub fn Chart(props: &ChartProps) -> Html {
     // The marks' labels as the browser draws them (width in px, by text):
     // measured after a render from hidden copies, so labels are placed by
     // their real width, not an estimate, whatever the font.
+    // Measured when the labels change (a measure forces a layout).
     let measured = use_state(|| Rc::new(HashMap::<String, f64>::new()));
     let rulers = use_node_ref();
+    let mut distinct: Vec<String> = props.marks.iter().map(|m| m.label.clone()).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
     {
         let rulers = rulers.clone();
         let measured = measured.clone();
-        use_effect(move || {
+        use_effect_with(distinct.clone(), move |_| {
             let Some(texts) = rulers
                 .cast::<web_sys::Element>()
                 .and_then(|g| g.query_selector_all("text").ok())
@@ -259,9 +263,6 @@ pub fn Chart(props: &ChartProps) -> Html {
                 .unwrap_or_else(|| text_width(&m.label))
         })
         .collect();
-    let mut distinct: Vec<&str> = props.marks.iter().map(|m| m.label.as_str()).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
     let placed = labelled(&xs, &widths, f.left, f.plot_right());
     let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
     let (left, right) = (f.left, f.plot_right());
@@ -308,7 +309,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                 }) }
                 <text class="axis" x={((left + right) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle">{ "requests, in order →" }</text>
                 <g class="rulers" ref={rulers} visibility="hidden" aria-hidden="true">
-                    { for distinct.iter().map(|l| html! { <g class="mark"><text x="0" y="0">{ *l }</text></g> }) }
+                    { for distinct.iter().map(|l| html! { <g class="mark"><text x="0" y="0">{ l.clone() }</text></g> }) }
                 </g>
             </svg>
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }</figcaption>
