@@ -788,6 +788,23 @@ export interface EngineSettings {
      */
     clearThinking?: { type: "clear_thinking_20251015"; keep?: { type: "thinking_turns"; value: number } | { type: "all" } | "all" };
     /**
+     * Percent added to the count while no reported usage has calibrated
+     * it (default 15; 0 with `countTokens`; 0 turns it off): providers
+     * count code and JSON up to ~15 % above the estimate, so a count just
+     * under a line before the first usage is not a request the API
+     * refuses. It shrinks as usage arrives and is gone once 2,000
+     * estimated tokens have been compared.
+     */
+    uncalibratedMarginPct?: number;
+    /**
+     * Whether your requests carry `decision.contextManagement` (default
+     * true; formats other than Anthropic's have no such edit). Set false
+     * when something between you and the API drops it (a proxy, an SDK or
+     * provider without context editing): no server-side clearing is
+     * counted or asked for, and Tier 1 takes the client's time-based path.
+     */
+    contextEditing?: boolean;
+    /**
      * Budget reduction (R2.2): a tool result over `maxChars` characters
      * (default 4,000) keeps its first `headChars` (2,400) and last
      * `tailChars` (1,600) with a marker between; `false` turns it off

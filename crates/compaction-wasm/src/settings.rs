@@ -13,7 +13,7 @@ use crate::counter::CounterSlot;
 use crate::error::{js_err, js_error, JsErr, INVALID_SETTING};
 use crate::thresholds::{comma_list, describe, invalid_setting, known_keys, number};
 
-const SETTINGS_FIELDS: [&str; 18] = [
+const SETTINGS_FIELDS: [&str; 20] = [
     "reduction",
     "countTokens",
     "preset",
@@ -32,7 +32,21 @@ const SETTINGS_FIELDS: [&str; 18] = [
     "compaction",
     "serverInstructions",
     "clearThinking",
+    "uncalibratedMarginPct",
+    "contextEditing",
 ];
+
+/// The package's margin on an uncalibrated count, in percent (setting
+/// `uncalibratedMarginPct`): providers count code and JSON up to ~15 %
+/// above the estimate, and an agent's first calls go out before any usage.
+const UNCALIBRATED_MARGIN_PCT: u64 = 15;
+
+/// Settings as the package starts them: the preset's, with the margin.
+fn package_settings(preset: Preset, window: u64) -> CoreSettings {
+    let mut settings = preset.settings(window);
+    settings.estimator.uncalibrated_margin_pct = UNCALIBRATED_MARGIN_PCT;
+    settings
+}
 
 /// Settings from a preset name, an `EngineSettings` object, or `undefined`.
 pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Option<CounterSlot>), JsErr> {
@@ -48,10 +62,14 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
     };
     let default_session = "context-compaction".to_owned();
     if value.is_undefined() {
-        return Ok((Preset::Seed.settings(200_000), default_session, None));
+        return Ok((package_settings(Preset::Seed, 200_000), default_session, None));
     }
     if let Some(name) = value.as_string() {
-        return Ok((preset_of(&name)?.settings(200_000), default_session, None));
+        return Ok((
+            package_settings(preset_of(&name)?, 200_000),
+            default_session,
+            None,
+        ));
     }
     if !value.is_object() || value.is_function() {
         return Err(js_err(
@@ -79,7 +97,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
     let thresholds = CoreThresholdSettings::try_from(&raw)?;
     // The lines must be computable now, so a bad combination fails here.
     compaction_core::thresholds::Thresholds::compute(&thresholds)?;
-    let mut settings = preset.settings(thresholds.window);
+    let mut settings = package_settings(preset, thresholds.window);
     settings.thresholds = thresholds;
     if let Some(model) = string("model")? {
         settings.compact.model = model;
@@ -132,6 +150,7 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
         ("snip", &mut settings.snip),
         ("collapse", &mut settings.collapse.enabled),
         ("serverInstructions", &mut settings.api.server_instructions),
+        ("contextEditing", &mut settings.microcompact.context_editing),
     ] {
         let v = crate::js::own(value, field, field)?;
         if !v.is_undefined() {
@@ -139,6 +158,27 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
                 .as_bool()
                 .ok_or_else(|| invalid_setting(field, &v, "must be true or false"))?;
         }
+    }
+    if !settings.microcompact.context_editing
+        && settings.api.compaction == compaction_core::api::CompactionMode::Server
+    {
+        return Err(js_error(
+            INVALID_SETTING,
+            "contextEditing",
+            "invalid setting `contextEditing` = false with `compaction: \"server\"`: server compaction is a `context_management` edit, so the host must send it",
+        )
+        .into());
+    }
+    if let Some(pct) = number(value, "uncalibratedMarginPct")? {
+        if !(0.0..=100.0).contains(&pct) || pct.fract() != 0.0 {
+            return Err(invalid_setting(
+                "uncalibratedMarginPct",
+                &JsValue::from_f64(pct),
+                "must be a whole number from 0 to 100",
+            )
+            .into());
+        }
+        settings.estimator.uncalibrated_margin_pct = pct as u64;
     }
     read_reduction(value, &mut settings)?;
     let count = js_sys::Reflect::get(value, &"countTokens".into()).unwrap_or(JsValue::UNDEFINED);
@@ -150,6 +190,10 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             .map_err(|v| invalid_setting("countTokens", &v, "must be a function (text: string) => number"))?;
         let (counter, slot) = crate::counter::register(f);
         settings.estimator.counter = Some(counter);
+        // The host's own count needs no margin unless it asks for one.
+        if number(value, "uncalibratedMarginPct")?.is_none() {
+            settings.estimator.uncalibrated_margin_pct = 0;
+        }
         Some(slot)
     };
     let session = string("sessionId")?.unwrap_or(default_session);

@@ -370,6 +370,21 @@ pub struct EngineSettings {
         type = "{ type: \"clear_thinking_20251015\"; keep?: { type: \"thinking_turns\"; value: number } | { type: \"all\" } | \"all\" }"
     )]
     pub clear_thinking: Option<compaction_core::message::Json>,
+    /// Percent added to the count while no reported usage has calibrated
+    /// it (default 15; 0 with `countTokens`; 0 turns it off): providers
+    /// count code and JSON up to ~15 % above the estimate, so a count just
+    /// under a line before the first usage is not a request the API
+    /// refuses. It shrinks as usage arrives and is gone once 2,000
+    /// estimated tokens have been compared.
+    #[tsify(optional)]
+    pub uncalibrated_margin_pct: Option<f64>,
+    /// Whether your requests carry `decision.contextManagement` (default
+    /// true; formats other than Anthropic's have no such edit). Set false
+    /// when something between you and the API drops it (a proxy, an SDK or
+    /// provider without context editing): no server-side clearing is
+    /// counted or asked for, and Tier 1 takes the client's time-based path.
+    #[tsify(optional)]
+    pub context_editing: Option<bool>,
     /// Budget reduction (R2.2): a tool result over `maxChars` characters
     /// (default 4,000) keeps its first `headChars` (2,400) and last
     /// `tailChars` (1,600) with a marker between; `false` turns it off
