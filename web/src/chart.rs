@@ -165,13 +165,18 @@ pub fn path(points: &[Option<Point>], top: u64, f: &Frame) -> String {
 pub fn Chart(props: &ChartProps) -> Html {
     let figure = use_node_ref();
     let width = use_state(|| 0.0_f64);
+    let f = Frame::of(*width);
+    let n = props.points.len();
+    // A mark per pixel column (and class and label): a session with 100k
+    // boundaries would otherwise draw 300k nodes, most on top of others.
+    let shown = one_per_column(&props.marks, |m| f.x(m.at.min(n.saturating_sub(1)), n));
     // The marks' labels as the browser draws them (width in px, by text):
     // measured after a render from hidden copies, so labels are placed by
     // their real width, not an estimate, whatever the font.
     // Measured when the labels change (a measure forces a layout).
     let measured = use_state(|| Rc::new(HashMap::<String, f64>::new()));
     let rulers = use_node_ref();
-    let mut distinct: Vec<String> = props.marks.iter().map(|m| m.label.clone()).collect();
+    let mut distinct: Vec<String> = shown.iter().map(|m| m.label.clone()).collect();
     distinct.sort_unstable();
     distinct.dedup();
     {
@@ -237,8 +242,6 @@ pub fn Chart(props: &ChartProps) -> Html {
             }
         });
     }
-    let f = Frame::of(*width);
-    let n = props.points.len();
     let top = top_of(&props.points, &props.lines);
     let t = &props.lines;
     let lines = [
@@ -248,13 +251,11 @@ pub fn Chart(props: &ChartProps) -> Html {
         ("blocked", "blocked", t.blocked, "l-blocked"),
     ];
     let ticks = [0, top / 4, top / 2, top * 3 / 4, top];
-    let xs: Vec<f64> = props
-        .marks
+    let xs: Vec<f64> = shown
         .iter()
         .map(|m| f.x(m.at.min(n.saturating_sub(1)), n))
         .collect();
-    let widths: Vec<f64> = props
-        .marks
+    let widths: Vec<f64> = shown
         .iter()
         .map(|m| {
             measured
@@ -290,7 +291,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                     { h_line(y_of(v, top)) }
                     <text x={(right + 6.0).to_string()} y={format!("{:.1}", ly + 4.0)}>{ format!("{} {}", if f.narrow { brief } else { name }, short(v)) }</text>
                 </g> }) }
-                { for props.marks.iter().zip(placed).map(|(m, (x, place))| {
+                { for shown.iter().zip(placed).map(|(m, (x, place))| {
                     html! { <g class={classes!("mark", m.class)}>
                         <line x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={TOP.to_string()} y2={(H - BOTTOM).to_string()} />
                         if let Some((row, end)) = place {
@@ -315,6 +316,17 @@ pub fn Chart(props: &ChartProps) -> Html {
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }</figcaption>
         </figure>
     }
+}
+
+/// The marks drawn: the first of each class and label in each pixel
+/// column (`x` is a mark's position in px); the rest would be drawn on top
+/// of it.
+pub fn one_per_column(marks: &[Mark], x: impl Fn(&Mark) -> f64) -> Vec<&Mark> {
+    let mut seen = std::collections::HashSet::new();
+    marks
+        .iter()
+        .filter(|m| seen.insert((m.class, m.label.as_str(), x(m).round() as i64)))
+        .collect()
 }
 
 /// The width a label takes on the chart.
@@ -389,6 +401,32 @@ mod tests {
         // A label that would pass the plot's right edge ends at its line.
         let end = labelled(&[950.0], &[80.0], 0.0, 1000.0);
         assert_eq!(end[0].1, Some((0, true)));
+    }
+
+    #[test]
+    fn marks_in_one_pixel_column_are_drawn_once_per_class_and_label() {
+        let mark = |at, label: &str, class| Mark {
+            at,
+            label: label.to_owned(),
+            class,
+        };
+        // 100k boundaries over 1,000 px: one mark per column.
+        let many: Vec<Mark> = (0..100_000)
+            .map(|at| mark(at, "real boundary", "m-real"))
+            .collect();
+        let shown = one_per_column(&many, |m| m.at as f64 / 100.0);
+        assert_eq!(shown.len(), 1_001);
+        // Two tiers firing at the same request both stay.
+        let two = [
+            mark(5, "microcompact", "m-tier"),
+            mark(5, "snip", "m-tier"),
+            mark(5, "snip", "m-tier"),
+        ];
+        let labels: Vec<&str> = one_per_column(&two, |m| m.at as f64)
+            .iter()
+            .map(|m| m.label.as_str())
+            .collect();
+        assert_eq!(labels, ["microcompact", "snip"]);
     }
 
     #[test]
