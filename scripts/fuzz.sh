@@ -18,7 +18,7 @@ minutes="${FUZZ_MINUTES:-30}"
 ops="${FUZZ_OPS:-20000}"
 if [ "${FUZZ_BUILD:-1}" != 0 ]; then
     announce_wasm_mode
-    (set -e; ensure_wasm_build_tools) || die "installing the tools failed (see above)"
+    ensure_wasm_build_tools || die "installing the tools failed (see above)"
     bash scripts/build-pkg.sh || die "building pkg/ failed"
     install_pkg || die "installing pkg/ failed"
 fi

@@ -30,7 +30,7 @@ case "$(realpath -m "$dist")" in
 esac
 
 announce_wasm_mode
-ensure_wasm_build_tools
+ensure_wasm_build_tools || die "installing the tools failed (see above)"
 
 wasm_env
 say "serving the sandbox on http://127.0.0.1:${PORT:-8080} from $dist (Ctrl-C stops; reload after a rebuild)"

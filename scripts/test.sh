@@ -16,7 +16,7 @@ PROPTEST_SEED=20261203
 
 announce_wasm_mode
 say "installing what is missing"
-(set -e; ensure_wasm_build_tools; ensure_chromium) || die "installing the tools failed (see above)"
+{ ensure_wasm_build_tools && ensure_chromium; } || die "installing the tools failed (see above)"
 
 passed=()
 failed=()

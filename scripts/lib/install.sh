@@ -1,5 +1,7 @@
 # Installers: each one skips itself, saying so, when the pinned version is
-# already there. Sourced.
+# already there, and returns non-zero when an install fails (callers chain
+# them with `&&`: `set -e` is off in a subshell whose status is tested, so
+# a failure must be returned, not left to errexit). Sourced.
 # shellcheck shell=bash
 
 APT_UPDATED=""
@@ -24,7 +26,7 @@ ensure_apt() {
     [ ${#want[@]} -eq 0 ] && return 0
     say "apt-get install ${want[*]}"
     if [ -z "$APT_UPDATED" ]; then
-        as_root apt-get update -qq
+        as_root apt-get update -qq || return 1
         APT_UPDATED=1
     fi
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}"
@@ -34,13 +36,13 @@ ensure_apt() {
 ensure_debian_wasm_toolchain() {
     local v="$DEBIAN_RUST_WEB_VERSION"
     # The three rust-web packages go in one command so std's source matches.
-    ensure_apt "rustc-web=$v" "cargo-web=$v" "rust-web-src=$v" "rust-web-clippy=$v" "lld-19=$DEBIAN_LLD_VERSION"
+    ensure_apt "rustc-web=$v" "cargo-web=$v" "rust-web-src=$v" "rust-web-clippy=$v" "lld-19=$DEBIAN_LLD_VERSION" || return 1
     if command -v rustup >/dev/null 2>&1; then
         if rustup toolchain list | grep -q '^debian-web'; then
             skip "rustup toolchain debian-web is linked"
         else
             say "rustup toolchain link debian-web /usr"
-            rustup toolchain link debian-web /usr
+            rustup toolchain link debian-web /usr || return 1
         fi
     fi
 }
@@ -86,7 +88,8 @@ ensure_npm_packages() {
         return 0
     fi
     say "npm ci (tests/)"
-    (cd "$ROOT/tests" && npm ci --no-audit --no-fund --loglevel=error)
+    # The stamp only after a whole install: a failed one is redone next time.
+    (cd "$ROOT/tests" && npm ci --no-audit --no-fund --loglevel=error) || return 1
     echo "$sum" >"$stamp"
 }
 
@@ -99,9 +102,7 @@ ensure_chromium() {
 # Everything that builds the sandbox and the package for WASM_MODE.
 ensure_wasm_build_tools() {
     if [ "$WASM_MODE" = debian ]; then
-        ensure_debian_wasm_toolchain
+        ensure_debian_wasm_toolchain || return 1
     fi
-    ensure_wasm_bindgen_cli
-    ensure_trunk
-    ensure_npm_packages
+    ensure_wasm_bindgen_cli && ensure_trunk && ensure_npm_packages
 }
