@@ -1,10 +1,10 @@
-//! `compaction inspect` and `compaction resume` on the real session files
+//! `compaction inspect`, `resume`, `plan --session` and `replay` on the real session files
 //! the engine's tests use, on a damaged file, and on files that are not
 //! there: JSON on stdout, errors and progress on stderr, exit status.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use crate::common::{compaction, ok as json_of};
+use crate::common::{compaction, err, ok as json_of};
 use std::path::PathBuf;
 
 use serde_json::{json, Value};
@@ -226,4 +226,63 @@ fn resume_of_a_2_1_170_partial_boundary_is_the_summary_then_exactly_the_preserve
     );
     assert_eq!(meta["preservedMessages"]["allUuids"].as_array().unwrap().len(), 4);
     assert_eq!(meta["messagesSummarized"], 4, "an unknown field is kept");
+}
+
+#[test]
+fn plan_on_a_real_session_file() {
+    let file = &format!("{FIXTURES}/{STATUS_LINE}");
+    let v = json_of(&compaction(&["plan", "--session", file, "--window", "200000"]));
+    let view = v["view"].as_array().unwrap();
+    assert_eq!(view.len(), 95, "the resumed view");
+    assert!(view[0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("This session is being continued"));
+    assert_eq!(
+        v["count"]["basis"], "reportedPlusEstimate",
+        "the file's own usage is counted"
+    );
+    // Small window: the same session is over the line; snip deletes old
+    // turns but never the summary the file was resumed from.
+    let v = json_of(&compaction(&["plan", "--session", file, "--window", "60000"]));
+    let rules: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"R5.1"), "{rules:?}");
+    assert_eq!(v["view"][0]["uuid"], view[0]["uuid"]);
+    assert!(err(&compaction(&["plan"])).contains("--messages"));
+}
+
+#[test]
+fn replay_on_a_real_session_file() {
+    let file = &format!("{FIXTURES}/{SPOTTER}");
+    let v = json_of(&compaction(&["replay", file, "--window", "200000"]));
+    assert_eq!(v["preset"], "client-2.1", "a 2.1.39 file gets the 2.1 preset");
+    assert_eq!(v["lines"]["compact"], 167_000);
+    assert_eq!(
+        v["actual"],
+        json!([{
+            "uuid": "dd3cc2e6-a191-4331-a0f0-2473e6d7692d",
+            "line": 754,
+            "trigger": "auto",
+            "preTokens": 170251,
+            // The last message the client compacted is not in the file.
+            "lacks": [{"kind": "logicalParentAbsent", "uuid": "459e838f-d7ea-4f7d-94ad-2cb4d227dc77"}]
+        }])
+    );
+    assert!(v["predicted"][0]["atUuid"].is_string());
+    assert!(v["predicted"][0]["tokens"].as_u64().unwrap() > 167_000);
+    let v = json_of(&compaction(&[
+        "replay",
+        file,
+        "--preset",
+        "newer-client",
+        "--window",
+        "120000",
+    ]));
+    assert_eq!(v["preset"], "newer-client");
+    assert!(err(&compaction(&["replay", file, "--preset", "nope"])).contains("--preset"));
 }
