@@ -169,7 +169,8 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
         )
         .into());
     }
-    if let Some(pct) = number(value, "uncalibratedMarginPct")? {
+    let margin = number(value, "uncalibratedMarginPct")?;
+    if let Some(pct) = margin {
         if !(0.0..=100.0).contains(&pct) || pct.fract() != 0.0 {
             return Err(invalid_setting(
                 "uncalibratedMarginPct",
@@ -178,7 +179,6 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             )
             .into());
         }
-        settings.estimator.uncalibrated_margin_pct = pct as u64;
     }
     read_reduction(value, &mut settings)?;
     let count = js_sys::Reflect::get(value, &"countTokens".into()).unwrap_or(JsValue::UNDEFINED);
@@ -190,12 +190,14 @@ pub(crate) fn read_settings(value: &JsValue) -> Result<(CoreSettings, String, Op
             .map_err(|v| invalid_setting("countTokens", &v, "must be a function (text: string) => number"))?;
         let (counter, slot) = crate::counter::register(f);
         settings.estimator.counter = Some(counter);
-        // The host's own count needs no margin unless it asks for one.
-        if number(value, "uncalibratedMarginPct")?.is_none() {
-            settings.estimator.uncalibrated_margin_pct = 0;
-        }
         Some(slot)
     };
+    // Given, or the package's; the host's own count needs none unless asked.
+    match (margin, &slot) {
+        (Some(pct), _) => settings.estimator.uncalibrated_margin_pct = pct as u64,
+        (None, Some(_)) => settings.estimator.uncalibrated_margin_pct = 0,
+        (None, None) => {}
+    }
     let session = string("sessionId")?.unwrap_or(default_session);
     Ok((settings, session, slot))
 }
