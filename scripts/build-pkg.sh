@@ -40,12 +40,15 @@ mkdir -p "$out"
 # build_module FEATURE NAME: one module of the package.
 build_module() {
     local feature="$1" name="$2" wasm
+    # A command substitution does not inherit `set -e`: without the `||`, a
+    # failed build went on with whatever module the target folder held (the
+    # last feature's, or a stale one) and reported it as this one.
     wasm="$(
         wasm_env
         cargo build --release --target wasm32-unknown-unknown -p compaction-wasm \
-            --no-default-features --features "$feature" >&2
+            --no-default-features --features "$feature" >&2 || exit 1
         echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/compaction_wasm.wasm"
-    )"
+    )" || die "building the $feature module failed (see above)"
     wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
     # --low-memory-unused: Rust's wasm layout puts the stack below 1 MiB
     # and data above it, so the low 1 KiB is only ever the far end of an
