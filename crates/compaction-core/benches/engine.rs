@@ -398,3 +398,42 @@ fn full_plan_from_scratch(bencher: Bencher, n: usize) {
 fn full_plan_from_scratch_200k_window(bencher: Bencher, n: usize) {
     from_scratch(bencher, n, CLAUDE, false);
 }
+
+/// A window whose precompute line (R9.1) the session's count has passed
+/// while it stays under the warn line: the first decision asks for a
+/// precompute, which stays pending (unanswered) for the timed calls.
+fn precompute_pending(n: usize) -> (Engine, Message, Message) {
+    let mut s = Session::new(n);
+    let (call, result) = s.pair_that(false);
+    let count = s.engine.count().tokens;
+    let settings = (1..400)
+        .map(|i| {
+            let mut st = Preset::Seed.settings(count + count * i / 400);
+            // Room between the lines for a 1k session's count too.
+            st.thresholds.precompute_pct = 50;
+            st
+        })
+        .find(|st| {
+            let l = compaction_core::thresholds::Thresholds::compute(&st.thresholds).unwrap();
+            l.precompute <= count && count + 20_000 < l.warn
+        })
+        .expect("a window with the count between the precompute and warn lines");
+    let mut engine = engine_with(settings, s.messages);
+    let first = engine.before_call(None);
+    assert!(
+        first.requests.iter().any(|r| r.kind() == "precompute"),
+        "no precompute asked: {:?}",
+        first.steps.iter().map(|s| &s.reason).collect::<Vec<_>>()
+    );
+    (engine, call, result)
+}
+
+/// One more message and a decision while a precompute request is pending
+/// (the host has not answered it yet): the decision lists that request.
+#[divan::bench(args = SIZES, sample_count = 50, sample_size = 5)]
+fn append_and_decide_precompute_pending(bencher: Bencher, n: usize) {
+    let (engine, call, result) = precompute_pending(n);
+    bench_pair(bencher, &engine, &call, &result, |d| {
+        d.requests.len() == 1 && d.status == CallStatus::Proceed
+    });
+}

@@ -162,6 +162,9 @@ pub struct View {
     /// The same for budget reductions kept under a reply that read the
     /// results whole: taken back when a later signed reply undoes them.
     reduced_from: Option<usize>,
+    /// Changes to entries already in the view (never an append): what is
+    /// built from a view prefix holds while this stays the same.
+    changes: u64,
 }
 
 impl View {
@@ -313,6 +316,7 @@ impl View {
         };
         let tokens = self.estimator.message(&message);
         let delta = tokens as i64 - entry.tokens as i64;
+        self.changes += 1;
         entry.message = message;
         entry.tokens = tokens;
         entry.settled_blocks.extend_from_slice(blocks);
@@ -488,7 +492,13 @@ impl View {
         self.rebuild();
     }
 
+    /// How many times entries already in the view changed (see the field).
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes
+    }
+
     fn rebuild(&mut self) {
+        self.changes += 1;
         self.segmentation = Segmentation::of(self.entries.iter().map(|e| e.message.as_ref()));
         self.estimate = self.entries.iter().map(|e| e.tokens).sum();
         self.features = Features::default();

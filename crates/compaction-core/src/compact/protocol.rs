@@ -145,8 +145,10 @@ pub struct SummaryRequest {
     pub model: String,
     /// The models left after it, in order.
     pub fallback_models: Vec<String>,
-    /// The messages to summarise, in order.
-    pub messages: Vec<Message>,
+    /// The messages to summarise, in order; shared, so a request listed
+    /// again while pending is not copied again.
+    #[serde(serialize_with = "shared")]
+    pub messages: std::sync::Arc<[Message]>,
     /// The summary prompt (R7.3), to append as a user message.
     pub prompt: String,
     /// The request's estimated size, system prompt included.
@@ -223,4 +225,8 @@ pub enum Progress {
         /// Why, in one line.
         reason: String,
     },
+}
+
+fn shared<S: serde::Serializer>(messages: &std::sync::Arc<[Message]>, s: S) -> Result<S::Ok, S::Error> {
+    messages[..].serialize(s)
 }

@@ -43,11 +43,51 @@ impl Engine {
             purpose: Purpose::Compact,
             model: chain[run.model.min(chain.len() - 1)].clone(),
             fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
-            messages: self.prefix_messages(run),
+            messages: self.prefix_messages(run).into(),
             prompt: summary_prompt(&run.options),
             estimated_tokens: self.request_tokens(run),
             attempt: run.attempt,
             tool_choice: crate::compact::ToolChoice::None,
         }
+    }
+}
+
+/// A summary request built once and handed out again while what it was
+/// built from is unchanged (`key`: the view's changes, the system prompt's
+/// tokens, …): a request pending over many calls costs one build, and its
+/// messages are shared, never copied again. Not part of the engine's
+/// state: clones and comparisons ignore it.
+#[derive(Debug, Default)]
+pub(crate) struct Memo(std::sync::Mutex<Option<(Vec<u64>, SummaryRequest)>>);
+
+impl Memo {
+    /// The request built for `key`, building it with `build` when the one
+    /// kept was built for another key (or none was).
+    pub(crate) fn get(
+        &self,
+        key: Vec<u64>,
+        build: impl FnOnce() -> Option<SummaryRequest>,
+    ) -> Option<SummaryRequest> {
+        let Ok(mut kept) = self.0.lock() else {
+            return build();
+        };
+        if let Some((_, request)) = kept.as_ref().filter(|(k, _)| *k == key) {
+            return Some(request.clone());
+        }
+        let request = build()?;
+        *kept = Some((key, request.clone()));
+        Some(request)
+    }
+}
+
+impl Clone for Memo {
+    fn clone(&self) -> Self {
+        Memo(std::sync::Mutex::new(self.0.lock().ok().and_then(|k| k.clone())))
+    }
+}
+
+impl PartialEq for Memo {
+    fn eq(&self, _: &Self) -> bool {
+        true
     }
 }

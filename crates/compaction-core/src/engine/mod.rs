@@ -571,7 +571,7 @@ impl Engine {
             purpose,
             model: chain[model.min(chain.len() - 1)].clone(),
             fallback_models: chain.iter().skip(model + 1).cloned().collect(),
-            messages,
+            messages: messages.into(),
             prompt,
             estimated_tokens,
             attempt: 1,

@@ -31,6 +31,8 @@ pub(crate) struct Precompute {
     reply: Option<String>,
     /// The count when it was asked for.
     tokens_at: u64,
+    /// Its request while pending, built once per state of the view.
+    built: super::ask::Memo,
 }
 
 /// A precomputed summary as stored beside the transcript (R9.3).
@@ -110,19 +112,25 @@ impl Engine {
             uuids,
             reply: None,
             tokens_at: count.tokens,
+            built: Default::default(),
         });
     }
 
     /// The precompute request waiting for an answer, if any.
     pub(super) fn precompute_request(&self) -> Option<SummaryRequest> {
         let p = self.precompute.as_ref().filter(|p| p.reply.is_none())?;
-        self.request_for(
-            p.id,
-            Purpose::Precompute,
-            &p.uuids,
-            summary_prompt(&PromptOptions::default()),
-            0,
-        )
+        // Its messages are the view's first ones: appends leave them as
+        // they were, any other change to the view builds it anew.
+        let key = vec![self.view.changes(), self.system_tokens];
+        p.built.get(key, || {
+            self.request_for(
+                p.id,
+                Purpose::Precompute,
+                &p.uuids,
+                summary_prompt(&PromptOptions::default()),
+                0,
+            )
+        })
     }
 
     /// Whether `id` is the precompute request waiting for its answer.
@@ -290,6 +298,7 @@ impl Engine {
             uuids: sidecar.summarised,
             reply: Some(sidecar.reply),
             tokens_at: sidecar.tokens_at,
+            built: Default::default(),
         });
         SidecarCheck::Loaded
     }

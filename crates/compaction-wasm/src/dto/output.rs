@@ -175,7 +175,7 @@ impl SummaryRequest {
             },
             model: r.model,
             fallback_models: r.fallback_models,
-            messages: r.messages.into_iter().map(param).collect(),
+            messages: r.messages.iter().cloned().map(param).collect(),
             prompt: r.prompt,
             estimated_tokens: r.estimated_tokens as f64,
             attempt: f64::from(r.attempt),
