@@ -27,11 +27,38 @@ pub struct CompactMetadata {
     pub pre_tokens: u64,
     /// The count of the new view (estimated).
     pub post_tokens: u64,
+    /// How long the summary call took, in milliseconds, when the host said
+    /// (`Answer::Text`'s `duration_ms`; Claude Code 2.1.122 on writes it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     /// Uuids of the messages kept verbatim after the summary.
     pub preserved_messages: Vec<Uuid>,
     /// Tokens dropped by every compaction of the session so far: the sum of
     /// `preTokens − postTokens`.
     pub cumulative_dropped_tokens: u64,
+    /// How a session file writes this metadata (the settings' choice); the
+    /// outcome's shape is the same for both.
+    #[serde(skip)]
+    pub shape: RecordShape,
+}
+
+/// How a session file's `compact_boundary` writes its `compactMetadata`
+/// (`transcript::export` writes it; the importer reads both).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordShape {
+    /// SPEC R7.9: `trigger`, `preTokens`, `postTokens`, `durationMs` when
+    /// known, `preservedMessages` as a list of uuids,
+    /// `cumulativeDroppedTokens`.
+    #[default]
+    Spec,
+    /// Claude Code 2.1.170's: `trigger`, `preTokens`, `postTokens`,
+    /// `durationMs` when known, then, when messages are kept verbatim,
+    /// `preservedSegment {headUuid, anchorUuid, tailUuid}` and
+    /// `preservedMessages {anchorUuid, uuids, allUuids}` (the anchor is the
+    /// summary message; `allUuids` every record between head and tail).
+    #[serde(rename = "client-2.1.170")]
+    Client2_1_170,
 }
 
 /// The `compact_boundary` record.

@@ -173,6 +173,7 @@ impl Engine {
                 logical_parent: last,
                 summary_uuid: summary_uuid.clone(),
                 content: text,
+                took: run.took,
             },
         );
         let mut step = self.step(Tier::Compact, "R7.9", Owner::Client, EVIDENCE_FINALIZE, run.pre, vec![summary_uuid], 0,
@@ -209,6 +210,8 @@ pub(super) struct Written {
     pub(super) logical_parent: Option<Uuid>,
     pub(super) summary_uuid: Uuid,
     pub(super) content: String,
+    /// The summary call's milliseconds, when the host said.
+    pub(super) took: Option<u64>,
 }
 
 impl Engine {
@@ -248,8 +251,10 @@ impl Engine {
                 trigger: w.trigger,
                 pre_tokens: w.pre.tokens,
                 post_tokens: w.post.tokens,
+                duration_ms: w.took,
                 preserved_messages: w.preserved,
                 cumulative_dropped_tokens: self.cumulative_dropped,
+                shape: self.settings.compact.records,
             },
         };
         let record = SummaryRecord {

@@ -71,6 +71,10 @@ pub enum Answer {
     Text {
         /// The reply's text.
         text: String,
+        /// How long the summary call took, in milliseconds, if the host
+        /// measured it: the boundary's `durationMs` (R7.9).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// A summary request: write it with the engine's offline summariser (no
     /// model; a structured digest of the messages).
@@ -118,7 +122,18 @@ impl Answer {
 
     /// A model's reply.
     pub fn text(text: impl Into<String>) -> Answer {
-        Answer::Text { text: text.into() }
+        Answer::Text {
+            text: text.into(),
+            duration_ms: None,
+        }
+    }
+
+    /// A model's reply that took `duration_ms` milliseconds to come.
+    pub fn text_took(text: impl Into<String>, duration_ms: u64) -> Answer {
+        Answer::Text {
+            text: text.into(),
+            duration_ms: Some(duration_ms),
+        }
     }
 
     /// A PreCompact answer with no hook: allow, add nothing.

@@ -206,6 +206,7 @@ impl Engine {
                 logical_parent,
                 summary_uuid: uuid.clone(),
                 content: content.unwrap_or_default(),
+                took: None,
             },
         );
         let mut step = self.step(Tier::Compact, "R9.4", Owner::Server, Evidence::PublicApi, pre, summarised.to_vec(), 0,

@@ -151,6 +151,7 @@ impl Preset {
             settings.microcompact.time_keep_recent = 5;
             settings.microcompact.sentinel = "[Old tool result content cleared]".to_owned();
             settings.compact.attachments.path_only = true;
+            settings.compact.records = crate::compact::boundary::RecordShape::Client2_1_170;
         }
         settings
     }

@@ -29,6 +29,7 @@ impl Run {
             summary: None,
             candidates: Vec::new(),
             parked: Vec::new(),
+            took: None,
         }
     }
 }

@@ -205,7 +205,7 @@ impl Engine {
     /// meanwhile drop the request, and the step says so.
     pub(super) fn segment_answered(&mut self, index: usize, reply: Reply) -> Vec<Step> {
         let (text, owner) = match reply {
-            Reply::Text(reply) => (parse_segment(&reply), Owner::Model),
+            Reply::Text(reply, _) => (parse_segment(&reply), Owner::Model),
             Reply::Offline => {
                 let messages: Vec<Message> = self.collapse_pending[index]
                     .uuids

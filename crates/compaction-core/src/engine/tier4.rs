@@ -45,6 +45,8 @@ pub(crate) struct Run {
     /// The view's uuids when the run was parked to wait for an answer: its
     /// prefix and preserved tail are positions in that view.
     pub(super) parked: Vec<Uuid>,
+    /// How long the summary call took, when the host said (R7.9).
+    pub(super) took: Option<u64>,
 }
 
 /// What a parked run waits for.
@@ -83,7 +85,7 @@ pub(crate) struct HookWait {
 /// it.
 #[derive(Debug, Clone)]
 pub(super) enum Reply {
-    Text(String),
+    Text(String, Option<u64>),
     Offline,
     Unavailable,
     TooLong,
@@ -94,7 +96,7 @@ impl Reply {
     /// The summary kinds of [`Answer`]; `None` for the others.
     pub(super) fn of(answer: Answer) -> Result<Reply, Answer> {
         Ok(match answer {
-            Answer::Text { text } => Reply::Text(text),
+            Answer::Text { text, duration_ms } => Reply::Text(text, duration_ms),
             Answer::Offline => Reply::Offline,
             Answer::ModelUnavailable => Reply::Unavailable,
             Answer::PromptTooLong => Reply::TooLong,
@@ -309,6 +311,7 @@ impl Engine {
             summary: None,
             candidates: Vec::new(),
             parked: Vec::new(),
+            took: None,
         };
         // Shorten before asking when the request is already over the window
         // (bounded: R7.5).
@@ -355,7 +358,10 @@ impl Engine {
         }
         let mut steps = Vec::new();
         let text = match answer {
-            Reply::Text(text) => text,
+            Reply::Text(text, took) => {
+                run.took = took;
+                text
+            }
             Reply::Offline => {
                 steps.push(self.step(
                     Tier::Compact,

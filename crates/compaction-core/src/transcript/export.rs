@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use crate::compact::boundary::CompactMetadata;
+use crate::compact::boundary::{CompactMetadata, RecordShape, Trigger};
 use crate::compact::Compacted;
-use crate::message::{Content, Message};
+use crate::message::{Content, Message, Uuid};
 use crate::time::Timestamp;
 
 /// The context a session file's records carry.
@@ -22,29 +22,48 @@ pub struct RecordContext {
 
 /// The JSONL lines (without newlines) a compaction appends: the
 /// `compact_boundary` system record (`parentUuid: null`,
-/// `logicalParentUuid` the last record before it, `compactMetadata` with
-/// trigger, preTokens, postTokens, preservedMessages,
-/// cumulativeDroppedTokens), the `isCompactSummary` user record after it,
-/// then each restored attachment as a user record chained after the
-/// summary. Preserved messages are not written again: `preservedMessages`
-/// relinks them on resume (R11.2).
+/// `logicalParentUuid` the last record before it, `compactMetadata` in the
+/// settings' [`RecordShape`]: SPEC R7.9's trigger, preTokens, postTokens,
+/// durationMs when known, preservedMessages, cumulativeDroppedTokens, or
+/// Claude Code 2.1.170's with `preservedSegment` and `preservedMessages
+/// {anchorUuid, uuids, allUuids}`), the `isCompactSummary` user record
+/// after it, then each restored attachment as a user record chained after
+/// the summary. Preserved messages are not written again:
+/// `preservedMessages` relinks them on resume (R11.2).
 pub fn compaction_records(
     compacted: &Compacted,
     attachments: &[Message],
     ctx: &RecordContext,
 ) -> Vec<String> {
     let logical_parent = compacted.boundary.logical_parent_uuid.as_ref();
-    records_after(compacted, attachments, ctx, logical_parent.map(|u| u.as_str()))
+    let kept = &compacted.boundary.compact_metadata.preserved_messages;
+    records_after(
+        compacted,
+        attachments,
+        ctx,
+        logical_parent.map(|u| u.as_str()),
+        kept,
+    )
 }
 
-/// [`compaction_records`] with the boundary's `logicalParentUuid` given.
+/// [`compaction_records`] with the boundary's `logicalParentUuid` given,
+/// and `all_kept`: every record from the first preserved message to the
+/// last (the preserved messages and the records chained between them; the
+/// 2.1.170 shape's `allUuids`).
 pub(crate) fn records_after(
     compacted: &Compacted,
     attachments: &[Message],
     ctx: &RecordContext,
     logical_parent: Option<&str>,
+    all_kept: &[Uuid],
 ) -> Vec<String> {
     let b = &compacted.boundary;
+    let s = &compacted.summary;
+    let meta = &b.compact_metadata;
+    let compact_metadata = match meta.shape {
+        RecordShape::Spec => MetadataLine::Spec(meta),
+        RecordShape::Client2_1_170 => MetadataLine::Client(newer_metadata(meta, &s.uuid, all_kept)),
+    };
     let boundary = BoundaryLine {
         parent_uuid: None,
         logical_parent_uuid: logical_parent,
@@ -58,9 +77,8 @@ pub(crate) fn records_after(
         timestamp: ctx.timestamp.as_str(),
         uuid: b.uuid.as_str(),
         level: b.level,
-        compact_metadata: &b.compact_metadata,
+        compact_metadata,
     };
-    let s = &compacted.summary;
     let summary_content = Content::Text(s.message.content.clone());
     let summary = UserLine {
         is_visible_in_transcript_only: Some(true),
@@ -130,7 +148,83 @@ struct BoundaryLine<'a> {
     timestamp: &'a str,
     uuid: &'a str,
     level: &'a str,
-    compact_metadata: &'a CompactMetadata,
+    compact_metadata: MetadataLine<'a>,
+}
+
+/// A boundary's `compactMetadata` in one of the [`RecordShape`]s.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum MetadataLine<'a> {
+    Spec(&'a CompactMetadata),
+    Client(NewerMetadata<'a>),
+}
+
+/// Claude Code 2.1.170's `compactMetadata`, fields in its order.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NewerMetadata<'a> {
+    trigger: Trigger,
+    pre_tokens: u64,
+    post_tokens: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preserved_segment: Option<Segment<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    preserved_messages: Option<Kept<'a>>,
+}
+
+/// `preservedSegment`: the first and last record kept verbatim, and the
+/// summary they follow.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Segment<'a> {
+    head_uuid: &'a Uuid,
+    anchor_uuid: &'a Uuid,
+    tail_uuid: &'a Uuid,
+}
+
+/// `preservedMessages`: the summary they follow, the messages kept, and
+/// every record from the first to the last of them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Kept<'a> {
+    anchor_uuid: &'a Uuid,
+    uuids: &'a [Uuid],
+    all_uuids: &'a [Uuid],
+}
+
+/// The 2.1.170 shape of `meta`, its anchor the summary message `anchor`;
+/// with no message kept, no segment and no list.
+fn newer_metadata<'a>(
+    meta: &'a CompactMetadata,
+    anchor: &'a Uuid,
+    all_kept: &'a [Uuid],
+) -> NewerMetadata<'a> {
+    let kept = &meta.preserved_messages;
+    let (segment, messages) = match (kept.first(), all_kept.last().or(kept.last())) {
+        (Some(head), Some(tail)) => (
+            Some(Segment {
+                head_uuid: head,
+                anchor_uuid: anchor,
+                tail_uuid: tail,
+            }),
+            Some(Kept {
+                anchor_uuid: anchor,
+                uuids: kept,
+                all_uuids: if all_kept.is_empty() { kept } else { all_kept },
+            }),
+        ),
+        _ => (None, None),
+    };
+    NewerMetadata {
+        trigger: meta.trigger,
+        pre_tokens: meta.pre_tokens,
+        post_tokens: meta.post_tokens,
+        duration_ms: meta.duration_ms,
+        preserved_segment: segment,
+        preserved_messages: messages,
+    }
 }
 
 /// A user record (the summary, an attachment), fields in Claude Code's

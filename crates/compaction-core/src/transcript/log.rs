@@ -6,14 +6,16 @@
 //! An expanded compaction is a record too ([`SessionLog::expanded`]), so a
 //! resume of the file is the live view after it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::expand::{
     collapse_expanded_record, collapsed_record, expanded_record, pinned_record, snipped_record,
 };
 use super::export::{records_after, RecordContext};
+use crate::compact::boundary::RecordShape;
 use crate::compact::Compacted;
 use crate::engine::ViewEvent;
+use crate::hash::HashMap;
 use crate::message::{Content, Message, Role, Usage, Uuid};
 use crate::store::Store;
 use crate::time::Timestamp;
@@ -80,6 +82,14 @@ struct Written {
     messages: Vec<Uuid>,
 }
 
+/// A written record's uuid and parent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Ids {
+    uuid: Option<String>,
+    parent_uuid: Option<String>,
+}
+
 /// A session's records as the host appends and the engine compacts.
 #[derive(Debug, Clone)]
 pub struct SessionLog {
@@ -143,7 +153,18 @@ impl SessionLog {
             .parent
             .as_ref()
             .or(result.boundary.logical_parent_uuid.as_ref());
-        let records = records_after(result, attachments, &ctx, logical_parent.map(Uuid::as_str));
+        let meta = &result.boundary.compact_metadata;
+        let all_kept = match meta.shape {
+            RecordShape::Spec => Vec::new(),
+            RecordShape::Client2_1_170 => self.kept_records(&meta.preserved_messages),
+        };
+        let records = records_after(
+            result,
+            attachments,
+            &ctx,
+            logical_parent.map(Uuid::as_str),
+            &all_kept,
+        );
         self.written.push(Written {
             summary: result.summary.uuid.clone(),
             boundary: result.boundary.uuid.clone(),
@@ -194,6 +215,23 @@ impl SessionLog {
         line
     }
 
+    /// Writes the record of what the count now rests on (`counting`, the
+    /// view ending at `after`; SPEC R11.6), chained after the last record,
+    /// and returns it. The host writes one whenever [`Engine::counting`](crate::engine::Engine::counting)
+    /// changed since the last.
+    pub fn counted(
+        &mut self,
+        counting: &crate::view::Counting,
+        after: Option<&Uuid>,
+        timestamp: Timestamp,
+    ) -> String {
+        let ctx = self.context(timestamp);
+        let (record, line) = super::counted::counted_record(counting, after, self.parent.as_ref(), &ctx);
+        self.parent = Some(record);
+        self.items.push(Logged::Lines(vec![line.clone()]));
+        line
+    }
+
     /// Writes the records of a snip or collapse (SPEC R11.6), chained after
     /// the last record: a snip's `history_snipped`; a collapse's
     /// `history_collapsed`, then its summary's message record. Returns them.
@@ -224,6 +262,60 @@ impl SessionLog {
             self.items.push(Logged::Lines(lines.clone()));
         }
         lines
+    }
+
+    /// Every record from the first `kept` message to the last: each kept
+    /// message, and the records this log chained between two consecutive
+    /// ones (a pin's, a snip's), as Claude Code 2.1.170's `allUuids` lists
+    /// its stop hooks'. A kept message the log did not write (one read from
+    /// a resumed file) is listed alone.
+    fn kept_records(&self, kept: &[Uuid]) -> Vec<Uuid> {
+        let Some(first) = kept.first() else {
+            return Vec::new();
+        };
+        let start = self
+            .items
+            .iter()
+            .rposition(|item| matches!(item, Logged::Message { uuid, .. } if uuid == first))
+            .unwrap_or(self.items.len());
+        // Each record's parent from the first kept message on, and which of
+        // them are messages.
+        let mut parent_of: HashMap<Uuid, (Option<Uuid>, bool)> = HashMap::default();
+        for item in &self.items[start..] {
+            match item {
+                Logged::Message { uuid, parent } => {
+                    parent_of.insert(uuid.clone(), (parent.clone(), true));
+                }
+                Logged::Lines(lines) => {
+                    for ids in lines.iter().filter_map(|l| serde_json::from_str::<Ids>(l).ok()) {
+                        if let Some(uuid) = ids.uuid {
+                            parent_of.insert(Uuid(uuid), (ids.parent_uuid.map(Uuid), false));
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = vec![first.clone()];
+        for pair in kept.windows(2) {
+            let [before, this] = pair else { continue };
+            // Walk back from `this` over records that are no message.
+            let mut between = Vec::new();
+            let mut at = parent_of.get(this).and_then(|(p, _)| p.clone());
+            while let Some(uuid) = at.take() {
+                match parent_of.get(&uuid) {
+                    Some((parent, false)) if between.len() < parent_of.len() => {
+                        at = parent.clone();
+                        between.push(uuid);
+                    }
+                    _ if &uuid == before => {
+                        out.extend(between.drain(..).rev());
+                    }
+                    _ => {}
+                }
+            }
+            out.push(this.clone());
+        }
+        out
     }
 
     fn context(&self, timestamp: Timestamp) -> RecordContext {

@@ -377,6 +377,21 @@ fn at() -> compaction_core::time::Timestamp {
     compaction_core::time::Timestamp::parse("2026-12-01T12:00:00Z").unwrap()
 }
 
+/// Appends a message with a made uuid, as the package's host does: the
+/// engine gets it, the log records it.
+fn say_logged(
+    e: &mut compaction_core::engine::Engine,
+    log: &mut compaction_core::transcript::log::SessionLog,
+    role: Role,
+    content: compaction_core::message::Content,
+) -> compaction_core::message::Uuid {
+    let store = e.store();
+    let uuid = log.uuids.make(|u| store.get(u).is_some());
+    e.append(Message::new(uuid.0.clone(), role, content)).unwrap();
+    log.appended(uuid.clone());
+    uuid
+}
+
 /// A manual compaction answered offline (one file re-attached), written to
 /// `log` as the package's host writes it.
 fn compact_logged(
@@ -416,3 +431,4 @@ mod properties;
 mod resumed;
 mod scale;
 mod versions;
+mod written;

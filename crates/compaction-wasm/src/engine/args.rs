@@ -19,12 +19,12 @@ pub(super) fn read_answer(value: &JsValue) -> Result<CoreAnswer, JsValue> {
 /// An answer from JS, its fields read straight from the object.
 pub(crate) fn answer_from_js(value: &JsValue) -> Result<CoreAnswer, String> {
     if let Some(text) = value.as_string() {
-        return Ok(CoreAnswer::Text { text });
+        return Ok(CoreAnswer::text(text));
     }
     let [kind, text, reason] =
         crate::js::object_strings(value, ["kind", "text", "reason"]).map_err(|e| format!("the answer{e}"))?;
     match (kind.as_deref(), text) {
-        (Some("text"), Some(text)) => Ok(CoreAnswer::Text { text }),
+        (Some("text"), Some(text)) => Ok(CoreAnswer::text(text)),
         (Some("text"), None) => Err("missing field `text`".to_owned()),
         (Some("offline"), _) => Ok(CoreAnswer::Offline),
         (Some("modelUnavailable"), _) => Ok(CoreAnswer::ModelUnavailable),

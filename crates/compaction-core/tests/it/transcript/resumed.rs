@@ -9,7 +9,7 @@
 use super::at;
 use compaction_core::compact::Compacted;
 use compaction_core::engine::{Engine, Preset, ViewEvent};
-use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Uuid};
+use compaction_core::message::{Block, Content, Json, Role, ToolResultContent, Uuid};
 use compaction_core::transcript::log::SessionLog;
 use compaction_core::transcript::{import, ProblemKind, Transcript};
 use serde_json::json;
@@ -70,13 +70,7 @@ impl Host {
 
     /// Appends a message with a made uuid.
     fn say(&mut self, role: Role, content: Content) -> Uuid {
-        let store = self.engine.store();
-        let uuid = self.log.uuids.make(|u| store.get(u).is_some());
-        self.engine
-            .append(Message::new(uuid.0.clone(), role, content))
-            .unwrap();
-        self.log.appended(uuid.clone());
-        uuid
+        super::say_logged(&mut self.engine, &mut self.log, role, content)
     }
 
     /// Pins (`on`) or unpins a message, as the package does: a record when
