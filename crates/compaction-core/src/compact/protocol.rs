@@ -38,6 +38,9 @@ pub struct CompactSettings {
     /// does, so the model can read older detail itself.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<String>,
+    /// How a session file writes a boundary's metadata (default SPEC
+    /// R7.9's; the newer-client preset Claude Code 2.1.170's).
+    pub records: crate::compact::boundary::RecordShape,
 }
 
 impl Default for CompactSettings {
@@ -51,6 +54,7 @@ impl Default for CompactSettings {
             offline_fallback: false,
             attachments: AttachmentSettings::default(),
             transcript_path: None,
+            records: crate::compact::boundary::RecordShape::Spec,
         }
     }
 }

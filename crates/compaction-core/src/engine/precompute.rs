@@ -147,7 +147,7 @@ impl Engine {
     pub(super) fn precompute_answered(&mut self, reply: Reply) -> Vec<Step> {
         let count = self.count();
         let reply = match reply {
-            Reply::Text(text) => Some(text),
+            Reply::Text(text, _) => Some(text),
             // The messages precompute_request() would send, borrowed.
             Reply::Offline => self
                 .precompute
