@@ -11,6 +11,24 @@ use super::model::{Boundary, ImportedMessage};
 use super::{Problem, ProblemKind};
 use crate::message::Uuid;
 
+/// The parts of [`Graph::resolve_part`], in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Resolving {
+    Links,
+    Cycles,
+    Boundaries,
+    Leaf,
+}
+
+impl Resolving {
+    pub const ALL: [Resolving; 4] = [
+        Resolving::Links,
+        Resolving::Cycles,
+        Resolving::Boundaries,
+        Resolving::Leaf,
+    ];
+}
+
 /// What a node stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum NodeKind {
@@ -129,14 +147,38 @@ impl Graph {
         self.main_before.get(at).copied().flatten()
     }
 
-    /// Resolves what reading could not: late parents, boundaries' logical
-    /// parents and summaries, preserved messages, the leaf.
-    pub fn resolve(
+    /// Resolves what reading could not (late parents, boundaries' logical
+    /// parents and summaries, preserved messages, the leaf), one part at a
+    /// time, each of [`Resolving::ALL`] in turn: each pass over the records
+    /// on its own, so that a host can yield between them.
+    pub fn resolve_part(
         &mut self,
+        part: Resolving,
         messages: &[ImportedMessage],
         boundaries: &mut [Boundary],
         problems: &mut Vec<Problem>,
     ) {
+        match part {
+            Resolving::Links => self.resolve_links(problems),
+            Resolving::Cycles => self.report_cycles(problems),
+            Resolving::Boundaries => self.resolve_boundaries(messages, boundaries, problems),
+            Resolving::Leaf => {
+                self.leaf = self.nodes.iter().rposition(|n| {
+                    !n.sidechain
+                        && matches!(
+                            n.kind,
+                            NodeKind::Message(_)
+                                | NodeKind::Boundary(_)
+                                | NodeKind::Expanded(_)
+                                | NodeKind::Pinned
+                        )
+                });
+            }
+        }
+    }
+
+    /// Late parents: each link to a record not seen yet when read.
+    fn resolve_links(&mut self, problems: &mut Vec<Problem>) {
         let mut last = None;
         self.main_before = (self.nodes.iter().enumerate())
             .map(|(i, n)| {
@@ -183,15 +225,6 @@ impl Graph {
                 node.link = link;
             }
         }
-        self.report_cycles(problems);
-        self.resolve_boundaries(messages, boundaries, problems);
-        self.leaf = self.nodes.iter().rposition(|n| {
-            !n.sidechain
-                && matches!(
-                    n.kind,
-                    NodeKind::Message(_) | NodeKind::Boundary(_) | NodeKind::Expanded(_) | NodeKind::Pinned
-                )
-        });
     }
 
     /// Reports each `parentUuid` loop (records naming later records as

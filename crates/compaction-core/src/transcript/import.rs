@@ -7,7 +7,7 @@ use crate::hash::{HashMap, HashSet};
 
 use std::borrow::Cow;
 
-use super::chain::NodeKind;
+use super::chain::{NodeKind, Resolving};
 use super::log::UuidMaker;
 use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
 use super::record::{
@@ -103,23 +103,23 @@ impl Importer {
 
     /// Reads the last line (if the file does not end with a newline) and
     /// rebuilds the chain.
-    pub fn finish(mut self) -> Transcript {
+    pub fn finish(self) -> Transcript {
+        let mut finishing = self.finishing();
+        while !finishing.step() {}
+        finishing.finish()
+    }
+
+    /// [`Importer::finish`] a pass at a time ([`Finishing`]): the last
+    /// line is read now.
+    pub fn finishing(mut self) -> Finishing {
         if !self.carry.is_empty() {
             let line = std::mem::take(&mut self.carry);
             self.line(&line, false);
         }
-        let mut t = self.transcript;
-        let Transcript {
-            messages,
-            boundaries,
-            problems,
-            graph,
-            ..
-        } = &mut t;
-        graph.resolve(messages, boundaries, problems);
-        orphan_problems(messages, problems);
-        problems.sort_by_key(|p| p.line);
-        t
+        Finishing {
+            transcript: self.transcript,
+            done: 0,
+        }
     }
 
     fn problem(&mut self, line: u32, kind: ProblemKind, detail: impl Into<String>) {
@@ -389,6 +389,42 @@ impl Importer {
             summary_uuid: None,
             extra: b.extra,
         });
+    }
+}
+
+/// An import being finished a pass over the records at a time
+/// ([`Finishing::step`]), so that a host can yield between passes; the
+/// result is the one [`Importer::finish`] gives.
+#[derive(Debug)]
+pub struct Finishing {
+    transcript: Transcript,
+    /// The passes done.
+    done: usize,
+}
+
+impl Finishing {
+    /// Runs the next pass; true once every pass ran.
+    pub fn step(&mut self) -> bool {
+        let Transcript {
+            messages,
+            boundaries,
+            problems,
+            graph,
+            ..
+        } = &mut self.transcript;
+        match Resolving::ALL.get(self.done) {
+            Some(&part) => graph.resolve_part(part, messages, boundaries, problems),
+            None if self.done == Resolving::ALL.len() => orphan_problems(messages, problems),
+            None if self.done == Resolving::ALL.len() + 1 => problems.sort_by_key(|p| p.line),
+            None => return true,
+        }
+        self.done += 1;
+        self.done >= Resolving::ALL.len() + 2
+    }
+
+    /// The transcript (whole once [`Finishing::step`] said so).
+    pub fn finish(self) -> Transcript {
+        self.transcript
     }
 }
 

@@ -28,13 +28,17 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+mod layout;
+mod step;
+pub use layout::LayingOut;
+pub use step::Replaying;
+
 use super::Transcript;
-use crate::compact::{FileAnswer, Progress, SummaryRequest};
-use crate::engine::{drive, Answer, DriveError, Engine, Host};
+use crate::compact::{FileAnswer, SummaryRequest};
+use crate::engine::{Answer, Host};
 use crate::engine::{EngineSettings, Preset};
 use crate::error::Error;
-use crate::message::{Message, Role, Uuid};
-use crate::step::Tier;
+use crate::message::{Message, Uuid};
 use crate::thresholds::Thresholds;
 
 /// A replay's host: every summary written by the offline summariser, no
@@ -193,159 +197,14 @@ pub struct Timeline {
     pub(crate) microcompactions: Vec<(usize, Vec<String>)>,
     /// Where each uuid stands in `entries` (its last place, when a resumed
     /// file repeats it).
-    pub(crate) position: std::collections::HashMap<Uuid, usize>,
+    pub(crate) position: crate::hash::HashMap<Uuid, usize>,
 }
 
 impl Transcript {
-    /// The session's timeline (see [`Timeline`]).
-    pub fn timeline(&self) -> Timeline {
-        let mut timeline = Timeline {
-            actual: self
-                .boundaries
-                .iter()
-                .zip(self.lacks())
-                .map(|(b, lacks)| Actual {
-                    uuid: b.uuid.clone(),
-                    line: b.line,
-                    trigger: b.trigger().map(str::to_owned),
-                    pre_tokens: b.pre_tokens(),
-                    lacks,
-                })
-                .collect(),
-            actual_times: self.boundaries.iter().map(|b| b.timestamp.clone()).collect(),
-            ..Timeline::default()
-        };
-        let mut lines = Vec::new();
-        for era in self.eras() {
-            timeline.eras.push((timeline.entries.len(), era.boundary));
-            let skip = if era.boundary.is_some() {
-                1 + era.context + era.preserved
-            } else {
-                0
-            };
-            let opening = era
-                .messages
-                .iter()
-                .take(skip)
-                .filter_map(|&index| self.messages.get(index))
-                .map(|imported| {
-                    let mut m = imported.message.clone();
-                    if !imported.is_compact_summary {
-                        m.usage = None;
-                    }
-                    Arc::new(m)
-                })
-                .collect();
-            timeline.openings.push(opening);
-            for &index in era.messages.iter().skip(skip) {
-                let Some(imported) = self.messages.get(index) else {
-                    continue;
-                };
-                if imported.is_compact_summary {
-                    continue;
-                }
-                let message = Arc::new(imported.message.clone());
-                let without_usage = message.usage.is_some().then(|| {
-                    let mut m = (*message).clone();
-                    m.usage = None;
-                    Arc::new(m)
-                });
-                timeline
-                    .position
-                    .insert(message.uuid.clone(), timeline.entries.len());
-                timeline.entries.push((message, without_usage));
-                lines.push(imported.line);
-            }
-        }
-        // A microcompaction comes before the first message written after it.
-        for mc in &self.microcompactions {
-            let before = lines.iter().position(|&l| l > mc.line).unwrap_or(lines.len());
-            timeline.microcompactions.push((before, mc.tool_ids.clone()));
-        }
-        timeline.microcompactions.sort_by_key(|(at, _)| *at);
-        timeline
-    }
-
     /// Replays the session's timeline through an engine with `settings`,
     /// following the session's own compactions ([`ReplayOptions`]).
     pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
         self.timeline().replay(preset, settings)
-    }
-}
-
-/// One replay in progress: the engine, and what it found so far.
-struct Run<'a> {
-    engine: Engine,
-    predicted: Vec<Predicted>,
-    tiers: Vec<TierEvent>,
-    /// The what-if's view is no longer the real one: count by estimate.
-    diverged: bool,
-    last: Option<&'a Uuid>,
-}
-
-impl<'a> Run<'a> {
-    /// The before-call decision for one request, every request answered
-    /// offline; a started compaction is recorded as predicted.
-    fn request(&mut self, now: Option<&crate::time::Timestamp>) -> Result<(), Error> {
-        let engine = &mut self.engine;
-        let decision = engine.before_call(now);
-        if let Some(at) = self.last {
-            for step in &decision.steps {
-                use crate::step::Tier::{Collapse, Microcompact, Snip};
-                if matches!(step.tier, Snip | Collapse) {
-                    // The what-if's view is no longer the real one.
-                    self.diverged = true;
-                }
-                if matches!(step.tier, Microcompact | Snip | Collapse)
-                    && step.count_before != step.count_after
-                {
-                    self.tiers.push(TierEvent {
-                        at_uuid: at.clone(),
-                        tier: step.tier,
-                        rule: step.rule,
-                        tokens_before: step.count_before.tokens,
-                        tokens_after: step.count_after.tokens,
-                    });
-                }
-            }
-        }
-        // Every request answered offline, through the engine's driver.
-        let out = match drive(engine, &mut OfflineHost) {
-            Ok(out) => out,
-            Err(DriveError::Engine(e)) => return Err(e),
-            Err(DriveError::Host { cause, .. }) => match cause {},
-        };
-        // Any compaction that got as far as its summary counts (a
-        // precompute hit finishes it without asking for one).
-        let compacted = matches!(out.compaction, Some(Progress::Compacted { .. }));
-        let started = decision.compaction.is_some()
-            && (compacted
-                || out
-                    .steps
-                    .iter()
-                    .any(|s| s.tier != Tier::Collapse && s.rule == "R7.3"));
-        if let (true, Some(at)) = (started, self.last) {
-            self.predicted.push(Predicted {
-                at_uuid: at.clone(),
-                tokens: decision.count.tokens,
-            });
-        }
-        self.diverged |= compacted;
-        Ok(())
-    }
-
-    /// Appends a timeline message (without its usage once diverged).
-    fn append(&mut self, (message, without_usage): &'a Entry) -> Result<(), Error> {
-        let appended = match (self.diverged, without_usage) {
-            (true, Some(m)) => m,
-            _ => message,
-        };
-        self.last = Some(&message.uuid);
-        // A uuid seen twice (a resumed file) is the same message.
-        match self.engine.append_shared(Arc::clone(appended)) {
-            Ok(()) | Err(Error::DuplicateUuid { .. }) => Ok(()),
-            Err(other) => Err(other),
-        }
     }
 }
 
@@ -363,6 +222,15 @@ impl Timeline {
     /// The session's real boundaries, in file order.
     pub fn actual(&self) -> &[Actual] {
         &self.actual
+    }
+
+    /// The client's recorded microcompactions (`microcompact_boundary`):
+    /// the timeline message each comes before, and the `tool_use_id`s of
+    /// the results it cleared.
+    pub fn microcompactions(&self) -> impl Iterator<Item = (usize, &[String])> {
+        self.microcompactions
+            .iter()
+            .map(|(at, ids)| (*at, ids.as_slice()))
     }
 
     /// Where a uuid stands among the timeline's messages (its last place,
@@ -397,104 +265,6 @@ impl Timeline {
     /// the session's own compactions ([`ReplayOptions::default`]).
     pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
         self.replay_with(preset, settings, ReplayOptions::default())
-    }
-
-    /// Replays the timeline through an engine with `settings` and `options`.
-    pub fn replay_with(
-        &self,
-        preset: Preset,
-        mut settings: EngineSettings,
-        options: ReplayOptions,
-    ) -> Result<Replay, Error> {
-        if options.follow_real {
-            // The real usage already counts what the client cleared; the
-            // file says which results (`microcompact_boundary`).
-            settings.microcompact.eligible_tools.clear();
-        }
-        let fresh = settings.clone();
-        let mut run = Run {
-            engine: Engine::new(settings)?,
-            predicted: Vec::new(),
-            tiers: Vec::new(),
-            diverged: false,
-            last: None,
-        };
-        let lines = run.engine.lines().clone();
-        let mut microcompactions = self.microcompactions.iter().peekable();
-        let mut at = 0;
-        let mut at_real = Vec::new();
-        for (era, (boundary, entries)) in self.eras().enumerate() {
-            // The count the last decision of the era saw.
-            let mut checked = None;
-            if options.follow_real && boundary.is_some() {
-                // Resume from the real compacted view.
-                run.engine = Engine::new(fresh.clone())?;
-                run.diverged = false;
-                for (i, m) in self.openings.get(era).into_iter().flatten().enumerate() {
-                    let appended = if i == 0 {
-                        run.engine.append_summary((**m).clone())
-                    } else {
-                        run.engine.append_shared(Arc::clone(m))
-                    };
-                    match appended {
-                        Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
-                        Err(other) => return Err(other),
-                    }
-                }
-                // A compaction predicted before the era's first message
-                // stands after the boundary, not at a timeline message.
-                run.last = self.openings.get(era).and_then(|o| o.last()).map(|m| &m.uuid);
-            } else {
-                // After a real boundary the real usage describes the real
-                // client's compacted view, not the what-if's.
-                run.diverged |= boundary.is_some();
-            }
-            for entry in entries {
-                while let Some((_, ids)) = microcompactions.next_if(|(before, _)| *before <= at) {
-                    if options.follow_real {
-                        run.engine.clear_results_recorded(ids);
-                    }
-                }
-                let response = entry.0.role == Role::Assistant;
-                if response && options.counts_appended {
-                    run.request(entry.0.timestamp.as_ref())?;
-                }
-                run.append(entry)?;
-                if response && !options.counts_appended {
-                    checked = Some(run.engine.count().tokens);
-                    run.request(entry.0.timestamp.as_ref())?;
-                }
-                at += 1;
-            }
-            // The era ends at a real automatic boundary: the client was
-            // about to send a request, and checked the count first.
-            let next = self.eras.get(era + 1).and_then(|&(_, b)| b);
-            if let Some(b) = next.filter(|&b| self.actual.get(b).is_some_and(Actual::is_auto)) {
-                if let Some(real) = self.actual.get(b) {
-                    let tokens = match (options.counts_appended, checked) {
-                        (false, Some(tokens)) => tokens,
-                        _ => run.engine.count().tokens,
-                    };
-                    at_real.push(RealCount {
-                        uuid: real.uuid.clone(),
-                        tokens,
-                    });
-                }
-                // A client that counts only the last response's usage
-                // decided on it already, right after that response.
-                if options.counts_appended || checked.is_none() {
-                    run.request(self.actual_times.get(b).and_then(Option::as_ref))?;
-                }
-            }
-        }
-        Ok(Replay {
-            preset: preset.name(),
-            lines,
-            predicted: run.predicted,
-            tiers: run.tiers,
-            actual: self.actual.clone(),
-            at_real,
-        })
     }
 }
 

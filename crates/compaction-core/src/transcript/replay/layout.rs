@@ -1,0 +1,212 @@
+//! A session's timeline laid out a slice at a time ([`LayingOut`]): the
+//! same timeline as [`Transcript::timeline`], which lays it out at once,
+//! resumable between eras and between any two messages of an era, so that
+//! a page can yield to the browser.
+
+use std::sync::Arc;
+
+use super::{Actual, Timeline};
+use crate::hash::HashSet;
+use crate::transcript::{Era, Transcript};
+
+/// Where a [`LayingOut`] stands.
+enum Stage {
+    /// The real boundaries, with the evidence of missing records.
+    Boundaries,
+    /// Walking the record graph back from the leaf, an era at a time:
+    /// where the next walk starts.
+    Walk(Option<usize>),
+    /// Copying each era's messages: the era, and the next of its messages.
+    Copy(usize, usize),
+    /// Placing the recorded microcompactions.
+    Microcompactions,
+    Done,
+}
+
+/// A [`Timeline`] being laid out from a [`Transcript`], advanced by
+/// [`LayingOut::step`] a slice at a time, always with the transcript it was
+/// started for; [`LayingOut::finish`] gives the timeline once `step` says
+/// done.
+pub struct LayingOut {
+    timeline: Timeline,
+    stage: Stage,
+    /// The eras walked, newest first until the walk ends.
+    eras: Vec<Era>,
+    visited: HashSet<usize>,
+    /// Each timeline message's line in the file.
+    lines: Vec<u32>,
+}
+
+impl Transcript {
+    /// The session's timeline (see [`Timeline`]).
+    pub fn timeline(&self) -> Timeline {
+        let mut laying = self.lay_out();
+        while !laying.step(self, usize::MAX) {}
+        laying.finish()
+    }
+
+    /// The session's timeline, to be laid out a slice at a time
+    /// ([`LayingOut`]).
+    pub fn lay_out(&self) -> LayingOut {
+        LayingOut {
+            timeline: Timeline::default(),
+            stage: Stage::Boundaries,
+            eras: Vec::new(),
+            visited: HashSet::default(),
+            lines: Vec::new(),
+        }
+    }
+}
+
+impl LayingOut {
+    /// Lays out about `budget` more messages of `transcript` (an era
+    /// walked counts its messages, the boundaries and the microcompactions
+    /// one each); true once the timeline is whole.
+    pub fn step(&mut self, transcript: &Transcript, budget: usize) -> bool {
+        let mut spent = 0;
+        while spent < budget {
+            match self.stage {
+                Stage::Boundaries => {
+                    self.boundaries(transcript);
+                    self.stage = Stage::Walk(transcript.graph.view_start());
+                    spent += 1;
+                }
+                Stage::Walk(start) => {
+                    // A walk costs about what it met.
+                    spent += 1;
+                    self.stage = match start.filter(|at| !self.visited.contains(at)) {
+                        Some(at) => {
+                            let (era, before) =
+                                transcript.graph.era(at, &transcript.messages, &mut self.visited);
+                            let more = era.boundary.is_some();
+                            spent += era.messages.len();
+                            self.eras.push(era);
+                            Stage::Walk(if more { before } else { None })
+                        }
+                        None => {
+                            self.eras.reverse();
+                            Stage::Copy(0, 0)
+                        }
+                    };
+                }
+                Stage::Copy(era, from) => {
+                    self.stage = match self.copy(transcript, era, from, budget - spent) {
+                        Some((next, copied)) => {
+                            spent += copied.max(1);
+                            next
+                        }
+                        None => Stage::Microcompactions,
+                    };
+                }
+                Stage::Microcompactions => {
+                    self.microcompactions(transcript);
+                    self.stage = Stage::Done;
+                    spent += 1;
+                }
+                Stage::Done => return true,
+            }
+        }
+        matches!(self.stage, Stage::Done)
+    }
+
+    /// The timeline laid out (whole once [`LayingOut::step`] said so).
+    pub fn finish(self) -> Timeline {
+        self.timeline
+    }
+
+    fn boundaries(&mut self, transcript: &Transcript) {
+        let timeline = &mut self.timeline;
+        timeline.actual = transcript
+            .boundaries
+            .iter()
+            .zip(transcript.lacks())
+            .map(|(b, lacks)| Actual {
+                uuid: b.uuid.clone(),
+                line: b.line,
+                trigger: b.trigger().map(str::to_owned),
+                pre_tokens: b.pre_tokens(),
+                lacks,
+            })
+            .collect();
+        timeline.actual_times = transcript
+            .boundaries
+            .iter()
+            .map(|b| b.timestamp.clone())
+            .collect();
+    }
+
+    /// Copies up to `budget` messages of era `at` from its message `from`
+    /// (0: the era's start, its opening first): where the copy goes on, and
+    /// how many were copied; `None` past the last era.
+    fn copy(
+        &mut self,
+        transcript: &Transcript,
+        at: usize,
+        from: usize,
+        budget: usize,
+    ) -> Option<(Stage, usize)> {
+        let era = self.eras.get(at)?;
+        let timeline = &mut self.timeline;
+        let skip = if era.boundary.is_some() {
+            1 + era.context + era.preserved
+        } else {
+            0
+        };
+        let from = if from == 0 {
+            timeline.eras.push((timeline.entries.len(), era.boundary));
+            let opening = era
+                .messages
+                .iter()
+                .take(skip)
+                .filter_map(|&index| transcript.messages.get(index))
+                .map(|imported| {
+                    let mut m = imported.message.clone();
+                    if !imported.is_compact_summary {
+                        m.usage = None;
+                    }
+                    Arc::new(m)
+                })
+                .collect();
+            timeline.openings.push(opening);
+            skip
+        } else {
+            from
+        };
+        let to = era.messages.len().min(from.saturating_add(budget));
+        for &index in era.messages.get(from..to).unwrap_or_default() {
+            let Some(imported) = transcript.messages.get(index) else {
+                continue;
+            };
+            if imported.is_compact_summary {
+                continue;
+            }
+            let message = Arc::new(imported.message.clone());
+            let without_usage = message.usage.is_some().then(|| {
+                let mut m = (*message).clone();
+                m.usage = None;
+                Arc::new(m)
+            });
+            timeline
+                .position
+                .insert(message.uuid.clone(), timeline.entries.len());
+            timeline.entries.push((message, without_usage));
+            self.lines.push(imported.line);
+        }
+        let next = if to >= era.messages.len() {
+            Stage::Copy(at + 1, 0)
+        } else {
+            Stage::Copy(at, to)
+        };
+        Some((next, to - from))
+    }
+
+    /// A microcompaction comes before the first message written after it.
+    fn microcompactions(&mut self, transcript: &Transcript) {
+        let (timeline, lines) = (&mut self.timeline, &self.lines);
+        for mc in &transcript.microcompactions {
+            let before = lines.iter().position(|&l| l > mc.line).unwrap_or(lines.len());
+            timeline.microcompactions.push((before, mc.tool_ids.clone()));
+        }
+        timeline.microcompactions.sort_by_key(|(at, _)| *at);
+    }
+}
