@@ -6,11 +6,9 @@
 use std::rc::Rc;
 
 use compaction_core::thresholds::Thresholds;
-use compaction_core::transcript::replay::{preset_for_version, Replay};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
-    explain, explore, journal as journal_of, timeline_chart, Exploration, Journal, Outcome, PrecomputeSwitch,
-    SessionChart,
+    explain, explore, journal as journal_of, Exploration, Journal, Outcome, PrecomputeSwitch,
 };
 use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
@@ -80,24 +78,6 @@ fn run(state: &SandboxState, scenario: &Built) -> Run {
     explore(scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
 }
 
-/// An imported session replayed under the current lines.
-type Replayed = Result<Rc<(Replay, SessionChart)>, String>;
-
-fn replay(imported: &Imported, state: &SandboxState) -> Replayed {
-    let t = &imported.transcript;
-    let preset = preset_for_version(t.versions.last().map(String::as_str));
-    let lines = state.thresholds()?;
-    let mut settings = preset.settings(lines.window);
-    settings.thresholds.max_output_tokens = lines.reserve.into();
-    settings.thresholds.override_pct = lines.override_requested_pct;
-    let replay = imported
-        .timeline
-        .replay(preset, settings)
-        .map_err(|e| e.to_string())?;
-    let chart = timeline_chart(&imported.timeline, &replay);
-    Ok(Rc::new((replay, chart)))
-}
-
 /// The query string the page was opened with.
 fn initial_query() -> String {
     gloo::utils::window().location().search().unwrap_or_default()
@@ -132,18 +112,7 @@ pub fn App() -> Html {
         let built = built.clone();
         use_memo(key, move |_| run(&state, &built))
     };
-    let replayed = {
-        let state = state.clone();
-        let deps = (
-            (*imported).clone(),
-            state.fields[Field::Window as usize].clone(),
-            state.fields[Field::MaxOutput as usize].clone(),
-            state.fields[Field::OverridePct as usize].clone(),
-        );
-        use_memo(deps, move |(imported, ..)| {
-            imported.as_ref().map(|i| replay(i, &state))
-        })
-    };
+    let replayed = crate::session::use_replayed(&imported, &state);
 
     // Every control lives in the URL, written a moment after the last
     // change rather than inside the render: dragging a slider changes it
@@ -373,8 +342,8 @@ pub fn App() -> Html {
             let on_preserve = Callback::from(move |n: usize| set.dispatch(Action::Set(Field::PreserveGroups, n.to_string())));
             html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} {thinking} {preserve} {on_preserve} /> }
         });
-    let chart = match (&*replayed, &*imported) {
-        (Some(Ok(r)), Some(i)) => imported_chart(i, &r.0, &r.1),
+    let chart = match (&replayed, &*imported) {
+        (Some(Ok(r)), Some(i)) => imported_chart(i, r),
         (Some(Err(e)), _) => html! { <p class="error" role="alert">{ e.clone() }</p> },
         _ => exploration
             .as_ref()
@@ -392,7 +361,13 @@ pub fn App() -> Html {
     };
     let on_loaded = {
         let imported = imported.clone();
-        Callback::from(move |i| imported.set(Some(i)))
+        let state = state.clone();
+        Callback::from(move |i: Imported| {
+            for a in crate::session::choice_actions(&i) {
+                state.dispatch(a);
+            }
+            imported.set(Some(i));
+        })
     };
     let on_clear = {
         let imported = imported.clone();
@@ -400,8 +375,8 @@ pub fn App() -> Html {
     };
     let import = html! { <>
         <ImportPanel {on_loaded} {on_clear} loaded={imported.is_some()} />
-        { match (&*replayed, &*imported) {
-            (Some(Ok(r)), Some(i)) => imported_summary(i, &r.0),
+        { match (&replayed, &*imported) {
+            (Some(Ok(r)), Some(i)) => imported_summary(i, &r.replay),
             _ => html! {},
         } }
     </> };
@@ -555,7 +530,7 @@ fn scenario_chart(e: &Exploration, current: usize, go: &Callback<(usize, Option<
                 }) }
             </nav>
         }
-        <Chart {points} lines={e.lines.clone()} {marks} {bands} current={Some(current)}
+        <Chart points={Rc::new(points)} lines={e.lines.clone()} marks={Rc::new(marks)} {bands} current={Some(current)}
             title={format!("{}: tokens per request", e.name)} />
     </> }
 }

@@ -14,7 +14,7 @@ use yew::prelude::*;
 
 /// A request on the chart: the count before it and after the engine's
 /// steps (equal when nothing fired).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Point {
     /// Tokens before.
     pub before: u64,
@@ -23,7 +23,7 @@ pub struct Point {
 }
 
 /// A labelled mark at a request.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mark {
     /// The request's index.
     pub at: usize,
@@ -47,12 +47,13 @@ pub struct Band {
 /// Props of [`Chart`].
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ChartProps {
-    /// One point per request (`None`: no figure for it).
-    pub points: Vec<Option<Point>>,
+    /// One point per request (`None`: no figure for it); shared, so that
+    /// a session's 500k points are neither copied nor compared per render.
+    pub points: Rc<Vec<Option<Point>>>,
     /// The lines.
     pub lines: Thresholds,
     /// Tier events and boundaries.
-    pub marks: Vec<Mark>,
+    pub marks: Rc<Vec<Mark>>,
     /// The request highlighted.
     pub current: Option<usize>,
     /// What the chart shows, for its title.
@@ -135,9 +136,15 @@ pub fn top_of(points: &[Option<Point>], lines: &Thresholds) -> u64 {
 }
 
 /// The saw-tooth path: up to each request's count, then down to what the
-/// engine left.
+/// engine left. Requests that share a pixel column are drawn as one
+/// vertical from their lowest to their highest count (a session with 500k
+/// requests would otherwise draw a path of 12 MB).
 pub fn path(points: &[Option<Point>], top: u64, f: &Frame) -> String {
     let n = points.len();
+    let columns = (f.plot_right() - f.left).max(1.0) as usize + 1;
+    if n > 2 * columns {
+        return column_path(points, top, f);
+    }
     let mut d = String::with_capacity(points.len() * 24);
     let mut pen_down = false;
     for (i, p) in points.iter().enumerate() {
@@ -155,6 +162,54 @@ pub fn path(points: &[Option<Point>], top: u64, f: &Frame) -> String {
             y_of(p.after, top)
         );
         pen_down = true;
+    }
+    d.truncate(d.trim_end().len());
+    d
+}
+
+/// [`path`] for more requests than pixel columns: per column, from the
+/// first request's count through the lowest and highest to the last
+/// one's; a column with no figure lifts the pen.
+fn column_path(points: &[Option<Point>], top: u64, f: &Frame) -> String {
+    let n = points.len();
+    let mut d = String::new();
+    let mut pen_down = false;
+    let mut column: Option<(i64, u64, u64, u64, u64)> = None;
+    let draw =
+        |d: &mut String, pen_down: &mut bool, (x, first, low, high, last): (i64, u64, u64, u64, u64)| {
+            let _ = write!(
+                d,
+                "{}{x}.0 {:.1} V{:.1} V{:.1} V{:.1} ",
+                if *pen_down { "L" } else { "M" },
+                y_of(first, top),
+                y_of(high, top),
+                y_of(low, top),
+                y_of(last, top)
+            );
+            *pen_down = true;
+        };
+    for (i, p) in points.iter().enumerate() {
+        let x = f.x(i, n).round() as i64;
+        let Some(p) = p else {
+            if let Some(c) = column.take() {
+                draw(&mut d, &mut pen_down, c);
+            }
+            pen_down = false;
+            continue;
+        };
+        let (low, high) = (p.before.min(p.after), p.before.max(p.after));
+        column = match column {
+            Some((cx, first, l, h, _)) if cx == x => Some((cx, first, l.min(low), h.max(high), p.after)),
+            other => {
+                if let Some(c) = other {
+                    draw(&mut d, &mut pen_down, c);
+                }
+                Some((x, p.before, low, high, p.after))
+            }
+        };
+    }
+    if let Some(c) = column {
+        draw(&mut d, &mut pen_down, c);
     }
     d.truncate(d.trim_end().len());
     d
@@ -389,6 +444,32 @@ mod tests {
         let d = path(&[p(0, 0), p(100, 50), None, p(80, 80)], 100, &Frame::of(900.0));
         assert_eq!(d.matches('M').count(), 2, "{d}");
         assert!(d.contains(&format!("V{:.1}", y_of(50, 100))));
+    }
+
+    #[test]
+    fn a_request_per_pixel_or_more_is_drawn_once_per_column() {
+        let f = Frame::of(900.0);
+        let points: Vec<Option<Point>> = (0..500_000u64)
+            .map(|i| {
+                Some(Point {
+                    before: 1_000 + i % 7 * 100,
+                    after: 1_000 + i % 7 * 100,
+                })
+            })
+            .collect();
+        let d = path(&points, 2_000, &f);
+        let columns = (f.plot_right() - f.left) as usize + 1;
+        assert!(
+            d.matches(['M', 'L']).count() <= columns,
+            "{} segments",
+            d.matches(['M', 'L']).count()
+        );
+        // Every column spans the lowest and highest count of its requests.
+        assert!(d.contains(&format!("V{:.1} V{:.1}", y_of(1_600, 2_000), y_of(1_000, 2_000))));
+        // A gap still lifts the pen.
+        let mut gappy = points;
+        gappy[250_000] = None;
+        assert_eq!(path(&gappy, 2_000, &f).matches('M').count(), 2);
     }
 
     #[test]

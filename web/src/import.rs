@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use compaction_core::transcript::choice::{choose, Choice};
 use compaction_core::transcript::replay::{Replay, Timeline};
 use compaction_core::transcript::{Importer, Inspection, Transcript};
 use compaction_scenarios::figures::grouped;
@@ -14,10 +15,14 @@ use web_sys::{DragEvent, File, HtmlInputElement};
 use yew::prelude::*;
 
 use crate::chart::{Chart, Mark, Point};
+use crate::session::{now, yield_now, Walked, SLICE_MS};
 use crate::timeline::tier_name;
 
 /// Bytes read per chunk: the page redraws its progress between chunks.
 pub const CHUNK: u64 = 1024 * 1024;
+
+/// Messages laid out between two looks at the clock.
+const BATCH: usize = 2_000;
 
 /// A session imported in the page.
 #[derive(Debug, Clone)]
@@ -32,6 +37,9 @@ pub struct Imported {
     pub timeline: Rc<Timeline>,
     /// What the engine found in it (counted once, on import).
     pub inspection: Rc<Inspection>,
+    /// The settings the engine chooses from the file (as the CLI's
+    /// `replay` does), with its reasons: the page's controls start there.
+    pub choice: Rc<Choice>,
 }
 
 impl PartialEq for Imported {
@@ -151,7 +159,15 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
         at = end;
         loading.set(Loading::Reading(at, total));
     }
-    let transcript = importer.finish();
+    let mut phases = Phases::start();
+    phases.mark("readEnd");
+    // The chain rebuilt a pass at a time.
+    let mut finishing = importer.finishing();
+    while !finishing.step() {
+        yield_now().await;
+    }
+    let transcript = finishing.finish();
+    phases.lap("finish");
     if transcript.messages.is_empty() {
         let first = transcript
             .problems
@@ -163,18 +179,73 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
             transcript.problems.len()
         ));
     }
+    // The timeline, a slice at a time: the page stays responsive.
+    let mut laying = transcript.lay_out();
+    loop {
+        yield_now().await;
+        let start = now();
+        let mut done = false;
+        while !done && now() - start < SLICE_MS {
+            done = laying.step(&transcript, BATCH);
+        }
+        if done {
+            break;
+        }
+    }
+    let timeline = Rc::new(laying.finish());
+    phases.lap("timeline");
+    yield_now().await;
+    let inspection = Rc::new(transcript.inspection());
+    phases.lap("inspection");
+    yield_now().await;
+    let choice = Rc::new(choose(&transcript));
+    phases.lap("choice");
+    yield_now().await;
     Ok(Imported {
         name,
         bytes: total,
-        timeline: Rc::new(transcript.timeline()),
-        inspection: Rc::new(transcript.inspection()),
+        timeline,
+        inspection,
+        choice,
         transcript: Rc::new(transcript),
     })
 }
 
-/// The session chart of an imported session: its reported tokens per
-/// request, its real boundaries and what the replay predicts.
-pub fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
+/// How long each phase after the reading took, in ms, published as
+/// `window.sandboxImportPhases` for the browser benchmarks.
+pub struct Phases {
+    last: f64,
+    laps: js_sys::Object,
+}
+
+impl Phases {
+    /// Starts timing.
+    pub fn start() -> Self {
+        let laps = js_sys::Reflect::get(&gloo::utils::window(), &"sandboxImportPhases".into())
+            .ok()
+            .and_then(|v| wasm_bindgen::JsCast::dyn_into::<js_sys::Object>(v).ok())
+            .unwrap_or_default();
+        Phases { last: now(), laps }
+    }
+
+    /// Records the page's clock now under `name`.
+    pub fn mark(&mut self, name: &str) {
+        let _ = js_sys::Reflect::set(&self.laps, &name.into(), &now().into());
+    }
+
+    /// Records the time since the last lap under `name`.
+    pub fn lap(&mut self, name: &str) {
+        let t = now();
+        let _ = js_sys::Reflect::set(&self.laps, &name.into(), &(t - self.last).into());
+        let _ = js_sys::Reflect::set(&gloo::utils::window(), &"sandboxImportPhases".into(), &self.laps);
+        self.last = t;
+    }
+}
+
+/// The chart's figures of a replayed session: its reported tokens per
+/// request, its real boundaries and what the replay predicts (built once
+/// per replay, shared by every render).
+pub fn chart_figures(c: &SessionChart) -> (Vec<Option<Point>>, Vec<Mark>) {
     let points: Vec<Option<Point>> = c
         .requests
         .iter()
@@ -204,6 +275,11 @@ pub fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
                 label: "what-if compacts".to_owned(),
                 class: "m-predicted",
             },
+            SessionMark::Microcompact { at, cleared } => Mark {
+                at: *at,
+                label: format!("microcompact ({cleared} cleared)"),
+                class: "m-micro",
+            },
             SessionMark::Tier { at, tier, .. } => Mark {
                 at: *at,
                 label: tier_name(*tier).to_owned(),
@@ -211,7 +287,12 @@ pub fn imported_chart(i: &Imported, r: &Replay, c: &SessionChart) -> Html {
             },
         })
         .collect();
-    html! { <Chart {points} lines={r.lines.clone()} {marks} current={None::<usize>}
+    (points, marks)
+}
+
+/// The session chart of an imported session.
+pub fn imported_chart(i: &Imported, w: &Walked) -> Html {
+    html! { <Chart points={w.points.clone()} lines={w.replay.lines.clone()} marks={w.marks.clone()} current={None::<usize>}
     title={format!("{}: reported tokens per request", i.name)} /> }
 }
 
@@ -222,10 +303,19 @@ pub fn imported_summary(i: &Imported, r: &Replay) -> Html {
         <div class="imported">
             <p>
                 <strong>{ i.name.clone() }</strong>
-                { format!(": {} KiB, {} lines, {} messages, {} problems tolerated; client {}; replayed with the {} preset.",
+                { format!(": {} KiB, {} lines, {} messages, {} problems tolerated; client {}; replayed with the {} preset",
                     i.bytes / 1024, inspection.lines, inspection.messages, inspection.problems.len(),
                     inspection.versions.last().map(String::as_str).unwrap_or("unknown"), r.preset) }
+                { if r.lines.window == i.choice.window {
+                    format!(" and a {}-token window, as the engine chose from the file.", grouped(r.lines.window))
+                } else {
+                    format!(" and the {}-token window you set (the file's choice: {}).", grouped(r.lines.window), grouped(i.choice.window))
+                } }
             </p>
+            <details class="choice">
+                <summary>{ "Why these settings" }</summary>
+                <ul>{ for i.choice.reasons.iter().map(|why| html! { <li>{ why.clone() }</li> }) }</ul>
+            </details>
             <table class="boundaries" aria-label="Real and predicted boundaries">
                 <thead><tr><th scope="col">{ "" }</th><th scope="col">{ "where" }</th><th scope="col" class="num">{ "tokens" }</th></tr></thead>
                 <tbody>

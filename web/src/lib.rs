@@ -17,6 +17,7 @@ pub mod import;
 pub mod lost;
 pub mod panel;
 pub mod resume;
+pub mod session;
 pub mod sheet;
 pub mod state;
 pub mod strip;

@@ -37,6 +37,14 @@ pub enum Mark {
         /// The count that crossed the line.
         tokens: u64,
     },
+    /// Where the session's client cleared old tool results
+    /// (`microcompact_boundary`), before request `at`.
+    Microcompact {
+        /// Index into [`SessionChart::requests`].
+        at: usize,
+        /// How many results it cleared.
+        cleared: usize,
+    },
     /// Where the what-if's tiers 1–3 changed the count.
     Tier {
         /// Index into [`SessionChart::requests`] (the request after).
@@ -78,8 +86,10 @@ pub fn timeline_chart(
 ) -> SessionChart {
     let mut requests = Vec::new();
     let mut marks = Vec::new();
-    // Per timeline message, in order: the index of the next request.
+    // Per timeline message, in order: the index of the next request, and
+    // of the first request at or after it.
     let mut next_request: Vec<usize> = Vec::with_capacity(timeline.len());
+    let mut from_request: Vec<usize> = Vec::with_capacity(timeline.len());
     for (boundary, entries) in timeline.eras() {
         if let Some(b) = boundary.and_then(|b| timeline.actual().get(b)) {
             marks.push(Mark::Real {
@@ -89,6 +99,7 @@ pub fn timeline_chart(
             });
         }
         for (m, _) in entries {
+            from_request.push(requests.len());
             next_request.push(requests.len() + usize::from(m.role == Role::Assistant));
             if m.role == Role::Assistant {
                 requests.push(Request {
@@ -111,6 +122,12 @@ pub fn timeline_chart(
             tokens: p.tokens,
         });
     }
+    for (before, ids) in timeline.microcompactions() {
+        marks.push(Mark::Microcompact {
+            at: from_request.get(before).copied().unwrap_or(requests.len()),
+            cleared: ids.len(),
+        });
+    }
     for t in &replay.tiers {
         marks.push(Mark::Tier {
             at: at(&t.at_uuid),
@@ -119,7 +136,10 @@ pub fn timeline_chart(
         });
     }
     marks.sort_by_key(|m| match m {
-        Mark::Real { at, .. } | Mark::Predicted { at, .. } | Mark::Tier { at, .. } => *at,
+        Mark::Real { at, .. }
+        | Mark::Predicted { at, .. }
+        | Mark::Microcompact { at, .. }
+        | Mark::Tier { at, .. } => *at,
     });
     SessionChart { requests, marks }
 }

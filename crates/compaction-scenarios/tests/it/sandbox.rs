@@ -233,7 +233,10 @@ fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
     assert!(real > 0);
     assert!(chart.requests.iter().any(|r| r.reported.is_some()));
     for m in &chart.marks {
-        let (Mark::Real { at, .. } | Mark::Predicted { at, .. } | Mark::Tier { at, .. }) = m;
+        let (Mark::Real { at, .. }
+        | Mark::Predicted { at, .. }
+        | Mark::Microcompact { at, .. }
+        | Mark::Tier { at, .. }) = m;
         assert!(*at <= chart.requests.len());
     }
 }

@@ -1,0 +1,171 @@
+//! "Your own session", walked: the imported session replayed under the
+//! current settings a slice at a time, the page yielding to the browser
+//! between slices (a file with 100k boundaries would otherwise hold the
+//! page for seconds), the last replay kept on screen meanwhile.
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::transcript::replay::{Replay, ReplayOptions, Replaying};
+use compaction_scenarios::sandbox::{timeline_chart, SessionChart};
+use yew::prelude::*;
+
+use crate::chart::{Mark, Point};
+use crate::import::{chart_figures, Imported, Phases};
+use crate::state::{Action, Field, SandboxState};
+
+/// An imported session replayed under the current lines, with its chart.
+pub type Replayed = Result<Rc<Walked>, String>;
+
+/// A replay of an imported session and what its chart draws.
+#[derive(Debug)]
+pub struct Walked {
+    /// The replay.
+    pub replay: Replay,
+    /// The chart's data, as the scenarios lay it out.
+    pub chart: SessionChart,
+    /// One point per request.
+    pub points: Rc<Vec<Option<Point>>>,
+    /// The marks.
+    pub marks: Rc<Vec<Mark>>,
+}
+
+/// How long a slice of work runs before the page yields, in ms.
+pub const SLICE_MS: f64 = 30.0;
+
+/// Messages replayed between two looks at the clock.
+const BATCH: usize = 500;
+
+/// Lets the browser run (paint, input, timers) before going on.
+pub async fn yield_now() {
+    gloo::timers::future::TimeoutFuture::new(0).await;
+}
+
+/// The page's clock, in ms.
+pub fn now() -> f64 {
+    gloo::utils::window().performance().map_or(0.0, |p| p.now())
+}
+
+/// The controls a replay depends on.
+type Deps = (Option<Imported>, String, String, String);
+
+/// The imported session replayed under `state`'s lines, recomputed in
+/// slices whenever they or the session change; the previous result stays
+/// until the next is ready (`None` before the first).
+#[hook]
+pub fn use_replayed(imported: &Option<Imported>, state: &UseReducerHandle<SandboxState>) -> Option<Replayed> {
+    let out = use_state(|| None::<Replayed>);
+    let deps: Deps = (
+        imported.clone(),
+        state.fields[Field::Window as usize].clone(),
+        state.fields[Field::MaxOutput as usize].clone(),
+        state.fields[Field::OverridePct as usize].clone(),
+    );
+    {
+        let out = out.clone();
+        let state = state.clone();
+        use_effect_with(deps, move |(imported, ..)| {
+            let alive = Rc::new(Cell::new(true));
+            match imported.clone() {
+                None => out.set(None),
+                Some(i) => {
+                    let alive = alive.clone();
+                    let settings = settings(&i, &state);
+                    yew::platform::spawn_local(async move {
+                        let replayed = match settings {
+                            Ok((preset, settings, options)) => {
+                                replay(&i, preset, settings, options, &alive).await
+                            }
+                            Err(e) => Some(Err(e)),
+                        };
+                        if let (Some(r), true) = (replayed, alive.get()) {
+                            out.set(Some(r));
+                        }
+                    });
+                }
+            }
+            move || alive.set(false)
+        });
+    }
+    (*out).clone()
+}
+
+/// What a replay of `i` runs with: the engine's choice from the file
+/// (preset, how its client counted), the lines from the controls (which
+/// start at the file's choice, [`choice_actions`]).
+fn settings(i: &Imported, state: &SandboxState) -> Result<(Preset, EngineSettings, ReplayOptions), String> {
+    let chosen = &i.choice;
+    let lines = state.thresholds()?;
+    let mut settings = chosen.preset.settings(lines.window);
+    settings.thresholds.max_output_tokens = lines.reserve.into();
+    settings.thresholds.override_pct = lines.override_requested_pct;
+    settings.estimator.reported_output_as_is = chosen.reported_output_as_is;
+    let options = ReplayOptions {
+        counts_appended: chosen.counts_appended,
+        ..ReplayOptions::default()
+    };
+    Ok((chosen.preset, settings, options))
+}
+
+/// The controls set to what the engine chose from an imported file: its
+/// model's window and maximum output (empty: the preset's cap).
+pub fn choice_actions(i: &Imported) -> [Action; 2] {
+    let output = i
+        .choice
+        .max_output_tokens
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    [
+        Action::Set(Field::Window, i.choice.window.to_string()),
+        Action::Set(Field::MaxOutput, output),
+    ]
+}
+
+/// Replays `i` a slice at a time; `None` when abandoned (`alive` turned
+/// false: the controls changed again).
+async fn replay(
+    i: &Imported,
+    preset: Preset,
+    settings: EngineSettings,
+    options: ReplayOptions,
+    alive: &Cell<bool>,
+) -> Option<Replayed> {
+    let mut phases = Phases::start();
+    let mut replaying = match Replaying::new(preset, settings, options) {
+        Ok(r) => r,
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    let timeline = &i.timeline;
+    loop {
+        yield_now().await;
+        if !alive.get() {
+            return None;
+        }
+        let start = now();
+        loop {
+            match replaying.step(timeline, BATCH) {
+                Ok(true) => {
+                    let replay = replaying.finish(timeline);
+                    phases.lap("replay");
+                    yield_now().await;
+                    if !alive.get() {
+                        return None;
+                    }
+                    let chart = timeline_chart(timeline, &replay);
+                    let (points, marks) = chart_figures(&chart);
+                    phases.lap("chart");
+                    return Some(Ok(Rc::new(Walked {
+                        replay,
+                        chart,
+                        points: Rc::new(points),
+                        marks: Rc::new(marks),
+                    })));
+                }
+                Ok(false) if now() - start < SLICE_MS => {}
+                Ok(false) => break,
+                Err(e) => return Some(Err(e.to_string())),
+            }
+        }
+    }
+}
