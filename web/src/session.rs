@@ -153,6 +153,10 @@ async fn replay(
                         return None;
                     }
                     let chart = timeline_chart(timeline, &replay);
+                    yield_now().await;
+                    if !alive.get() {
+                        return None;
+                    }
                     let (points, marks) = chart_figures(&chart);
                     phases.lap("chart");
                     return Some(Ok(Rc::new(Walked {
