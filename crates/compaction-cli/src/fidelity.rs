@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use compaction_core::transcript::fidelity::{
-    score, Fidelity, Miss, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS,
+    score, Copies, Fidelity, Miss, Scored, TOLERANCE_PER_MILLE, WINDOW_RECORDS,
 };
 use compaction_core::transcript::lacks::Lack;
 use serde::Serialize;
@@ -45,6 +45,24 @@ struct FileScore {
     compact_line: u64,
     #[serde(flatten)]
     fidelity: Fidelity,
+    /// Real automatic boundaries and false positives an earlier file (a
+    /// copy of the same session) had: counted there, not here.
+    #[serde(skip_serializing_if = "is_zero")]
+    repeated_boundaries: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    repeated_false_positives: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl FileScore {
+    /// Whether the file is scored apart: its client did not compact at the
+    /// line (the user's settings), so it is in no total.
+    fn apart(&self) -> bool {
+        self.fidelity.passed_line.is_some()
+    }
 }
 
 /// Totals over a group of files.
@@ -146,6 +164,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
     let mut files = Vec::new();
     let mut total = Totals::default();
     let mut failed = Vec::new();
+    let mut copies = Copies::default();
     for path in session_files(&args.dir)? {
         let name = path
             .strip_prefix(&args.dir)
@@ -160,18 +179,25 @@ pub fn fidelity(args: &FidelityArgs) -> Result<String, String> {
             let replay = timeline
                 .replay_with(chosen.preset, settings, replay_options(&args.settings, &chosen))
                 .map_err(|e| e.message_naming(crate::flag))?;
+            let mut fidelity = score(&timeline, &replay);
+            let (repeated_boundaries, repeated_false_positives) =
+                copies.drop_repeated(&transcript, &timeline, &mut fidelity);
             Ok(FileScore {
                 file: name.clone(),
                 version: chosen.version,
                 range: chosen.range,
                 preset: chosen.preset.name(),
                 compact_line: replay.lines.compact,
-                fidelity: score(&timeline, &replay),
+                fidelity,
+                repeated_boundaries,
+                repeated_false_positives,
             })
         });
         match scored {
             Ok(file) => {
-                total.add(&file.fidelity);
+                if !file.apart() {
+                    total.add(&file.fidelity);
+                }
                 files.push(file);
             }
             Err(why) => failed.push((name, why)),
@@ -248,7 +274,7 @@ fn groups(list: &[(String, Totals)]) -> Vec<Group<'_>> {
 /// The files' totals by `key`, in order of first appearance.
 fn group(files: &[FileScore], key: impl Fn(&FileScore) -> String) -> Vec<(String, Totals)> {
     let mut out: Vec<(String, Totals)> = Vec::new();
-    for file in files {
+    for file in files.iter().filter(|f| !f.apart()) {
         let name = key(file);
         match out.iter_mut().find(|(n, _)| *n == name) {
             Some((_, t)) => t.add(&file.fidelity),
@@ -350,7 +376,7 @@ fn miss_words(b: &Scored) -> String {
 /// The hit rule in words.
 fn definition() -> String {
     format!(
-        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing; incomplete: a real automatic boundary where the file provably lacks records its client had (kept in the score)",
+        "hit: a predicted automatic compaction whose last message is one of the {WINDOW_RECORDS} messages before a real automatic boundary, with a count within {}.{} % of its preTokens; miss: a real automatic boundary without a hit; false positive: a prediction that hits nothing (one at a real boundary's own request, off in tokens, is that boundary's miss, not a false positive); apart: a file whose client passed the compact line without compacting (the user's settings: in no total); copies: a boundary or false positive an earlier file had (the same logicalParentUuid, preTokens and time; the same record time and count) is counted once; incomplete: a real automatic boundary where the file provably lacks records its client had (kept in the score)",
         TOLERANCE_PER_MILLE / 10,
         TOLERANCE_PER_MILLE % 10
     )
@@ -472,6 +498,38 @@ fn table(
         );
         for (file, tokens) in calls {
             let _ = writeln!(out, "{file}  its own compaction predicted at {tokens}");
+        }
+    }
+    let apart: Vec<&FileScore> = files.iter().filter(|f| f.apart()).collect();
+    if !apart.is_empty() {
+        let _ = writeln!(
+            out,
+            "\napart (the user's settings, not the client's: scored above, in no total below):"
+        );
+        for f in apart {
+            if let Some(p) = &f.fidelity.passed_line {
+                let _ = writeln!(
+                    out,
+                    "{}  a response of {} tokens ({}) passed the compact line {} by more than {}.{} % and no automatic compaction followed: auto-compact was off or the window larger",
+                    f.file, p.tokens, p.uuid, p.line, TOLERANCE_PER_MILLE / 10, TOLERANCE_PER_MILLE % 10
+                );
+            }
+        }
+    }
+    let copies: Vec<&FileScore> = (files.iter())
+        .filter(|f| f.repeated_boundaries + f.repeated_false_positives > 0)
+        .collect();
+    if !copies.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ncopies of a session scored before (the same boundaries: logicalParentUuid, preTokens and time; counted once, in the first file):"
+        );
+        for f in copies {
+            let _ = writeln!(
+                out,
+                "{}  {} boundaries and {} false positives repeated",
+                f.file, f.repeated_boundaries, f.repeated_false_positives
+            );
         }
     }
     let _ = writeln!(out);

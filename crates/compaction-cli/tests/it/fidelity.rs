@@ -298,3 +298,37 @@ fn fidelity_with_no_automatic_boundary_prints_no_percentage() {
         "{table}"
     );
 }
+
+#[test]
+fn a_session_copied_into_two_files_is_counted_once() {
+    // The same session under two names (a copy that keeps the records'
+    // times and the boundary's logicalParentUuid).
+    let dir = std::env::temp_dir().join(format!("fidelity-copies-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (from, to) in [
+        (OLD, "a__one__s1.jsonl"),
+        (OLD, "a__one__s2.jsonl"),
+        (NEW, "b__two__s3.jsonl"),
+    ] {
+        std::fs::copy(format!("{}/{from}", sessions()), dir.join(to)).unwrap();
+    }
+    let path = dir.display().to_string();
+    let v = ok(&compaction(&["fidelity", &path, "--json"]));
+    let table = ok_text(&compaction(&["fidelity", &path]));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        (v["total"]["auto"].as_u64(), v["total"]["hits"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let files = v["files"].as_array().unwrap();
+    assert_eq!(files[0]["auto"], 1);
+    assert_eq!(files[0].get("repeatedBoundaries"), None);
+    assert_eq!(
+        (files[1]["auto"].as_u64(), files[1]["repeatedBoundaries"].as_u64()),
+        (Some(0), Some(1))
+    );
+    assert!(
+        table.contains("a__one__s2.jsonl  1 boundaries and 0 false positives repeated"),
+        "{table}"
+    );
+}

@@ -15,7 +15,10 @@
 //!   at most one boundary.
 //! - A **miss** is a real automatic boundary without a hit.
 //! - A **false positive** is a predicted compaction that hits no boundary
-//!   (too early, too late, or too far off in tokens).
+//!   (too early, too late, or too far off in tokens), except one at a real
+//!   automatic boundary's own request (0 records before it): the client
+//!   compacted there too, so that prediction is the boundary's miss, off in
+//!   tokens (`offAtBoundary`), not a compaction the client did not make.
 //! - The **token error** of a real automatic boundary is the hitting
 //!   prediction's count minus `preTokens`; without a hit, the replay's
 //!   count at the boundary's request minus `preTokens`.
@@ -23,6 +26,12 @@
 //!   summary request its parent session's compaction made: a prediction
 //!   within the window before that prompt is that compaction (`ownCall`),
 //!   not a false positive; its boundary is in the parent's file.
+//! - A file **passed the line** when one of its responses' usage (prompt
+//!   and output) is more than the tolerance above the compact line in an
+//!   era no automatic compaction ends ([`PassedLine`]): its client did not
+//!   compact where the version's line says, so its auto-compact was off or
+//!   its window larger (the user's settings, not the client's). Such a
+//!   file is scored, and reported apart.
 //! - An **incomplete** boundary is one where the file provably lacks
 //!   records the client had when it compacted ([`Lack`]): it stays in the
 //!   score (hits, misses and the token error are over every real automatic
@@ -135,6 +144,59 @@ pub struct Fidelity {
     /// is neither a hit here nor a false positive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub own_call: Option<(Uuid, u64)>,
+    /// Predictions at a real automatic boundary's own request whose count
+    /// is more than the tolerance off: last record, count. Each is its
+    /// boundary's miss (`OffInTokens`, 0 records before), not a false
+    /// positive.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub off_at_boundary: Vec<(Uuid, u64)>,
+    /// Evidence that the client did not compact at the compact line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed_line: Option<PassedLine>,
+}
+
+/// A response whose usage passed the compact line by more than the
+/// tolerance in an era that no automatic compaction ends: the client's
+/// auto-compact was off or its window larger than the model's known one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PassedLine {
+    /// The response (its first record's uuid).
+    pub uuid: Uuid,
+    /// Its usage: prompt and output tokens.
+    pub tokens: u64,
+    /// The compact line it passed.
+    pub line: u64,
+}
+
+/// The largest response of an era that no automatic compaction ends, when
+/// its usage passed `line` by more than the tolerance. A compaction call's
+/// transcript passes it by construction (its own compaction ends it in the
+/// parent's file), so it is never said to.
+fn passed_line(timeline: &Timeline, line: u64) -> Option<PassedLine> {
+    if compaction_call(timeline).is_some() {
+        return None;
+    }
+    let limit = line.saturating_add(line.saturating_mul(TOLERANCE_PER_MILLE) / 1_000);
+    timeline
+        .eras()
+        .enumerate()
+        .filter(|&(i, _)| {
+            let closing = timeline.eras.get(i + 1).and_then(|&(_, b)| b);
+            !closing.is_some_and(|b| timeline.actual.get(b).is_some_and(|a| a.is_auto()))
+        })
+        .flat_map(|(_, (_, entries))| entries)
+        .filter_map(|(m, _)| {
+            let usage = m.usage.as_ref()?;
+            Some((m, usage.prompt_tokens().saturating_add(usage.output_tokens)))
+        })
+        .filter(|&(_, tokens)| tokens > limit)
+        .max_by_key(|&(_, tokens)| tokens)
+        .map(|(m, tokens)| PassedLine {
+            uuid: m.uuid.clone(),
+            tokens,
+            line,
+        })
 }
 
 /// How Claude Code's compaction prompt begins (`TRANSCRIPT_FORMAT.md`
@@ -179,6 +241,7 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
         .map(|p| (timeline.position(&p.at_uuid), p.tokens))
         .collect();
     let mut used = vec![false; predicted.len()];
+    let mut off_at_boundary = Vec::new();
     let mut boundaries = Vec::new();
     for (b, actual) in replay.actual.iter().enumerate() {
         if !actual.is_auto() {
@@ -228,6 +291,13 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
                 scored.hit = true;
                 scored.predicted = Some((tokens, before));
                 scored.token_error = pre.map(|pre| tokens as i64 - pre as i64);
+            } else if let Some(&(0, i, tokens)) = near.first() {
+                // Fired at the boundary's own request, off in tokens: the
+                // boundary's miss, no compaction the client did not make.
+                used[i] = true;
+                if let Some(p) = replay.predicted.get(i) {
+                    off_at_boundary.push((p.at_uuid.clone(), tokens));
+                }
             }
         }
         if !scored.hit {
@@ -274,6 +344,8 @@ pub fn score(timeline: &Timeline, replay: &Replay) -> Fidelity {
         boundaries,
         false_predictions,
         own_call,
+        off_at_boundary,
+        passed_line: passed_line(timeline, replay.lines.compact),
     }
 }
 
@@ -321,5 +393,72 @@ fn why_missed(
             line: replay.lines.compact,
         },
         (None, None) => Miss::NotReached,
+    }
+}
+
+impl Fidelity {
+    /// Recounts the totals from `boundaries` and `false_predictions` (after
+    /// [`Copies::drop_repeated`] took some out).
+    fn recount(&mut self) {
+        let b = &self.boundaries;
+        self.auto = b.len();
+        self.hits = b.iter().filter(|b| b.hit).count();
+        self.misses = self.auto - self.hits;
+        self.false_positives = self.false_predictions.len();
+        self.incomplete = b.iter().filter(|b| !b.lacks.is_empty()).count();
+        self.incomplete_hits = b.iter().filter(|b| !b.lacks.is_empty() && b.hit).count();
+    }
+}
+
+/// The events of the files scored so far, to count once a session copied
+/// into several files (a copy keeps the records' times and the boundaries'
+/// `logicalParentUuid`, even when it gives every record a new uuid): a real
+/// boundary is the same when its `logicalParentUuid`, `preTokens` and time
+/// are; a false positive when its last record's time and its count are.
+#[derive(Debug, Default)]
+pub struct Copies {
+    seen: crate::hash::HashSet<String>,
+}
+
+impl Copies {
+    /// Drops from `f` (the score of `transcript`'s `timeline`) the
+    /// boundaries and false positives an earlier file had, recounts it, and
+    /// returns how many of each it dropped.
+    pub fn drop_repeated(
+        &mut self,
+        transcript: &super::Transcript,
+        timeline: &Timeline,
+        f: &mut Fidelity,
+    ) -> (usize, usize) {
+        let boundary_key = |s: &Scored| {
+            let b = transcript.boundaries.iter().find(|b| b.uuid == s.uuid)?;
+            let (parent, time) = (b.logical_parent_uuid.as_ref()?, b.timestamp.as_ref()?);
+            Some(format!("boundary {parent} {:?} {}", s.pre_tokens, time.as_str()))
+        };
+        let prediction_key = |(uuid, tokens): &(Uuid, u64)| {
+            let at = timeline.position(uuid)?;
+            let time = timeline.entries.get(at)?.0.timestamp.as_ref()?;
+            Some(format!("prediction {} {tokens}", time.as_str()))
+        };
+        let mut mine = crate::hash::HashSet::default();
+        let seen = &self.seen;
+        let mut repeated = |key: Option<String>| match key {
+            Some(key) if seen.contains(&key) => true,
+            Some(key) => {
+                mine.insert(key);
+                false
+            }
+            None => false,
+        };
+        let before = (f.boundaries.len(), f.false_predictions.len());
+        f.boundaries.retain(|s| !repeated(boundary_key(s)));
+        f.false_predictions.retain(|p| !repeated(prediction_key(p)));
+        let dropped = (
+            before.0 - f.boundaries.len(),
+            before.1 - f.false_predictions.len(),
+        );
+        self.seen.extend(mine);
+        f.recount();
+        dropped
     }
 }

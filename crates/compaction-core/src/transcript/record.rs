@@ -420,6 +420,16 @@ fn message(mut map: Fields, kind: &str) -> Result<Record, (Invalid, Fields)> {
         }
         None => None,
     };
+    // A `message.id` that is the record's own uuid is no API id (those are
+    // `msg_…`): a tool that copied the session rewrote it, one per record,
+    // so the records of one response would not merge into it. Their
+    // `requestId` still names the response (one request, one response):
+    // it joins them instead. Seen in 6 files of one repository of the
+    // calibration sets (K3RN-LABS), every one a copy of a session.
+    let message_id = match (message_id, &request_id) {
+        (Some(id), Some(request)) if id == envelope.uuid.as_str() => Some(request.clone()),
+        (id, _) => id,
+    };
     Ok(Record::Message(MessageLine {
         envelope,
         role,

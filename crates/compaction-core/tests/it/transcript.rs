@@ -432,3 +432,4 @@ mod resumed;
 mod scale;
 mod versions;
 mod written;
+mod apart;

@@ -10,16 +10,12 @@ use serde_json::{json, Value};
 /// A subagent-style file of client 2.1.71: two replies whose requests
 /// were `first` and 168,500 tokens, then `last_prompt` and a reply to it.
 fn call(last_prompt: &str) -> Vec<u8> {
+    // A subagent's record.
     let record = |uuid: &str, parent: Value, role: &str, content: Value, usage: Option<u64>| {
-        let mut message = json!({"role": role, "content": content});
-        if let Some(tokens) = usage {
-            message["id"] = json!(format!("msg_{uuid}"));
-            message["model"] = json!("claude-opus-4-6");
-            message["usage"] = json!({"input_tokens": tokens, "output_tokens": 30});
-        }
-        json!({"type": role, "uuid": uuid, "parentUuid": parent, "isSidechain": true,
-            "agentId": "acompact-1234", "version": "2.1.71",
-            "timestamp": "2026-03-08T07:00:00.000Z", "message": message})
+        let mut r = super::apart::record_of("2.1.71", uuid, parent, role, content, usage);
+        r["isSidechain"] = json!(true);
+        r["agentId"] = json!("acompact-1234");
+        r
     };
     let records = [
         record("u1", Value::Null, "user", json!("go on"), None),
@@ -47,11 +43,7 @@ fn call(last_prompt: &str) -> Vec<u8> {
             Some(169_000),
         ),
     ];
-    records
-        .iter()
-        .map(|r| format!("{r}\n"))
-        .collect::<String>()
-        .into_bytes()
+    super::jsonl(&records)
 }
 
 /// Its replay scored: false positives, and the call's own compaction.
