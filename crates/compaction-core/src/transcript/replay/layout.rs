@@ -11,8 +11,10 @@ use crate::transcript::{Era, Transcript};
 
 /// Where a [`LayingOut`] stands.
 enum Stage {
-    /// The real boundaries, with the evidence of missing records.
-    Boundaries,
+    /// The evidence of missing records, per real boundary.
+    Lacks,
+    /// The real boundaries: the next one.
+    Boundaries(usize),
     /// Walking the record graph back from the leaf, an era at a time:
     /// where the next walk starts.
     Walk(Option<usize>),
@@ -35,6 +37,9 @@ pub struct LayingOut {
     visited: HashSet<usize>,
     /// Each timeline message's line in the file.
     lines: Vec<u32>,
+    /// Per real boundary, the evidence of missing records, until it goes
+    /// into [`Timeline::actual`].
+    lacks: Vec<Vec<crate::transcript::lacks::Lack>>,
 }
 
 impl Transcript {
@@ -50,26 +55,42 @@ impl Transcript {
     pub fn lay_out(&self) -> LayingOut {
         LayingOut {
             timeline: Timeline::default(),
-            stage: Stage::Boundaries,
+            stage: Stage::Lacks,
             eras: Vec::new(),
             visited: HashSet::default(),
             lines: Vec::new(),
+            lacks: Vec::new(),
         }
     }
 }
 
 impl LayingOut {
     /// Lays out about `budget` more messages of `transcript` (an era
-    /// walked counts its messages, the boundaries and the microcompactions
-    /// one each); true once the timeline is whole.
+    /// walked counts its messages, a real boundary one, the evidence of
+    /// missing records and the microcompactions one each); true once the
+    /// timeline is whole.
     pub fn step(&mut self, transcript: &Transcript, budget: usize) -> bool {
         let mut spent = 0;
         while spent < budget {
             match self.stage {
-                Stage::Boundaries => {
-                    self.boundaries(transcript);
-                    self.stage = Stage::Walk(transcript.graph.view_start());
+                Stage::Lacks => {
+                    self.lacks = transcript.lacks();
+                    self.lacks.reverse();
+                    self.stage = Stage::Boundaries(0);
                     spent += 1;
+                }
+                Stage::Boundaries(from) => {
+                    let to = transcript
+                        .boundaries
+                        .len()
+                        .min(from.saturating_add(budget - spent));
+                    self.boundaries(transcript, from, to);
+                    spent += (to - from).max(1);
+                    self.stage = if to < transcript.boundaries.len() {
+                        Stage::Boundaries(to)
+                    } else {
+                        Stage::Walk(transcript.graph.view_start())
+                    };
                 }
                 Stage::Walk(start) => {
                     // A walk costs about what it met.
@@ -114,25 +135,20 @@ impl LayingOut {
         self.timeline
     }
 
-    fn boundaries(&mut self, transcript: &Transcript) {
+    /// The real boundaries `from..to`, with their evidence of missing
+    /// records (taken from the end of `lacks`, which holds them in reverse).
+    fn boundaries(&mut self, transcript: &Transcript, from: usize, to: usize) {
         let timeline = &mut self.timeline;
-        timeline.actual = transcript
-            .boundaries
-            .iter()
-            .zip(transcript.lacks())
-            .map(|(b, lacks)| Actual {
+        for b in transcript.boundaries.get(from..to).unwrap_or_default() {
+            timeline.actual.push(Actual {
                 uuid: b.uuid.clone(),
                 line: b.line,
                 trigger: b.trigger().map(str::to_owned),
                 pre_tokens: b.pre_tokens(),
-                lacks,
-            })
-            .collect();
-        timeline.actual_times = transcript
-            .boundaries
-            .iter()
-            .map(|b| b.timestamp.clone())
-            .collect();
+                lacks: self.lacks.pop().unwrap_or_default(),
+            });
+            timeline.actual_times.push(b.timestamp.clone());
+        }
     }
 
     /// Copies up to `budget` messages of era `at` from its message `from`

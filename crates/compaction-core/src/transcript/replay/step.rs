@@ -43,7 +43,8 @@ struct Run {
 impl Run {
     /// The before-call decision for one request, every request answered
     /// offline; a started compaction is recorded as predicted.
-    fn request(&mut self, timeline: &Timeline, now: Option<&crate::time::Timestamp>) -> Result<(), Error> {
+    /// Returns the count the decision saw.
+    fn request(&mut self, timeline: &Timeline, now: Option<&crate::time::Timestamp>) -> Result<u64, Error> {
         let engine = &mut self.engine;
         let decision = engine.before_call(now);
         let last = self.last.and_then(|l| l.uuid(timeline));
@@ -89,7 +90,7 @@ impl Run {
             });
         }
         self.diverged |= compacted;
-        Ok(())
+        Ok(decision.count.tokens)
     }
 
     /// Appends timeline message `at` (without its usage once diverged).
@@ -130,6 +131,8 @@ pub struct Replaying {
     /// The count the era's last decision saw.
     checked: Option<u64>,
     at_real: Vec<RealCount>,
+    /// The what-if's count at each request so far.
+    counts: Vec<u64>,
 }
 
 impl Replaying {
@@ -161,6 +164,7 @@ impl Replaying {
             microcompaction: 0,
             checked: None,
             at_real: Vec::new(),
+            counts: Vec::new(),
         })
     }
 
@@ -197,6 +201,12 @@ impl Replaying {
             }
         }
         Ok(true)
+    }
+
+    /// The what-if's count (R1.6) at each request replayed so far: one per
+    /// assistant message of the timeline, in order, as its decision saw it.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
     }
 
     /// The replay's result (of what was replayed: all of it once
@@ -269,12 +279,14 @@ impl Replaying {
         let response = message.role == Role::Assistant;
         let now = message.timestamp.as_ref();
         if response && self.options.counts_appended {
-            self.run.request(timeline, now)?;
+            let tokens = self.run.request(timeline, now)?;
+            self.counts.push(tokens);
         }
         self.run.append(timeline, at)?;
         if response && !self.options.counts_appended {
             self.checked = Some(self.run.engine.count().tokens);
-            self.run.request(timeline, now)?;
+            let tokens = self.run.request(timeline, now)?;
+            self.counts.push(tokens);
         }
         self.at += 1;
         Ok(())
@@ -402,6 +414,11 @@ mod tests {
                     .unwrap();
                 let mut replaying = Replaying::new(Preset::Client21, settings, options).unwrap();
                 while !replaying.step(&whole, 1).unwrap() {}
+                let requests = whole
+                    .entries
+                    .iter()
+                    .filter(|(m, _)| m.role == crate::message::Role::Assistant);
+                assert_eq!(replaying.counts().len(), requests.count());
                 assert_eq!(replaying.finish(&whole), expected, "window {window}, {options:?}");
                 predicted += expected.predicted.len() + expected.tiers.len();
             }
