@@ -215,23 +215,6 @@ impl SessionLog {
         line
     }
 
-    /// Writes the record of what the count now rests on (`counting`, the
-    /// view ending at `after`; SPEC R11.6), chained after the last record,
-    /// and returns it. The host writes one whenever [`Engine::counting`](crate::engine::Engine::counting)
-    /// changed since the last.
-    pub fn counted(
-        &mut self,
-        counting: &crate::view::Counting,
-        after: Option<&Uuid>,
-        timestamp: Timestamp,
-    ) -> String {
-        let ctx = self.context(timestamp);
-        let (record, line) = super::counted::counted_record(counting, after, self.parent.as_ref(), &ctx);
-        self.parent = Some(record);
-        self.items.push(Logged::Lines(vec![line.clone()]));
-        line
-    }
-
     /// Writes the records of a snip or collapse (SPEC R11.6), chained after
     /// the last record: a snip's `history_snipped`; a collapse's
     /// `history_collapsed`, then its summary's message record. Returns them.
