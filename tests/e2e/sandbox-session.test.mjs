@@ -87,7 +87,7 @@ for (const name of ["s23.jsonl", "b100k.jsonl"]) {
   });
 }
 
-test("the file's preset and model kept and named, the client's microcompaction marked", { timeout: 120_000 }, async () => {
+test("the file's preset and model kept and named, the client's microcompaction marked, the what-if dashed", { timeout: 120_000 }, async () => {
   for (const viewport of SIZES) {
     const { context, page, errors } = await importFile("micro.jsonl", viewport);
     const summary = page.locator(".imported p").first();
@@ -97,6 +97,14 @@ test("the file's preset and model kept and named, the client's microcompaction m
     assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "200000");
     assert.equal(await page.getByLabel("Max output tokens").inputValue(), "128000");
     assert.match(await page.locator(".imported details.choice").textContent(), /client 2\.1\.39.*claude-opus-4-6/s);
+    // The what-if under the current settings: a second, dashed series,
+    // one point per request as the reported one.
+    const segments = (d) => (d.match(/[ML]/g) ?? []).length;
+    const reported = await page.locator("#chart path.series:not(.what-if)").getAttribute("d");
+    const whatIf = await page.locator("#chart path.series.what-if").getAttribute("d");
+    assert.equal(segments(whatIf), segments(reported));
+    assert.equal(segments(reported), 7);
+    assert.notEqual(whatIf, reported);
     const micro = page.locator("#chart .mark.m-micro");
     assert.equal(await micro.count(), 1);
     assert.equal(await micro.locator("title").textContent(), "microcompact (4 cleared)");
@@ -104,6 +112,10 @@ test("the file's preset and model kept and named, the client's microcompaction m
     const path = join(shots, `sandbox-session-micro-${viewport.width}.png`);
     await page.screenshot({ path });
     console.log(`screenshot: ${path}`);
+    await page.locator(".imported details.choice summary").click();
+    const named = join(shots, `sandbox-session-preset-${viewport.width}.png`);
+    await page.locator(".imported").screenshot({ path: named });
+    console.log(`screenshot: ${named}`);
     // A window the user sets overrides the file's, and the page says so.
     // (Typed as the sheet would: on a phone the controls sit in a closed sheet.)
     await page.evaluate(() => {

@@ -61,6 +61,10 @@ pub struct ChartProps {
     /// Chapters, shaded in turn.
     #[prop_or_default]
     pub bands: Vec<Band>,
+    /// A second series, drawn dashed: an imported session's count under
+    /// the current settings (the what-if), one per request.
+    #[prop_or_default]
+    pub what_if: Option<Rc<Vec<Option<Point>>>>,
 }
 
 const H: f64 = 300.0;
@@ -297,7 +301,8 @@ pub fn Chart(props: &ChartProps) -> Html {
             }
         });
     }
-    let top = top_of(&props.points, &props.lines);
+    let top = top_of(&props.points, &props.lines)
+        .max(props.what_if.as_ref().map_or(0, |w| top_of(w, &props.lines)));
     let t = &props.lines;
     let lines = [
         ("precompute", "pre", t.precompute, "l-precompute"),
@@ -320,6 +325,7 @@ pub fn Chart(props: &ChartProps) -> Html {
         })
         .collect();
     let placed = labelled(&xs, &widths, f.left, f.plot_right());
+    let dense = dense_classes(&shown, f.plot_right() - f.left);
     let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
     let (left, right) = (f.left, f.plot_right());
     let h_line = |y: f64| html! { <line x1={left.to_string()} x2={right.to_string()} y1={format!("{y:.1}")} y2={format!("{y:.1}")} /> };
@@ -347,7 +353,8 @@ pub fn Chart(props: &ChartProps) -> Html {
                     <text x={(right + 6.0).to_string()} y={format!("{:.1}", ly + 4.0)}>{ format!("{} {}", if f.narrow { brief } else { name }, short(v)) }</text>
                 </g> }) }
                 { for shown.iter().zip(placed).map(|(m, (x, place))| {
-                    html! { <g class={classes!("mark", m.class)}>
+                    let dense = dense.contains(&m.class).then_some("dense");
+                    html! { <g class={classes!("mark", m.class, dense)}>
                         <line x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={TOP.to_string()} y2={(H - BOTTOM).to_string()} />
                         if let Some((row, end)) = place {
                             <text x={format!("{:.1}", if end { x - 3.0 } else { x + 3.0 })} y={(TOP + 10.0 + 14.0 * row as f64).to_string()}
@@ -360,6 +367,9 @@ pub fn Chart(props: &ChartProps) -> Html {
                     <rect class="cursor" x={format!("{:.1}", f.x(c, n) - 6.0)} y={TOP.to_string()} width="12" height={(H - TOP - BOTTOM).to_string()} />
                 }
                 <path class="series" d={path(&props.points, top, &f)} />
+                if let Some(w) = &props.what_if {
+                    <path class="series what-if" d={path(w, top, &f)}><title>{ "the what-if's count under these settings" }</title></path>
+                }
                 { for props.points.iter().enumerate().filter_map(|(i, p)| p.map(|p| (i, p))).filter(|(_, p)| p.after != p.before).map(|(i, p)| html! {
                     <circle class="fired" cx={format!("{:.1}", f.x(i, n))} cy={format!("{:.1}", y_of(p.after, top))} r="3.5" />
                 }) }
@@ -368,7 +378,9 @@ pub fn Chart(props: &ChartProps) -> Html {
                     { for distinct.iter().map(|l| html! { <g class="mark"><text x="0" y="0">{ l.clone() }</text></g> }) }
                 </g>
             </svg>
-            <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }</figcaption>
+            <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }
+                if props.what_if.is_some() { { " The solid series is the session's reported usage; the dashed orange one, the what-if's count under these settings." } }
+            </figcaption>
         </figure>
     }
 }
@@ -381,6 +393,25 @@ pub fn one_per_column(marks: &[Mark], x: impl Fn(&Mark) -> f64) -> Vec<&Mark> {
     marks
         .iter()
         .filter(|m| seen.insert((m.class, m.label.as_str(), x(m).round() as i64)))
+        .collect()
+}
+
+/// The mark classes drawn in more than a quarter of the plot's pixel
+/// columns (`span` px wide): drawn faint, so that the series and the lines
+/// stay visible through them (a session with a boundary every other
+/// request would be a solid block).
+pub fn dense_classes(shown: &[&Mark], span: f64) -> Vec<&'static str> {
+    let mut counts: Vec<(&'static str, usize)> = Vec::new();
+    for m in shown {
+        match counts.iter_mut().find(|(c, _)| *c == m.class) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((m.class, 1)),
+        }
+    }
+    counts
+        .into_iter()
+        .filter(|&(_, n)| n as f64 > span / 4.0)
+        .map(|(c, _)| c)
         .collect()
 }
 
@@ -508,6 +539,22 @@ mod tests {
             .map(|m| m.label.as_str())
             .collect();
         assert_eq!(labels, ["microcompact", "snip"]);
+    }
+
+    #[test]
+    fn a_class_in_most_columns_is_dense() {
+        let mark = |at| Mark {
+            at,
+            label: "real boundary".to_owned(),
+            class: "m-real",
+        };
+        let many: Vec<Mark> = (0..300).map(mark).collect();
+        let few: Vec<Mark> = (0..3).map(mark).collect();
+        assert_eq!(
+            dense_classes(&many.iter().collect::<Vec<_>>(), 1_000.0),
+            ["m-real"]
+        );
+        assert!(dense_classes(&few.iter().collect::<Vec<_>>(), 1_000.0).is_empty());
     }
 
     #[test]

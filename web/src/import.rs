@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use compaction_core::transcript::choice::{choose, Choice};
 use compaction_core::transcript::replay::{Replay, Timeline};
-use compaction_core::transcript::{Importer, Inspection, Transcript};
+use compaction_core::transcript::{Importer, Transcript};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{Mark as SessionMark, SessionChart};
 use gloo::file::{futures::read_as_bytes, Blob};
@@ -35,8 +35,6 @@ pub struct Imported {
     pub transcript: Rc<Transcript>,
     /// Its timeline, laid out once for every replay under other settings.
     pub timeline: Rc<Timeline>,
-    /// What the engine found in it (counted once, on import).
-    pub inspection: Rc<Inspection>,
     /// The settings the engine chooses from the file (as the CLI's
     /// `replay` does), with its reasons: the page's controls start there.
     pub choice: Rc<Choice>,
@@ -195,9 +193,6 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
     let timeline = Rc::new(laying.finish());
     phases.lap("timeline");
     yield_now().await;
-    let inspection = Rc::new(transcript.inspection());
-    phases.lap("inspection");
-    yield_now().await;
     let choice = Rc::new(choose(&transcript));
     phases.lap("choice");
     yield_now().await;
@@ -205,7 +200,6 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
         name,
         bytes: total,
         timeline,
-        inspection,
         choice,
         transcript: Rc::new(transcript),
     })
@@ -293,19 +287,20 @@ pub fn chart_figures(c: &SessionChart) -> (Vec<Option<Point>>, Vec<Mark>) {
 /// The session chart of an imported session.
 pub fn imported_chart(i: &Imported, w: &Walked) -> Html {
     html! { <Chart points={w.points.clone()} lines={w.replay.lines.clone()} marks={w.marks.clone()} current={None::<usize>}
+    what_if={Some(w.what_if.clone())}
     title={format!("{}: reported tokens per request", i.name)} /> }
 }
 
 /// What the import found, and the real and predicted boundaries.
 pub fn imported_summary(i: &Imported, r: &Replay) -> Html {
-    let inspection = &i.inspection;
+    let t = &i.transcript;
     html! {
         <div class="imported">
             <p>
                 <strong>{ i.name.clone() }</strong>
-                { format!(": {} KiB, {} lines, {} messages, {} problems tolerated; client {}; replayed with the {} preset",
-                    i.bytes / 1024, inspection.lines, inspection.messages, inspection.problems.len(),
-                    inspection.versions.last().map(String::as_str).unwrap_or("unknown"), r.preset) }
+                { format!(": {} KiB, {} messages, {} boundaries, {} problems tolerated; client {}; replayed with the {} preset",
+                    i.bytes / 1024, t.messages.len(), t.boundaries.len(), t.problems.len(),
+                    t.versions.last().map(String::as_str).unwrap_or("unknown"), r.preset) }
                 { if r.lines.window == i.choice.window {
                     format!(" and a {}-token window, as the engine chose from the file.", grouped(r.lines.window))
                 } else {

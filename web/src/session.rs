@@ -29,6 +29,8 @@ pub struct Walked {
     pub points: Rc<Vec<Option<Point>>>,
     /// The marks.
     pub marks: Rc<Vec<Mark>>,
+    /// The what-if's count at each request.
+    pub what_if: Rc<Vec<Option<Point>>>,
 }
 
 /// How long a slice of work runs before the page yields, in ms.
@@ -146,6 +148,11 @@ async fn replay(
         loop {
             match replaying.step(timeline, BATCH) {
                 Ok(true) => {
+                    let what_if: Vec<Option<Point>> = replaying
+                        .counts()
+                        .iter()
+                        .map(|&t| Some(Point { before: t, after: t }))
+                        .collect();
                     let replay = replaying.finish(timeline);
                     phases.lap("replay");
                     yield_now().await;
@@ -164,6 +171,7 @@ async fn replay(
                         chart,
                         points: Rc::new(points),
                         marks: Rc::new(marks),
+                        what_if: Rc::new(what_if),
                     })));
                 }
                 Ok(false) if now() - start < SLICE_MS => {}
