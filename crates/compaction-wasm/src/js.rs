@@ -227,6 +227,14 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
 /// BigInt). Written as JSON by serde_json and read by the JS engine's
 /// `JSON.parse`: one code path for every type (a small module), and fast.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    #[cfg(feature = "engine")]
+    return shared::to_js(value);
+    #[cfg(not(feature = "engine"))]
+    parsed(value)
+}
+
+/// `value` written by serde_json, read by `JSON.parse`.
+fn parsed<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     let json = serde_json::to_string(value).map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
     js_sys::JSON::parse(&json)
 }
@@ -453,3 +461,9 @@ pub(crate) fn strings(list: &JsValue) -> Result<Vec<String>, String> {
         .map(|(i, item)| item.as_string().ok_or_else(|| format!("[{i}] is not a string")))
         .collect()
 }
+
+#[cfg(feature = "engine")]
+pub use shared::SharedParams;
+
+#[cfg(feature = "engine")]
+mod shared;

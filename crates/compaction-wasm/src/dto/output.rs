@@ -104,7 +104,7 @@ pub struct SummaryRequest {
     /// The messages to summarise, ready for the plain Messages API (no
     /// `system` role, no beta block).
     #[tsify(type = "PlainMessageParam[]")]
-    pub messages: Vec<MessageParam>,
+    pub messages: crate::js::SharedParams,
     /// The summary prompt, to append as the last user message.
     pub prompt: String,
     /// The request's estimated size in tokens.
@@ -175,7 +175,7 @@ impl SummaryRequest {
             },
             model: r.model,
             fallback_models: r.fallback_models,
-            messages: r.messages.iter().cloned().map(param).collect(),
+            messages: crate::js::SharedParams(r.messages),
             prompt: r.prompt,
             estimated_tokens: r.estimated_tokens as f64,
             attempt: f64::from(r.attempt),

@@ -112,7 +112,7 @@ fn requests_write_what_the_derive_wrote() {
             purpose: purpose.clone(),
             model: "m".into(),
             fallback_models: fallback_models.clone(),
-            messages: messages(),
+            messages: serde_json::from_str(&serde_json::to_string(&messages()).unwrap()).unwrap(),
             prompt: prompt.clone(),
             estimated_tokens: 1234.0,
             attempt: 2.0,
