@@ -2,7 +2,9 @@
 //! head and tail with a marker between them. Only tool results are touched;
 //! user and assistant messages are never truncated individually (R2.1).
 
-use crate::message::{Block, Content, Message, ToolResultContent};
+use crate::message::{Block, Content, Message, ToolResultContent, Uuid};
+use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
+use crate::tokens::TokenFigure;
 
 /// R2.2's numbers, all settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -89,6 +91,81 @@ pub struct Reduced {
     pub tool_use_id: String,
     /// Characters removed.
     pub removed_chars: usize,
+}
+
+/// Records one message's reductions in the steps the next call reports
+/// (R2.2): one budget-reduction step per call, however many messages were
+/// reduced since the last one. The first message's reduction adds the
+/// step; each later one joins it (its message, its blocks, the characters
+/// removed), and the step's `count_before` stays the count as if every
+/// result had entered whole: `count_before − count_after` is what the
+/// reductions saved. `before` is the count as if this message entered
+/// whole, `after` the count with it reduced.
+pub(crate) fn record_step(
+    pending: &mut Vec<Step>,
+    uuid: &Uuid,
+    reduced: &[Reduced],
+    (before, after): (TokenFigure, TokenFigure),
+    settings: &ReductionSettings,
+) {
+    let blocks = reduced.iter().map(|b| BlockRef {
+        uuid: uuid.clone(),
+        block: b.block,
+    });
+    let removed: usize = reduced.iter().map(|b| b.removed_chars).sum();
+    if let Some(step) = pending.iter_mut().find(|s| s.rule == RULE) {
+        let saved = step.count_before.tokens.saturating_sub(step.count_after.tokens)
+            + before.tokens.saturating_sub(after.tokens);
+        let removed = removed + removed_in(&step.reason);
+        step.messages.push(uuid.clone());
+        step.blocks.extend(blocks);
+        step.count_before = TokenFigure {
+            tokens: after.tokens + saved,
+            ..before
+        };
+        step.count_after = after;
+        step.reason = reason(step.blocks.len(), step.messages.len(), removed, settings);
+        return;
+    }
+    pending.push(Step {
+        tier: Tier::BudgetReduction,
+        rule: RULE,
+        owner: Owner::Client,
+        evidence: Evidence::ThirdParty,
+        count_before: before,
+        count_after: after,
+        messages: vec![uuid.clone()],
+        blocks: blocks.collect(),
+        cache: CacheEffect::Intact,
+        model_calls: 0,
+        reason: reason(reduced.len(), 1, removed, settings),
+    });
+}
+
+/// The rule of budget reduction's step.
+const RULE: &str = "R2.2";
+
+/// The step's reason; [`removed_in`] reads its last number back.
+fn reason(results: usize, messages: usize, removed: usize, settings: &ReductionSettings) -> String {
+    let within = if messages > 1 {
+        format!(" in {messages} messages")
+    } else {
+        String::new()
+    };
+    format!(
+        "{results} tool result(s){within} over {} characters kept their first {} and last {}: {removed} characters removed",
+        settings.max_chars, settings.head_chars, settings.tail_chars
+    )
+}
+
+/// The characters removed that a [`reason`] states.
+fn removed_in(reason: &str) -> usize {
+    reason
+        .rsplit(": ")
+        .next()
+        .and_then(|tail| tail.strip_suffix(" characters removed"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Reduces every oversized `tool_result` of a message (R2.2) and says which.
@@ -286,6 +363,58 @@ fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultC
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_step_per_call_with_every_message_and_what_it_saved() {
+        let settings = ReductionSettings::default();
+        let reduced = |block, removed_chars| Reduced {
+            block,
+            tool_use_id: String::new(),
+            removed_chars,
+        };
+        let figure = TokenFigure::estimated;
+        let mut pending = Vec::new();
+        record_step(
+            &mut pending,
+            &Uuid::from("a"),
+            &[reduced(0, 2_400)],
+            (figure(1_000), figure(400)),
+            &settings,
+        );
+        assert_eq!(
+            pending[0].reason,
+            "1 tool result(s) over 4000 characters kept their first 2400 and last 1600: 2400 characters removed"
+        );
+        pending.push(Step::note(
+            Tier::Lines,
+            "R1.7",
+            Owner::Client,
+            Evidence::ThirdParty,
+            figure(500),
+            String::new(),
+        ));
+        let two = [reduced(1, 100), reduced(3, 50)];
+        record_step(
+            &mut pending,
+            &Uuid::from("b"),
+            &two,
+            (figure(2_000), figure(1_900)),
+            &settings,
+        );
+        assert_eq!(pending.len(), 2, "joined the step already pending");
+        let step = &pending[0];
+        assert_eq!(step.messages, [Uuid::from("a"), Uuid::from("b")]);
+        assert_eq!(step.blocks.iter().map(|b| b.block).collect::<Vec<_>>(), [0, 1, 3]);
+        // Saved 600 then 100: the count as if every result entered whole.
+        assert_eq!(
+            (step.count_before.tokens, step.count_after.tokens),
+            (2_600, 1_900)
+        );
+        assert_eq!(
+            step.reason,
+            "3 tool result(s) in 2 messages over 4000 characters kept their first 2400 and last 1600: 2550 characters removed"
+        );
+    }
 
     fn text_of(content: &ToolResultContent) -> String {
         match content {

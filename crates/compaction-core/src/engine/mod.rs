@@ -40,9 +40,9 @@ use crate::compact::{ContextItem, Progress, Trigger};
 use crate::error::Error;
 use crate::message::{Message, Uuid};
 use crate::microcompact::Microcompact;
-use crate::reduction::reduce_message;
+use crate::reduction::{record_step, reduce_message};
 use crate::snip::snip;
-use crate::step::{BlockRef, CacheEffect, Evidence, Owner, Step, Tier};
+use crate::step::{BlockRef, Evidence, Owner, Step, Tier};
 use crate::store::Store;
 use crate::thresholds::Thresholds;
 use crate::time::Timestamp;
@@ -358,29 +358,8 @@ impl Engine {
                 self.unsent_reduction = Some(self.unsent_reduction.map_or(at, |u| u.min(at)));
                 let settled: Vec<usize> = blocks.iter().map(|b| b.block).collect();
                 self.view.push(Arc::new(reduced), Source::Stored, settled);
-                let removed: usize = blocks.iter().map(|b| b.removed_chars).sum();
-                self.pending.push(Step {
-                    tier: Tier::BudgetReduction,
-                    rule: "R2.2",
-                    owner: Owner::Client,
-                    evidence: Evidence::ThirdParty,
-                    count_before: before,
-                    count_after: self.count(),
-                    messages: vec![stored.uuid.clone()],
-                    blocks: blocks
-                        .iter()
-                        .map(|b| BlockRef { uuid: stored.uuid.clone(), block: b.block })
-                        .collect(),
-                    cache: CacheEffect::Intact,
-                    model_calls: 0,
-                    reason: format!(
-                        "{} tool result(s) over {} characters kept their first {} and last {}: {removed} characters removed",
-                        blocks.len(),
-                        self.settings.reduction.max_chars,
-                        self.settings.reduction.head_chars,
-                        self.settings.reduction.tail_chars
-                    ),
-                });
+                let (counts, settings) = ((before, self.count()), &self.settings.reduction);
+                record_step(&mut self.pending, &stored.uuid, &blocks, counts, settings);
             }
             None => self
                 .view
