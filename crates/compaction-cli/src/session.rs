@@ -19,6 +19,7 @@ use compaction_core::summary::parse_summary;
 use compaction_core::thresholds::whole_tokens;
 use compaction_core::time::Timestamp;
 use compaction_core::transcript::choice::{self, Choice};
+use compaction_core::transcript::counted::Restorer;
 use compaction_core::transcript::log::UuidMaker;
 use compaction_core::transcript::replay::ReplayOptions;
 use compaction_core::transcript::Transcript;
@@ -290,13 +291,18 @@ pub fn engine_in(args: &SessionArgs) -> Result<History, String> {
             // As the package's `loadSession`: a compaction's records get
             // uuids new to the file (no message here needs a made `m<n>`).
             engine.follow_compactions(transcript.boundaries.len() as u64);
-            for (i, m) in transcript.resume().messages.into_iter().enumerate() {
+            let resume = transcript.resume();
+            // The count's basis an engine recorded in the file, if any.
+            let uuids = resume.messages.iter().map(|m| &m.message.uuid);
+            let counting = Restorer::start(resume.counting.as_ref(), uuids, &mut engine);
+            for (i, m) in resume.messages.into_iter().enumerate() {
                 let appended = if m.is_compact_summary {
                     engine.append_summary(m.message)
                 } else {
                     engine.append(m.message)
                 };
                 appended.map_err(|e| format!("{}: resumed message {i}: {e}", path.display()))?;
+                counting.loaded(i, &mut engine);
             }
             let cwd = (transcript.messages.iter().rev())
                 .find_map(|m| m.extra.str_field("cwd"))

@@ -274,6 +274,30 @@ impl Estimator {
         }
     }
 
+    /// The part of [`Estimator::message`] that images and documents make
+    /// (R1.6b: figures as the provider bills them, not text estimates, so
+    /// the margin an uncalibrated text estimate keeps leaves them out).
+    pub fn media(&self, message: &Message) -> u64 {
+        let media = |b: &Block| match b {
+            Block::Image { .. } => self.image_tokens,
+            Block::Other { kind, extra } if DOCUMENT_KINDS.contains(&kind.as_str()) => self.document(extra),
+            _ => 0,
+        };
+        match &message.content {
+            Content::Text(_) => 0,
+            Content::Blocks(blocks) => blocks
+                .iter()
+                .map(|b| match b {
+                    Block::ToolResult {
+                        content: ToolResultContent::Blocks(inner),
+                        ..
+                    } => inner.iter().map(media).sum(),
+                    b => media(b),
+                })
+                .sum(),
+        }
+    }
+
     /// The estimate for a `tool_result`'s content.
     pub fn tool_result(&self, content: &ToolResultContent) -> u64 {
         match content {

@@ -45,6 +45,9 @@ pub struct Entry {
     pub source: Source,
     /// Estimated tokens of `message`.
     pub tokens: u64,
+    /// The part of `tokens` its images and documents make
+    /// ([`Estimator::media`]).
+    pub media: u64,
     /// Indices of blocks whose content the view changed (reduced or
     /// cleared): they are never changed again (R2.3, R4.5).
     pub settled_blocks: Vec<usize>,
@@ -65,57 +68,11 @@ struct Anchor {
     reply_delta: i64,
     /// Estimated tokens of the entries before `position`.
     prefix_estimate: u64,
+    /// The part of `prefix_estimate` images and documents make.
+    prefix_media: u64,
     /// Change since the request in the estimate of entries before
     /// `position` (negative: tokens freed by clearing or dropping).
     prefix_delta: i64,
-}
-
-/// What reported usage says of the estimator (R1.6a): the real tokens of
-/// what was appended between two reports, against their estimate, summed
-/// over the session.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Calibration {
-    /// Reported tokens between consecutive reports.
-    pub real: u64,
-    /// Estimated tokens of the same messages.
-    pub estimated: u64,
-}
-
-impl Calibration {
-    /// `tokens` as the calibration corrects them: scaled by real /
-    /// estimated once `min_tokens` have been estimated, the factor kept
-    /// within `100 / max_pct ..= max_pct / 100`.
-    pub fn apply(&self, tokens: u64, estimator: &Estimator) -> u64 {
-        if !estimator.calibrate {
-            return tokens;
-        }
-        if self.estimated == 0 || self.estimated < estimator.calibration_min_tokens {
-            return self.uncalibrated(tokens, estimator);
-        }
-        let max_pct = u128::from(estimator.calibration_max_pct.max(100));
-        let (real, est) = (u128::from(self.real), u128::from(self.estimated));
-        // real / est clamped to [100 / max_pct, max_pct / 100].
-        let (num, den) = if real * max_pct < est * 100 {
-            (100, max_pct)
-        } else if real * 100 > est * max_pct {
-            (max_pct, 100)
-        } else {
-            (real, est)
-        };
-        u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX)
-    }
-
-    /// `tokens` with the margin an uncalibrated estimate keeps
-    /// ([`Estimator::uncalibrated_margin_pct`]), shrinking linearly with
-    /// the tokens compared so far, gone at `calibration_min_tokens`.
-    pub fn uncalibrated(&self, tokens: u64, estimator: &Estimator) -> u64 {
-        let min = u128::from(estimator.calibration_min_tokens.max(1));
-        let left = min.saturating_sub(u128::from(self.estimated));
-        let margin = u128::from(estimator.uncalibrated_margin_pct) * left;
-        // tokens × (1 + margin% × left / min), rounded up.
-        let extra = u128::from(tokens).saturating_mul(margin).div_ceil(100 * min);
-        u64::try_from(u128::from(tokens) + extra).unwrap_or(u64::MAX)
-    }
 }
 
 /// What the view's messages hold that a request must announce with a beta
@@ -152,6 +109,8 @@ pub struct View {
     entries: Vec<Entry>,
     segmentation: Segmentation,
     estimate: u64,
+    /// The part of `estimate` images and documents make.
+    media: u64,
     anchor: Option<Anchor>,
     estimator: Estimator,
     calibration: Calibration,
@@ -292,17 +251,21 @@ impl View {
                 reported,
                 reply_delta: signed(output) - signed(tokens),
                 prefix_estimate: self.estimate,
+                prefix_media: self.media,
                 prefix_delta: 0,
             });
         }
+        let media = self.estimator.media(&message);
         self.segmentation.push(&message);
         self.features.add(&message);
         self.estimate += tokens;
+        self.media += media;
         self.entries.push(Entry {
             message,
             sent: None,
             source,
             tokens,
+            media,
             settled_blocks,
         });
     }
@@ -316,6 +279,9 @@ impl View {
         };
         let tokens = self.estimator.message(&message);
         let delta = tokens as i64 - entry.tokens as i64;
+        let media = self.estimator.media(&message);
+        let media_delta = media as i64 - entry.media as i64;
+        entry.media = media;
         self.changes += 1;
         entry.message = message;
         entry.tokens = tokens;
@@ -323,9 +289,11 @@ impl View {
         entry.settled_blocks.sort_unstable();
         entry.settled_blocks.dedup();
         self.estimate = self.estimate.saturating_add_signed(delta);
+        self.media = self.media.saturating_add_signed(media_delta);
         if let Some(anchor) = &mut self.anchor {
             if index < anchor.position {
                 anchor.prefix_estimate = anchor.prefix_estimate.saturating_add_signed(delta);
+                anchor.prefix_media = anchor.prefix_media.saturating_add_signed(media_delta);
                 anchor.prefix_delta += delta;
             }
         }
@@ -443,9 +411,11 @@ impl View {
         let mut anchor = self.anchor;
         for range in ranges {
             let tokens: u64 = self.entries[range.clone()].iter().map(|e| e.tokens).sum();
+            let media: u64 = self.entries[range.clone()].iter().map(|e| e.media).sum();
             anchor = anchor.and_then(|mut a| {
                 if a.position >= range.end {
                     a.prefix_estimate = a.prefix_estimate.saturating_sub(tokens);
+                    a.prefix_media = a.prefix_media.saturating_sub(media);
                     a.prefix_delta -= tokens as i64;
                     Some(a)
                 } else if a.position < range.start {
@@ -501,6 +471,7 @@ impl View {
         self.changes += 1;
         self.segmentation = Segmentation::of(self.entries.iter().map(|e| e.message.as_ref()));
         self.estimate = self.entries.iter().map(|e| e.tokens).sum();
+        self.media = self.entries.iter().map(|e| e.media).sum();
         self.features = Features::default();
         for e in &self.entries {
             self.features.add(&e.message);
@@ -535,6 +506,7 @@ impl View {
             reported: tokens,
             reply_delta: 0,
             prefix_estimate: self.estimate,
+            prefix_media: self.media,
             prefix_delta: 0,
         });
     }
@@ -563,7 +535,8 @@ impl View {
                 let since = estimate
                     .saturating_sub(a.prefix_estimate)
                     .saturating_add_signed(a.reply_delta);
-                let since = self.calibration.apply(since, &self.estimator);
+                let media = self.media.saturating_sub(a.prefix_media);
+                let since = self.calibration.apply_with_media(since, media, &self.estimator);
                 let reported = a.reported.saturating_add_signed(a.prefix_delta);
                 // Freeing that happened before the usage was reported (a
                 // replayed history whose server had already cleared) must
@@ -574,7 +547,11 @@ impl View {
                 }
             }
             None => TokenFigure {
-                tokens: self.calibration.apply(system_tokens + estimate, &self.estimator),
+                tokens: self.calibration.apply_with_media(
+                    system_tokens + estimate,
+                    self.media,
+                    &self.estimator,
+                ),
                 basis: Basis::Estimated,
             },
         }
@@ -591,6 +568,9 @@ impl View {
 fn signed(tokens: u64) -> i64 {
     i64::try_from(tokens).unwrap_or(i64::MAX)
 }
+
+mod counting;
+pub use counting::{Calibration, Counting, SavedAnchor};
 
 #[cfg(test)]
 mod tests;

@@ -63,6 +63,13 @@ export interface Session {
      * `message_pinned` records), sorted: `loadSession` pins them again.
      */
     pinned: string[];
+    /**
+     * What the count rested on when the file was last written (its last
+     * `count_calibrated` record), or `null`: `loadSession` takes it after
+     * loading the message `after` names, so a resumed engine counts as
+     * the live one did.
+     */
+    counting: SessionCounting | null;
 }
 
 /**
@@ -162,6 +169,47 @@ export interface Problem {
 }
 
 /**
+ * The count's basis a session file states (`count_calibrated`): the last
+ * reported usage the count starts from and the estimate's calibration.
+ */
+export interface SessionCounting {
+    /**
+     * The view's last message when it was written (`null`: none).
+     */
+    after: string | null;
+    /**
+     * Reported tokens between consecutive reports, and their estimate.
+     */
+    calibration: CountCalibration;
+    /**
+     * The last reported usage, or `null` when the count was an estimate.
+     */
+    anchor: CountAnchor | null;
+}
+
+/**
+ * The last reported usage, placed by uuid.
+ */
+export interface CountAnchor {
+    /**
+     * The message at the usage's position (`null`: after the view's last).
+     */
+    uuid: string | null;
+    /**
+     * The tokens reported.
+     */
+    reported: number;
+    /**
+     * The reply's counted output minus its content's estimate.
+     */
+    replyDelta: number;
+    /**
+     * What the view freed (negative) or added before it since.
+     */
+    prefixDelta: number;
+}
+
+/**
  * What importing a Claude Code session file found (SPEC R11).
  */
 export interface ImportReport {
@@ -221,6 +269,20 @@ export interface ImportReport {
      * Every problem found, including repairs made to keep tool pairs legal.
      */
     problems: Problem[];
+}
+
+/**
+ * What reported usage has said of the estimator.
+ */
+export interface CountCalibration {
+    /**
+     * Reported tokens between consecutive reports.
+     */
+    real: number;
+    /**
+     * Estimated tokens of the same messages.
+     */
+    estimated: number;
 }
 
 /**

@@ -209,6 +209,13 @@ export interface Session {
      * `message_pinned` records), sorted: `loadSession` pins them again.
      */
     pinned: string[];
+    /**
+     * What the count rested on when the file was last written (its last
+     * `count_calibrated` record), or `null`: `loadSession` takes it after
+     * loading the message `after` names, so a resumed engine counts as
+     * the live one did.
+     */
+    counting: SessionCounting | null;
 }
 
 /**
@@ -910,6 +917,25 @@ export interface FileAnswer {
 }
 
 /**
+ * The count's basis a session file states (`count_calibrated`): the last
+ * reported usage the count starts from and the estimate's calibration.
+ */
+export interface SessionCounting {
+    /**
+     * The view's last message when it was written (`null`: none).
+     */
+    after: string | null;
+    /**
+     * Reported tokens between consecutive reports, and their estimate.
+     */
+    calibration: CountCalibration;
+    /**
+     * The last reported usage, or `null` when the count was an estimate.
+     */
+    anchor: CountAnchor | null;
+}
+
+/**
  * The engine needs a summary: send `messages`, then `prompt` as a user
  * message, to `model` with tools denied; answer with the request's `id`.
  */
@@ -1027,6 +1053,28 @@ export interface Decision {
      * Every request pending, in one place: answer each with `answer(id, …)`.
      */
     requests: Request[];
+}
+
+/**
+ * The last reported usage, placed by uuid.
+ */
+export interface CountAnchor {
+    /**
+     * The message at the usage's position (`null`: after the view's last).
+     */
+    uuid: string | null;
+    /**
+     * The tokens reported.
+     */
+    reported: number;
+    /**
+     * The reply's counted output minus its content's estimate.
+     */
+    replyDelta: number;
+    /**
+     * What the view freed (negative) or added before it since.
+     */
+    prefixDelta: number;
 }
 
 /**
@@ -1287,6 +1335,20 @@ export interface HookOutput {
      * What it printed.
      */
     output: string;
+}
+
+/**
+ * What reported usage has said of the estimator.
+ */
+export interface CountCalibration {
+    /**
+     * Reported tokens between consecutive reports.
+     */
+    real: number;
+    /**
+     * Estimated tokens of the same messages.
+     */
+    estimated: number;
 }
 
 /**

@@ -5,6 +5,7 @@
 
 use compaction_core::api::body::{parse_body, BodyAt, MessageParam, ParamError};
 use compaction_core::message::{Json, Message, Uuid};
+use compaction_core::transcript::counted::SavedCounting;
 use serde::Deserialize;
 use wasm_bindgen::JsValue;
 
@@ -74,6 +75,8 @@ pub struct SessionIn {
     pub compactions: u64,
     /// The messages the file leaves pinned.
     pub pinned: Vec<String>,
+    /// What the count rested on when the file was last written.
+    pub counting: Option<SavedCounting>,
 }
 
 /// A `Session` from a JS object; its messages must carry their uuids. Read
@@ -157,6 +160,13 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
     } else {
         return Err(not_a_session("`pinned` must be a list of uuids"));
     };
+    // Absent or `null` (a Session made before counts were recorded): none.
+    let counting = get("counting");
+    let counting = if counting.is_undefined() || counting.is_null() {
+        None
+    } else {
+        Some(counting_from_js(&counting).map_err(|e| not_a_session(&format!("`counting{e}`")))?)
+    };
     Ok(SessionIn {
         report,
         messages,
@@ -166,6 +176,49 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         last_made_uuid,
         compactions,
         pinned,
+        counting,
+    })
+}
+
+/// A `Session`'s `counting` (what `readSession` read from the file's
+/// `count_calibrated` record), or what is wrong with it (`.field …`).
+fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
+    use compaction_core::view::{Calibration, Counting, SavedAnchor};
+    let whole = |object: &JsValue, key: &str, signed: bool| -> Result<f64, String> {
+        let n = crate::js::get(object, key, "").map_err(|_| format!(".{key} cannot be read"))?;
+        match n.as_f64() {
+            Some(n) if n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0 && (signed || n >= 0.0) => {
+                Ok(n)
+            }
+            _ => Err(format!(".{key} must be a whole number")),
+        }
+    };
+    let [after] = crate::js::object_strings(value, ["after"])?;
+    let calibration =
+        crate::js::get(value, "calibration", "").map_err(|_| ".calibration cannot be read".to_owned())?;
+    let anchor = crate::js::get(value, "anchor", "").map_err(|_| ".anchor cannot be read".to_owned())?;
+    let anchor = if anchor.is_null() || anchor.is_undefined() {
+        None
+    } else {
+        let [uuid] = crate::js::object_strings(&anchor, ["uuid"]).map_err(|e| format!(".anchor{e}"))?;
+        let at = |key| whole(&anchor, key, key != "reported").map_err(|e| format!(".anchor{e}"));
+        Some(SavedAnchor {
+            uuid: uuid.map(Uuid),
+            reported: at("reported")? as u64,
+            reply_delta: at("replyDelta")? as i64,
+            prefix_delta: at("prefixDelta")? as i64,
+        })
+    };
+    let at = |key| whole(&calibration, key, false).map_err(|e| format!(".calibration{e}"));
+    Ok(SavedCounting {
+        after: after.map(Uuid),
+        counting: Counting {
+            calibration: Calibration {
+                real: at("real")? as u64,
+                estimated: at("estimated")? as u64,
+            },
+            anchor,
+        },
     })
 }
 

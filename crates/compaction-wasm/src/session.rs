@@ -10,7 +10,10 @@ use compaction_core::transcript::{Importer, Resume, Transcript, Unanswered};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::dto::{BoundarySummary, ImportReport, Problem, ReportedUsage, Session, SessionMessage};
+use crate::dto::{
+    BoundarySummary, CountAnchor, CountCalibration, ImportReport, Problem, ReportedUsage, Session,
+    SessionCounting, SessionMessage,
+};
 use crate::error::{js_error, INVALID_ARGUMENT};
 use crate::js::to_js;
 
@@ -258,6 +261,7 @@ fn session_of(transcript: &Transcript, unanswered: Unanswered) -> Session {
         last_made_uuid: transcript.last_made_uuid.as_ref().map(|u| u.0.clone()),
         compactions: transcript.boundaries.len() as f64,
         pinned: resume.pinned.iter().map(|u| u.0.clone()).collect(),
+        counting: resume.counting.as_ref().map(counting_of),
         messages: resume
             .messages
             .into_iter()
@@ -279,6 +283,24 @@ fn session_of(transcript: &Transcript, unanswered: Unanswered) -> Session {
 }
 
 /// The import report of a transcript and its resumed view.
+/// A file's count basis in JS terms (numbers: counts stay far below 2^53).
+fn counting_of(saved: &compaction_core::transcript::counted::SavedCounting) -> SessionCounting {
+    let c = &saved.counting;
+    SessionCounting {
+        after: saved.after.as_ref().map(|u| u.0.clone()),
+        calibration: CountCalibration {
+            real: c.calibration.real as f64,
+            estimated: c.calibration.estimated as f64,
+        },
+        anchor: c.anchor.as_ref().map(|a| CountAnchor {
+            uuid: a.uuid.as_ref().map(|u| u.0.clone()),
+            reported: a.reported as f64,
+            reply_delta: a.reply_delta as f64,
+            prefix_delta: a.prefix_delta as f64,
+        }),
+    }
+}
+
 fn report(transcript: &Transcript, resume: &Resume, unanswered: Unanswered) -> ImportReport {
     let i = transcript.inspection();
     let mut problems: Vec<Problem> = i.problems.iter().map(problem).collect();

@@ -9,6 +9,7 @@ mod answer;
 mod applied;
 mod ask;
 mod assemble;
+mod counting;
 mod decision;
 mod driver;
 mod partial;
@@ -285,10 +286,9 @@ impl Engine {
     }
 
     /// Numbers the compactions to come after the `compactions` a resumed
-    /// session's file holds (its boundaries, [`Transcript::boundaries`](crate::transcript::Transcript::boundaries)):
+    /// session's file holds ([`Transcript::boundaries`](crate::transcript::Transcript::boundaries)):
     /// the uuids derived for their records are then new to the file, even
-    /// when the view is one an earlier engine compacted from (after it
-    /// expanded that compaction).
+    /// when the view is one an earlier engine compacted from (expanded).
     pub fn follow_compactions(&mut self, compactions: u64) {
         self.compactions = self.compactions.max(compactions);
     }

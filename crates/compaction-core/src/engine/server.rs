@@ -173,12 +173,14 @@ impl Engine {
         }
         let before_entries = self.view.entries().to_vec();
         let tokens = self.view.estimator().message(&message);
+        let media = self.view.estimator().media(&message);
         let mut entries = vec![Entry {
             message,
             sent: None,
             source: Source::Summary {
                 replaces: summarised.to_vec(),
             },
+            media,
             tokens,
             settled_blocks: Vec::new(),
         }];

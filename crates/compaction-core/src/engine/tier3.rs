@@ -290,6 +290,7 @@ impl Engine {
             .collect();
         let collapsed = Entry {
             tokens: self.settings.estimator.message(&message),
+            media: self.settings.estimator.media(&message),
             message,
             sent: None,
             source: Source::Collapse {

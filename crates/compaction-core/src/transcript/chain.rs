@@ -39,8 +39,9 @@ pub(crate) enum NodeKind {
     /// The `compact_expanded` record at this index of
     /// [`Graph::expansions`].
     Expanded(usize),
-    /// A `message_pinned` record (extension): a record the engine wrote,
-    /// so the records a resumed engine writes next chain after it.
+    /// A `message_pinned` or `count_calibrated` record (extension): a
+    /// record the engine wrote, so the records a resumed engine writes
+    /// next chain after it.
     Pinned,
     /// Any other record with a uuid (progress, system, attachment, a
     /// sidechain record, an unknown type).

@@ -83,7 +83,10 @@ pub(crate) struct ExpandedLine {
 
 /// A record's envelope and its `key` object (empty when absent), or why
 /// the envelope is invalid.
-fn envelope_and(mut map: Fields, key: &str) -> Result<(Envelope, Fields, Fields), (Invalid, Fields)> {
+pub(super) fn envelope_and(
+    mut map: Fields,
+    key: &str,
+) -> Result<(Envelope, Fields, Fields), (Invalid, Fields)> {
     match envelope(&mut map) {
         Ok(envelope) => {
             let meta = map
@@ -314,7 +317,7 @@ pub fn collapsed_record(
 }
 
 /// One of the extension's `system` records: its uuid and its JSONL line.
-fn system_line(
+pub(super) fn system_line(
     uuid: Uuid,
     subtype: &str,
     content: &str,
@@ -323,13 +326,14 @@ fn system_line(
     ctx: &RecordContext,
 ) -> (Uuid, String) {
     let (mut expand_metadata, mut snip_metadata, mut collapse_metadata) = (None, None, None);
-    let (mut pin_metadata, mut collapse_expand_metadata) = (None, None);
+    let (mut pin_metadata, mut collapse_expand_metadata, mut count_metadata) = (None, None, None);
     match meta {
         Meta::Expand(m) => expand_metadata = Some(m),
         Meta::CollapseExpand(m) => collapse_expand_metadata = Some(m),
         Meta::Snip(m) => snip_metadata = Some(m),
         Meta::Collapse(m) => collapse_metadata = Some(m),
         Meta::Pin(m) => pin_metadata = Some(m),
+        Meta::Count(m) => count_metadata = Some(m),
     }
     let record = Line {
         parent_uuid: parent,
@@ -348,6 +352,7 @@ fn system_line(
         snip_metadata,
         collapse_metadata,
         pin_metadata,
+        count_metadata,
     };
     // Strings and lists of strings only: serialising cannot fail.
     let line = serde_json::to_string(&record).unwrap_or_default();
@@ -355,12 +360,13 @@ fn system_line(
 }
 
 /// What an extension record says.
-enum Meta<'a> {
+pub(super) enum Meta<'a> {
     Expand(Metadata<'a>),
     Snip(SnipMetadata<'a>),
     Collapse(CollapseMetadata<'a>),
     Pin(PinMetadata<'a>),
     CollapseExpand(CollapseExpandMetadata<'a>),
+    Count(super::counted::CountMetadata<'a>),
 }
 
 /// The record, fields in Claude Code's order for `system` records.
@@ -390,12 +396,14 @@ struct Line<'a> {
     collapse_metadata: Option<CollapseMetadata<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pin_metadata: Option<PinMetadata<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count_metadata: Option<super::counted::CountMetadata<'a>>,
 }
 
 /// `expandMetadata`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct Metadata<'a> {
+pub(super) struct Metadata<'a> {
     boundary_uuid: &'a Uuid,
     removed_uuids: &'a [Uuid],
 }
@@ -403,14 +411,14 @@ struct Metadata<'a> {
 /// `snipMetadata`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct SnipMetadata<'a> {
+pub(super) struct SnipMetadata<'a> {
     removed_uuids: &'a [Uuid],
 }
 
 /// `collapseMetadata`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct CollapseMetadata<'a> {
+pub(super) struct CollapseMetadata<'a> {
     removed_uuids: &'a [Uuid],
     summary_uuid: &'a Uuid,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -420,7 +428,7 @@ struct CollapseMetadata<'a> {
 /// `pinMetadata`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct PinMetadata<'a> {
+pub(super) struct PinMetadata<'a> {
     uuid: &'a Uuid,
     pinned: bool,
 }
@@ -428,7 +436,7 @@ struct PinMetadata<'a> {
 /// `expandMetadata` of an expanded collapse.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct CollapseExpandMetadata<'a> {
+pub(super) struct CollapseExpandMetadata<'a> {
     summary_uuid: &'a Uuid,
     restored_uuids: &'a [Uuid],
 }

@@ -235,6 +235,11 @@ impl Importer {
                     self.transcript.pins.push((p.uuid, p.pinned));
                 }
             }
+            Ok(Record::Counted(c)) => {
+                if self.node(line, c.envelope, NodeKind::Pinned, false) {
+                    self.transcript.counted = Some(c.saved);
+                }
+            }
             Ok(Record::Node(n)) => {
                 let sidechain = n.envelope.sidechain;
                 if self.node(line, n.envelope, NodeKind::Other, sidechain) && !sidechain {

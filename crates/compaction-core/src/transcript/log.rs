@@ -215,6 +215,29 @@ impl SessionLog {
         line
     }
 
+    /// Writes the record of what `engine`'s count rests on (SPEC R11.6,
+    /// `count_calibrated`) when it changed since `last` (which it updates),
+    /// chained after the last record, and returns it. A host calls it after
+    /// every change to the engine, so a resume counts as the engine does.
+    pub fn count_changed(
+        &mut self,
+        engine: &crate::engine::Engine,
+        last: &mut crate::view::Counting,
+        timestamp: Timestamp,
+    ) -> Option<String> {
+        let now = engine.counting();
+        if &now == last {
+            return None;
+        }
+        let after = engine.view().entries().last().map(|e| &e.message.uuid);
+        let ctx = self.context(timestamp);
+        let (record, line) = super::counted::counted_record(&now, after, self.parent.as_ref(), &ctx);
+        self.parent = Some(record);
+        self.items.push(Logged::Lines(vec![line.clone()]));
+        *last = now;
+        Some(line)
+    }
+
     /// Writes the records of a snip or collapse (SPEC R11.6), chained after
     /// the last record: a snip's `history_snipped`; a collapse's
     /// `history_collapsed`, then its summary's message record. Returns them.

@@ -76,6 +76,7 @@
 
 mod chain;
 pub mod choice;
+pub mod counted;
 mod era;
 pub mod expand;
 pub mod export;

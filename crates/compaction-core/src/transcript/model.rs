@@ -327,6 +327,9 @@ pub struct Transcript {
     /// Each `message_pinned` record's message and whether it pinned it, in
     /// file order (extension, SPEC R11.6).
     pub(crate) pins: Vec<(Uuid, bool)>,
+    /// The last `count_calibrated` record's state, in file order
+    /// (extension, SPEC R11.6).
+    pub(crate) counted: Option<super::counted::SavedCounting>,
 }
 
 /// Plain counters gathered while reading.

@@ -139,6 +139,8 @@ pub(crate) enum Record {
     Expanded(super::expand::ExpandedLine),
     /// A `system` record with `subtype: "message_pinned"` (extension).
     Pinned(super::expand::PinLine),
+    /// A `system` record with `subtype: "count_calibrated"` (extension).
+    Counted(super::counted::CountedLine),
     /// Another record with a uuid: part of the chain, not a message.
     Node(NodeLine),
     /// A `summary` record: the session's title.
@@ -273,6 +275,9 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
         }
         "system" if map.str_field("subtype").as_deref() == Some(super::expand::PINNED_SUBTYPE) => {
             super::expand::read_pinned(map)
+        }
+        "system" if map.str_field("subtype").as_deref() == Some(super::counted::COUNTED_SUBTYPE) => {
+            super::counted::read_counted(map)
         }
         "summary" => Ok(Record::Title),
         k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {

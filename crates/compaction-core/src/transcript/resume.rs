@@ -6,6 +6,7 @@ use crate::hash::HashSet;
 
 use serde::Serialize;
 
+use super::counted::SavedCounting;
 use super::model::{Boundary, Era, ImportedMessage, Transcript};
 use super::{Problem, ProblemKind};
 use crate::message::{Block, Content, Extra, Message, Role, ToolResultContent, Usage, Uuid};
@@ -28,6 +29,11 @@ pub struct Resume {
     /// R11.6: each message's last `message_pinned` record), sorted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pinned: Vec<Uuid>,
+    /// What the count rested on when the file was last written (extension:
+    /// its last `count_calibrated` record): a resumed engine takes it after
+    /// loading the message it names ([`SavedCounting::position_in`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counting: Option<SavedCounting>,
 }
 
 /// What a resumed view does with a message holding a `tool_use` that
@@ -77,6 +83,7 @@ impl Transcript {
                 messages: Vec::new(),
                 problems: Vec::new(),
                 pinned: Vec::new(),
+                counting: self.counted.clone(),
             };
         };
         let mut messages: Vec<ImportedMessage> = era
@@ -134,6 +141,7 @@ impl Transcript {
             messages,
             problems,
             pinned,
+            counting: self.counted.clone(),
         }
     }
 

@@ -422,7 +422,9 @@ fn compact_logged(
     result
 }
 
+mod apart;
 mod calls;
+mod counted;
 mod eras;
 mod expanded;
 mod newest;
@@ -432,4 +434,3 @@ mod resumed;
 mod scale;
 mod versions;
 mod written;
-mod apart;

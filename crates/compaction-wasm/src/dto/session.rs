@@ -109,6 +109,51 @@ pub struct Session {
     /// The messages of the view the file leaves pinned (its
     /// `message_pinned` records), sorted: `loadSession` pins them again.
     pub pinned: Vec<String>,
+    /// What the count rested on when the file was last written (its last
+    /// `count_calibrated` record), or `null`: `loadSession` takes it after
+    /// loading the message `after` names, so a resumed engine counts as
+    /// the live one did.
+    #[tsify(type = "SessionCounting | null")]
+    pub counting: Option<SessionCounting>,
+}
+
+/// The count's basis a session file states (`count_calibrated`): the last
+/// reported usage the count starts from and the estimate's calibration.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionCounting {
+    /// The view's last message when it was written (`null`: none).
+    #[tsify(type = "string | null")]
+    pub after: Option<String>,
+    /// Reported tokens between consecutive reports, and their estimate.
+    pub calibration: CountCalibration,
+    /// The last reported usage, or `null` when the count was an estimate.
+    #[tsify(type = "CountAnchor | null")]
+    pub anchor: Option<CountAnchor>,
+}
+
+/// What reported usage has said of the estimator.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+pub struct CountCalibration {
+    /// Reported tokens between consecutive reports.
+    pub real: f64,
+    /// Estimated tokens of the same messages.
+    pub estimated: f64,
+}
+
+/// The last reported usage, placed by uuid.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CountAnchor {
+    /// The message at the usage's position (`null`: after the view's last).
+    #[tsify(type = "string | null")]
+    pub uuid: Option<String>,
+    /// The tokens reported.
+    pub reported: f64,
+    /// The reply's counted output minus its content's estimate.
+    pub reply_delta: f64,
+    /// What the view freed (negative) or added before it since.
+    pub prefix_delta: f64,
 }
 
 /// A message of a resumed session: as `engine.view()` gives messages, and

@@ -68,6 +68,7 @@ impl Engine {
         // The host's countTokens failing while `f` counted is the host's error.
         let out = crate::counter::checked(f(&mut state));
         state.log_view_events();
+        state.log_counting();
         out
     }
 
@@ -358,6 +359,7 @@ impl Engine {
         let next = crate::counter::checked(run.step(&self.shared, outcome));
         if let Ok(mut state) = borrow(&self.shared) {
             state.log_view_events();
+            state.log_counting();
         }
         match next {
             Ok(crate::driver::Next::Call(f, arg)) => {

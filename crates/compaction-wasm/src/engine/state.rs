@@ -4,6 +4,7 @@
 use super::*;
 use crate::error::JsErr;
 use compaction_core::message::Usage;
+use compaction_core::transcript::counted::Restorer;
 
 /// An optional RFC 3339 time argument.
 pub(super) fn read_now(now: Option<String>) -> Result<Option<Timestamp>, JsValue> {
@@ -34,6 +35,9 @@ pub(crate) struct State {
     /// what the host's summariser gave for it once it settled: the next
     /// `prepare()` answers the engine with it (never awaited inside one).
     pub(crate) precompute: crate::driver::Background,
+    /// What the count rested on at the last `count_calibrated` record (or
+    /// the start): a change writes the next one.
+    pub(crate) counted: compaction_core::view::Counting,
 }
 
 impl State {
@@ -45,6 +49,7 @@ impl State {
             counter: None,
             formatted: None,
             precompute: crate::driver::Background::default(),
+            counted: compaction_core::view::Counting::default(),
         })
     }
 
@@ -300,6 +305,17 @@ impl State {
         }
     }
 
+    /// Logs what the count rests on when it changed since the last record
+    /// (SPEC R11.6: `count_calibrated`), after the view's last message, so
+    /// a resume of the file counts as this engine does.
+    pub(crate) fn log_counting(&mut self) {
+        let timestamp = self
+            .last_now
+            .clone()
+            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        self.log.count_changed(&self.engine, &mut self.counted, timestamp);
+    }
+
     /// Logs a pin or unpin of `uuid` (SPEC R11.6) when it changed anything.
     pub(crate) fn log_pinned(&mut self, uuid: &Uuid, pinned: bool) {
         let timestamp = self
@@ -375,6 +391,12 @@ impl State {
         }
         let n = session.messages.len();
         self.engine.reserve(n);
+        // The file's count basis holds from the message its record followed.
+        let counting = Restorer::start(
+            session.counting.as_ref(),
+            session.messages.iter().map(|(m, _)| &m.uuid),
+            &mut self.engine,
+        );
         for (i, (m, is_compact_summary)) in session.messages.into_iter().enumerate() {
             self.log.uuids.follow(m.uuid.as_str());
             let result = if is_compact_summary {
@@ -383,7 +405,10 @@ impl State {
                 self.engine.append(m)
             };
             result.at(&format!("session.messages[{i}]"))?;
+            counting.loaded(i, &mut self.engine);
         }
+        // What the file says now: the records written next start from it.
+        self.counted = self.engine.counting();
         // New records continue the file's chain, with uuids it does not
         // hold: after its highest `m<n>`, in the view or not, and derived
         // from compactions numbered after the file's.

@@ -1,0 +1,22 @@
+//! The engine's counting state across processes (R1.6, R1.6a): what a host
+//! persists so a resumed engine counts as the live one did.
+
+use super::Engine;
+use crate::view::Counting;
+
+impl Engine {
+    /// What the count rests on now (the last reported usage, the
+    /// calibration), to persist. A session file keeps it in a
+    /// `count_calibrated` record.
+    pub fn counting(&self) -> Counting {
+        self.view.counting()
+    }
+
+    /// Takes a persisted counting state as the view's own, as the view
+    /// stands now (a resumed session's, loaded up to the message the
+    /// record followed). Returns whether its usage was placed: `false`
+    /// when the view no longer holds the message that usage belongs to.
+    pub fn restore_counting(&mut self, counting: &Counting) -> bool {
+        self.view.restore_counting(counting)
+    }
+}

@@ -1,0 +1,142 @@
+//! What the count rests on, as data a host can persist (R1.6, R1.6a): the
+//! last reported usage the count starts from and the calibration earlier
+//! reports made. Neither can be derived again from the messages a resumed
+//! session sees: a refused request's stated size is on no message, the
+//! calibration spans reports on messages a compaction has since replaced,
+//! and a reduction after a report moves the count, not the report. A
+//! session file keeps it in a `count_calibrated` record
+//! ([`crate::transcript::counted`]), so a resumed engine counts as the live
+//! one did.
+
+use serde::Serialize;
+
+use super::{Anchor, View};
+use crate::message::Uuid;
+use crate::tokens::Estimator;
+
+/// The view's counting state, as data.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Counting {
+    /// What reported usage has said of the estimator so far.
+    pub calibration: Calibration,
+    /// The last reported usage, when the count starts from one.
+    pub anchor: Option<SavedAnchor>,
+}
+
+/// The last reported usage (R1.6), placed by uuid rather than position.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SavedAnchor {
+    /// The entry at the usage's position: the message carrying it, or the
+    /// first one appended after a refused request's stated size
+    /// ([`View::recalibrate`]); `None` when nothing follows that size yet.
+    pub uuid: Option<Uuid>,
+    /// The tokens reported.
+    pub reported: u64,
+    /// The reply's counted output minus its content's estimate.
+    pub reply_delta: i64,
+    /// What the view has freed (negative) or added before the usage's
+    /// position since it was reported.
+    pub prefix_delta: i64,
+}
+
+/// What reported usage says of the estimator (R1.6a): the real tokens of
+/// what was appended between two reports, against their estimate, summed
+/// over the session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Calibration {
+    /// Reported tokens between consecutive reports.
+    pub real: u64,
+    /// Estimated tokens of the same messages.
+    pub estimated: u64,
+}
+
+impl Calibration {
+    /// `tokens` as the calibration corrects them: scaled by real /
+    /// estimated once `min_tokens` have been estimated, the factor kept
+    /// within `100 / max_pct ..= max_pct / 100`.
+    pub fn apply(&self, tokens: u64, estimator: &Estimator) -> u64 {
+        if !estimator.calibrate {
+            return tokens;
+        }
+        if self.estimated == 0 || self.estimated < estimator.calibration_min_tokens {
+            return self.uncalibrated(tokens, estimator);
+        }
+        let max_pct = u128::from(estimator.calibration_max_pct.max(100));
+        let (real, est) = (u128::from(self.real), u128::from(self.estimated));
+        // real / est clamped to [100 / max_pct, max_pct / 100].
+        let (num, den) = if real * max_pct < est * 100 {
+            (100, max_pct)
+        } else if real * 100 > est * max_pct {
+            (max_pct, 100)
+        } else {
+            (real, est)
+        };
+        u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX)
+    }
+
+    /// [`Calibration::apply`], except that the margin an uncalibrated
+    /// estimate keeps is kept on text only: `media` of the `tokens` are
+    /// images and documents, counted as the provider bills them.
+    pub fn apply_with_media(&self, tokens: u64, media: u64, estimator: &Estimator) -> u64 {
+        let calibrated = self.estimated != 0 && self.estimated >= estimator.calibration_min_tokens;
+        if !estimator.calibrate || calibrated {
+            return self.apply(tokens, estimator);
+        }
+        let media = media.min(tokens);
+        self.uncalibrated(tokens - media, estimator).saturating_add(media)
+    }
+
+    /// `tokens` with the margin an uncalibrated estimate keeps
+    /// ([`Estimator::uncalibrated_margin_pct`]), shrinking linearly with
+    /// the tokens compared so far, gone at `calibration_min_tokens`.
+    pub fn uncalibrated(&self, tokens: u64, estimator: &Estimator) -> u64 {
+        let min = u128::from(estimator.calibration_min_tokens.max(1));
+        let left = min.saturating_sub(u128::from(self.estimated));
+        let margin = u128::from(estimator.uncalibrated_margin_pct) * left;
+        // tokens × (1 + margin% × left / min), rounded up.
+        let extra = u128::from(tokens).saturating_mul(margin).div_ceil(100 * min);
+        u64::try_from(u128::from(tokens) + extra).unwrap_or(u64::MAX)
+    }
+}
+
+impl View {
+    /// The counting state, to persist.
+    pub fn counting(&self) -> Counting {
+        Counting {
+            calibration: self.calibration,
+            anchor: self.anchor.map(|a| SavedAnchor {
+                uuid: self.entries.get(a.position).map(|e| e.message.uuid.clone()),
+                reported: a.reported,
+                reply_delta: a.reply_delta,
+                prefix_delta: a.prefix_delta,
+            }),
+        }
+    }
+
+    /// Takes a persisted counting state as the view's own, as it stands
+    /// now: the anchor is placed at its uuid (at the end when it names
+    /// none), and dropped when the view no longer holds that message (the
+    /// count is then estimated, as the live view's would be). Returns
+    /// whether the anchor was placed.
+    pub fn restore_counting(&mut self, counting: &Counting) -> bool {
+        self.calibration = counting.calibration;
+        let position = counting.anchor.as_ref().and_then(|a| match &a.uuid {
+            Some(uuid) => self.position(uuid),
+            None => Some(self.entries.len()),
+        });
+        self.anchor = match (&counting.anchor, position) {
+            (Some(a), Some(position)) => Some(Anchor {
+                position,
+                reported: a.reported,
+                reply_delta: a.reply_delta,
+                prefix_estimate: self.entries.iter().take(position).map(|e| e.tokens).sum(),
+                prefix_media: self.entries.iter().take(position).map(|e| e.media).sum(),
+                prefix_delta: a.prefix_delta,
+            }),
+            _ => None,
+        };
+        self.anchor.is_some()
+    }
+}
