@@ -89,3 +89,29 @@ test("@ai-sdk/anthropic, the default summariser, no maxOutputTokens of its own: 
   assert.ok(log.maxTokens.includes(20_000), `max_tokens sent: ${[...new Set(log.maxTokens)]}`);
   assert.ok(!log.maxTokens.some((m) => m > 32_000), `max_tokens sent: ${[...new Set(log.maxTokens)]}`);
 });
+
+test("@ai-sdk/anthropic, no maxOutputTokens anywhere in the caller's calls: each step asks for the engine's, 0 refusals", async () => {
+  const { fetch, log } = fakeAnthropic();
+  const model = createAnthropic({ apiKey: "sk-ant-test", fetch })("claude-sonnet-4-6");
+  const decisions = [];
+  const step = prepareStep({ settings: { preset: "client-2.1", window: WINDOW, maxOutputTokens: 32_000 }, onDecision: (d) => decisions.push(d) });
+  const history = [];
+  for (let i = 0; i < 60; i++) {
+    history.push({ role: "user", content: `Step ${i}: read file ${i}.\n${"const x = compute(a, b) + 1;\n".repeat(560)}` });
+    // No maxOutputTokens: the provider would ask for the model's maximum.
+    const result = await generateText({
+      model,
+      messages: history,
+      prepareStep: step,
+      stopWhen: stepCountIs(1),
+      maxRetries: 0,
+      onStepFinish: (finished) => step.onStepFinish(finished),
+    });
+    history.push(...result.response.messages);
+  }
+  const compactions = decisions.filter((d) => d.steps.some((s) => s.rule === "R7.9")).length;
+  assert.ok(compactions >= 1, "the history was compacted");
+  assert.deepEqual(log.refusals, [], "no request was refused");
+  assert.ok(log.maxTokens.includes(32_000), `main calls asked for the engine's maxOutputTokens: ${[...new Set(log.maxTokens)]}`);
+  assert.ok(!log.maxTokens.some((m) => m > 32_000), `max_tokens sent: ${[...new Set(log.maxTokens)]}`);
+});

@@ -26,9 +26,39 @@ const bytes = pdf();
 const base64 = bytes.toString("base64");
 const PAGES = 3;
 
-// The documents' own figures: no uncalibrated margin on top (it covers a
-// provider counting text above chars/4; see uncalibrated-margin.test.mjs).
-const settings = { window: 200_000, uncalibratedMarginPct: 0 };
+// The package's default settings: the uncalibrated margin (a provider
+// counting text above chars/4, see uncalibrated-margin.test.mjs) is kept on
+// text only; a document's figure is what the provider bills.
+const settings = { window: 200_000 };
+
+test("the uncalibrated margin leaves documents and images out: the same figure with it and without", () => {
+  const figure = (extra) => {
+    const engine = new Engine({ ...settings, ...extra });
+    try {
+      engine.append({
+        role: "user",
+        content: [
+          { type: "document", source: { type: "base64", media_type: "application/pdf", data: base64 } },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
+        ],
+      });
+      return engine.count().tokens;
+    } finally {
+      engine.free();
+    }
+  };
+  const [withMargin, without] = [figure({}), figure({ uncalibratedMarginPct: 0 })];
+  assert.equal(withMargin, without, `${withMargin} with the margin, ${without} without`);
+  // Text still keeps it: 15 % over the plain estimate.
+  const text = (extra) => {
+    const engine = new Engine({ ...settings, ...extra });
+    engine.append({ role: "user", content: "fn f(x: u32) -> u32 { x + 1 } ".repeat(200) });
+    const tokens = engine.count().tokens;
+    engine.free();
+    return tokens;
+  };
+  assert.ok(text({}) >= text({ uncalibratedMarginPct: 0 }) * 1.14, `${text({})} vs ${text({ uncalibratedMarginPct: 0 })}`);
+});
 
 test("an Anthropic base64 PDF document: its pages, not its base64", () => {
   const engine = new Engine(settings);

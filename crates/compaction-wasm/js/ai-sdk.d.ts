@@ -150,6 +150,8 @@ export interface PromptTooLongOutcome extends Outcome {
  * (`conversationId`) across steps (and
  * across `generateText` calls that pass the same history on: your own
  * messages, or copies of the ones the SDK gave you), fed only what is new
- * with the usage the step before reported; returns `{ messages }`, smaller
- * once the history is over the line. */
+ * with the usage the step before reported; returns `{ messages,
+ * maxOutputTokens }`: the messages, smaller once the history is over the
+ * line, and the reply's room the count was made for (`settings.maxOutputTokens`,
+ * else the engine's reserve), which takes the place of the call's own. */
 export declare function prepareStep<TOOLS extends ToolSet = ToolSet>(options?: PrepareStepOptions): CompactingPrepareStep<TOOLS>;

@@ -300,7 +300,11 @@ export function prepareStep(options = {}) {
             const out = c.engine.messages();
             noteRecord(c, decision.steps, out, decision.count.tokens);
             c.sent = out;
-            return { messages: out };
+            // The reply's room the count was made for: the engine's
+            // `maxOutputTokens` (its reserve when none was given), so a
+            // provider's default (`@ai-sdk/anthropic` asks for the model's
+            // maximum) cannot push the call over the window.
+            return { messages: out, maxOutputTokens: settings?.maxOutputTokens ?? c.engine.lines().reserve };
         });
     };
 
