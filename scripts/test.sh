@@ -106,6 +106,9 @@ check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node test
 check "example AI SDK agent: generateText + prepareStep + MockLanguageModelV3 (tests/examples/ai-sdk-agent.mjs)" node tests/examples/ai-sdk-agent.mjs
 check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk)" tsc -p tests/types
 check "tsc --noEmit on sample users of each provider format (against ai, openai, @langchain/core)" tsc -p tests/types/tsconfig.formats.json
+# The same users under exactOptionalPropertyTypes; skipLibCheck, as the SDKs'
+# own .d.ts (ai, @ai-sdk/provider-utils, @langchain/core) do not compile under it.
+check "tsc --noEmit, provider formats, exactOptionalPropertyTypes" tsc -p tests/types/tsconfig.formats-exact.json
 
 # --- 5. browsers --------------------------------------------------------------
 build_sandbox() (

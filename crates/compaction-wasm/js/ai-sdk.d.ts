@@ -51,37 +51,38 @@ export interface ConversationState {
     usage?: LanguageModelUsage;
 }
 
-/** Options of `prepareStep`. */
+/** Options of `prepareStep` (each may be given as `undefined`, as under
+ * `exactOptionalPropertyTypes` a value read from elsewhere often is). */
 export interface PrepareStepOptions {
     /** The engine's settings (default: the seed preset, a 200,000-token window). */
-    settings?: AiSdkSettings;
+    settings?: AiSdkSettings | undefined;
     /** Writes a summary. Default: the step's own model, through `generateText`,
      * given `transcript(request.messages)` and the request's prompt. */
-    summarize?: (request: SummaryRequest, model: LanguageModel) => Promise<string | Answer> | string | Answer;
+    summarize?: ((request: SummaryRequest, model: LanguageModel) => Promise<string | Answer> | string | Answer) | undefined;
     /** The rest of the host (`readFiles`, `preCompact`, `postCompactHooks`,
      * `precompute`, `onPrecompute`). The background precompute is asked for
      * only by a conversation's engine that served an earlier call (a step
      * function made per request, in a stateless route, never asks for one)
      * unless `precompute` says otherwise. */
-    host?: Omit<Host, "summarize" | "now">;
+    host?: Omit<Host, "summarize" | "now"> | undefined;
     /** The clock (default: `new Date().toISOString()`). */
-    now?: () => string;
+    now?: (() => string) | undefined;
     /** A record an earlier request made (`onRecord`); with conversations,
      * a function from the conversation's id to its record (called once, at
      * the conversation's first step). */
-    record?: CompactionRecord | ((conversationId: string | undefined) => CompactionRecord | undefined);
+    record?: CompactionRecord | ((conversationId: string | undefined) => CompactionRecord | undefined) | undefined;
     /** A stateless route's state from the last request (`stateOf`), or,
      * with conversations, a function from the conversation's id to it
      * (called once, at the conversation's first step): the first step
      * starts from its record and counts from its usage. A bad one is
      * `INVALID_ARGUMENT` naming `state.<field>`. Its record wins over
      * `record`. */
-    state?: ConversationState | ((conversationId: string | undefined) => ConversationState | undefined);
+    state?: ConversationState | ((conversationId: string | undefined) => ConversationState | undefined) | undefined;
     /** Called with each new record (and the conversation's id): persist it
      * beside your messages. */
-    onRecord?: (record: CompactionRecord, conversationId: string | undefined) => void;
+    onRecord?: ((record: CompactionRecord, conversationId: string | undefined) => void) | undefined;
     /** Called with every step's decision (and the conversation's id). */
-    onDecision?: (decision: Decision, conversationId: string | undefined) => void;
+    onDecision?: ((decision: Decision, conversationId: string | undefined) => void) | undefined;
     /** Which conversation a step (the `prepareStep` options) or a finished
      * step (`onStepFinish`'s step) belongs to: each conversation has its own
      * engine, and its steps run one at a time while other conversations'
@@ -90,7 +91,7 @@ export interface PrepareStepOptions {
      * or set it in a `ToolLoopAgent`'s `prepareCall`). `undefined`: the one
      * conversation of calls that give no id. Anything but a string or
      * `undefined` is `INVALID_ARGUMENT` (`field` `conversationId`). */
-    conversationId?: (from: { readonly runtimeContext?: unknown }) => string | undefined;
+    conversationId?: ((from: { readonly runtimeContext?: unknown }) => string | undefined) | undefined;
 }
 
 /** The step function, with the engine it keeps and the last record. It
