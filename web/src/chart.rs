@@ -235,7 +235,9 @@ pub fn Chart(props: &ChartProps) -> Html {
     // Measured when the labels change (a measure forces a layout).
     let measured = use_state(|| Rc::new(HashMap::<String, f64>::new()));
     let rulers = use_node_ref();
-    let mut distinct: Vec<String> = shown.iter().map(|m| m.label.clone()).collect();
+    // Each measured in its class (a boundary's label is bold).
+    let mut distinct: Vec<(String, &'static str)> =
+        shown.iter().map(|m| (m.label.clone(), m.class)).collect();
     distinct.sort_unstable();
     distinct.dedup();
     {
@@ -315,17 +317,20 @@ pub fn Chart(props: &ChartProps) -> Html {
         .iter()
         .map(|m| f.x(m.at.min(n.saturating_sub(1)), n))
         .collect();
+    let dense = dense_classes(&shown, f.plot_right() - f.left);
+    // A dense class's marks keep their line and tooltip, not a label (the
+    // same text over and over).
     let widths: Vec<f64> = shown
         .iter()
-        .map(|m| {
-            measured
+        .map(|m| match dense.contains(&m.class) {
+            true => f64::INFINITY,
+            false => measured
                 .get(&m.label)
                 .copied()
-                .unwrap_or_else(|| text_width(&m.label))
+                .unwrap_or_else(|| text_width(&m.label)),
         })
         .collect();
     let placed = labelled(&xs, &widths, f.left, f.plot_right());
-    let dense = dense_classes(&shown, f.plot_right() - f.left);
     let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
     let (left, right) = (f.left, f.plot_right());
     let h_line = |y: f64| html! { <line x1={left.to_string()} x2={right.to_string()} y1={format!("{y:.1}")} y2={format!("{y:.1}")} /> };
@@ -375,7 +380,7 @@ pub fn Chart(props: &ChartProps) -> Html {
                 }) }
                 <text class="axis" x={((left + right) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle">{ "requests, in order →" }</text>
                 <g class="rulers" ref={rulers} visibility="hidden" aria-hidden="true">
-                    { for distinct.iter().map(|l| html! { <g class="mark"><text x="0" y="0">{ l.clone() }</text></g> }) }
+                    { for distinct.iter().map(|(l, class)| html! { <g class="mark" data-ruler={*class}><text x="0" y="0">{ l.clone() }</text></g> }) }
                 </g>
             </svg>
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }
@@ -555,6 +560,8 @@ mod tests {
             ["m-real"]
         );
         assert!(dense_classes(&few.iter().collect::<Vec<_>>(), 1_000.0).is_empty());
+        // A dense mark is given no room for a label: it gets none.
+        assert_eq!(labelled(&[10.0], &[f64::INFINITY], 0.0, 1_000.0)[0].1, None);
     }
 
     #[test]
