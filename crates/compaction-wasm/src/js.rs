@@ -130,8 +130,8 @@ pub fn get(object: &JsValue, key: &str, field: &str) -> Result<JsValue, JsValue>
 /// `Buffer`) when `bytes` is set. Anything else is an `INVALID_ARGUMENT`
 /// error at `field` saying what it got.
 pub fn text(value: &JsValue, field: &str, bytes: bool) -> Result<String, JsValue> {
-    if let Some(text) = value.as_string() {
-        return Ok(text);
+    if let Some(text) = value.dyn_ref::<js_sys::JsString>() {
+        return Ok(utf8(text));
     }
     if bytes {
         if let Some(raw) = byte_view(value, field)? {
@@ -460,6 +460,54 @@ pub(crate) fn strings(list: &JsValue) -> Result<Vec<String>, String> {
         .enumerate()
         .map(|(i, item)| item.as_string().ok_or_else(|| format!("[{i}] is not a string")))
         .collect()
+}
+
+/// A JS string as UTF-8, written by `TextEncoder.encodeInto` straight into
+/// a buffer the module allocated: as many bytes as the string has UTF-16
+/// units first (all of it when it is ASCII), then room for what is left at
+/// three bytes a unit. wasm-bindgen's own copy loops over an ASCII string
+/// one character at a time in JS, and reserves three bytes a unit for any
+/// other string. Lone surrogates become U+FFFD, as there.
+fn utf8(text: &js_sys::JsString) -> String {
+    thread_local! {
+        static ENCODER: TextEncoder = TextEncoder::new();
+    }
+    let units = text.length() as usize;
+    let mut buf = vec![0u8; units];
+    let (mut written, mut rest) = (0usize, text.clone());
+    loop {
+        let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>();
+        let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
+            &memory.buffer(),
+            buf.as_ptr() as u32 + written as u32,
+            (buf.len() - written) as u32,
+        );
+        let done = ENCODER.with(|e| e.encode_into(&rest, &view));
+        written += done.written() as usize;
+        let read = done.read();
+        if read >= rest.length() {
+            break;
+        }
+        rest = rest.slice(read, rest.length());
+        buf.resize(written + 3 * rest.length() as usize, 0);
+    }
+    buf.truncate(written);
+    // encodeInto writes only whole UTF-8 sequences.
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+#[wasm_bindgen]
+extern "C" {
+    type TextEncoder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TextEncoder;
+    #[wasm_bindgen(method, js_name = encodeInto)]
+    fn encode_into(this: &TextEncoder, text: &js_sys::JsString, into: &js_sys::Uint8Array) -> Encoded;
+    type Encoded;
+    #[wasm_bindgen(method, getter)]
+    fn read(this: &Encoded) -> u32;
+    #[wasm_bindgen(method, getter)]
+    fn written(this: &Encoded) -> u32;
 }
 
 #[cfg(feature = "engine")]
