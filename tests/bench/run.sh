@@ -23,4 +23,6 @@ node bench.mjs --sizes 1000,10000 --budgets 180000 \
     --runs 15 --max-seconds 90 --min-runs 3
 cd "$ROOT/tests"
 node --expose-gc bench/engine.mjs
+# Issue 30's table beside JSON.parse / JSON.stringify, one process.
+node --expose-gc bench/table.mjs
 node bench/formats.mjs

@@ -1,0 +1,104 @@
+// Issue 30's table, its rows side by side with JSON.parse / JSON.stringify in
+// one process: each row runs its contenders alternately, 1 warm-up then
+// RUNS timed runs, and prints medians and the ratio. Not a test.
+//   node --expose-gc tests/bench/table.mjs [--runs N]   (after the package
+//   is installed into tests/node_modules; `bash tests/bench/run.sh` does it)
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { createRequire } from 'node:module';
+import { Engine, plan } from 'context-compaction';
+import { readSession } from 'context-compaction/session';
+import { generate } from './peers/gen.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const at = process.argv.indexOf('--runs');
+const RUNS = Math.max(7, at > 0 ? Number(process.argv[at + 1]) : 7);
+const gc = globalThis.gc ?? (() => {});
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+const ms = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** Runs each contender once as a warm-up, then RUNS times, alternating; medians in ms. */
+function race(contenders) {
+  const times = contenders.map(() => []);
+  for (let r = 0; r <= RUNS; r++) {
+    contenders.forEach((f, i) => {
+      gc();
+      const t = ms();
+      f();
+      if (r > 0) times[i].push(ms() - t);
+    });
+  }
+  return times.map(median);
+}
+
+const row = (measure, a, b, target) =>
+  console.log(`| ${measure} | ${a} | ${b} | ${target} |`);
+
+console.log(`Node ${process.version}, ${RUNS} runs after a warm-up, contenders alternating`);
+console.log('| measure | package | JSON | target |\n|---|---|---|---|');
+
+const conv = generate(10_000, 42);
+const json = JSON.stringify(conv.messages);
+const settings = { preset: 'seed', window: 180_000 + 33_000 };
+{
+  const [p, j] = race([() => plan(settings, json), () => JSON.parse(json)]);
+  row(`plan(json) @10k (${(json.length / 1e6).toFixed(1)} MB)`, `${p.toFixed(1)} ms`, `JSON.parse ${j.toFixed(1)} ms`, `${(p / j).toFixed(2)}× (≤ 0.75×)`);
+}
+{
+  const [p, s] = race([() => plan(settings, conv.messages), () => JSON.stringify(conv.messages)]);
+  row('plan(objects) @10k', `${p.toFixed(1)} ms`, `JSON.stringify ${s.toFixed(1)} ms`, `${(p / s).toFixed(2)}× (≤ 1×)`);
+}
+
+// append + beforeCall: per call, steady and with a precompute pending
+// (tests/bench/engine.mjs's incremental, here its medians only).
+for (const state of ['steady', 'precompute']) {
+  const probe = new Engine({ preset: 'seed', window: 20_000_000 });
+  probe.loadJson(json);
+  const tokens = probe.beforeCall().count.tokens;
+  probe.free();
+  let window = 20_000_000;
+  if (state === 'precompute') {
+    window = null;
+    for (let w = tokens; w < tokens * 2 && window === null; w += Math.ceil(tokens / 400)) {
+      const e = new Engine({ preset: 'seed', window: w });
+      const l = e.lines();
+      e.free();
+      if (l.precompute <= tokens && tokens + 150_000 < l.warn) window = w;
+    }
+  }
+  const e = new Engine({ preset: 'seed', window });
+  e.loadJson(json);
+  const pending = e.beforeCall().requests.length;
+  const per = [];
+  for (let i = 0; i < 1_000; i++) {
+    const m = i % 2 === 0 ? { role: 'assistant', content: `step ${i}: ${'x'.repeat(400)}` } : { role: 'user', content: `next ${i}` };
+    const t = ms();
+    e.append(m);
+    e.beforeCall();
+    if (i >= 100) per.push((ms() - t) * 1000);
+  }
+  e.free();
+  row(`append + beforeCall @10k, ${state === 'steady' ? 'steady' : `${pending} request(s) pending`}`, `${median(per).toFixed(1)} µs`, '', '≤ 10 µs');
+}
+
+// readSession on the largest session fixture vs a line-by-line JSON.parse.
+{
+  const dir = join(here, '../../crates/compaction-core/tests/fixtures/transcripts');
+  const name = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
+  const text = readFileSync(join(dir, name), 'utf8');
+  const mb = Buffer.byteLength(text) / 1e6;
+  const lines = () => { for (const l of text.split('\n')) if (l) JSON.parse(l); };
+  const [r, l] = race([() => readSession(text), lines]);
+  row(`readSession (${mb.toFixed(1)} MB)`, `${(mb / (r / 1000)).toFixed(0)} MB/s`, `line-by-line JSON.parse ${(mb / (l / 1000)).toFixed(0)} MB/s`, `${(r / l).toFixed(2)}× the time; ≥ 200 MB/s`);
+}
+
+// The modules as installed, gzip.
+{
+  const pkg = dirname(createRequire(import.meta.url).resolve('context-compaction/package.json'));
+  for (const f of readdirSync(pkg).filter((x) => x.endsWith('.wasm')).sort()) {
+    const bytes = readFileSync(join(pkg, f));
+    row(`${f}, gzip`, `${gzipSync(bytes, { level: 9 }).length} B`, `${bytes.length} B raw`, '≤ 120 KB');
+  }
+}
