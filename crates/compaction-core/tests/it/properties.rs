@@ -162,6 +162,23 @@ proptest! {
         prop_assert!(pairing_is_legal(&sent).is_ok());
     }
 
+    /// The view's running estimate (and its images' and documents' part)
+    /// is the sum of its entries' own, each what the estimator says of its
+    /// message now: no change to the view leaves a stale figure behind (a
+    /// resumed view, estimated from scratch, counts the same).
+    #[test]
+    fn the_running_estimate_is_the_entries_estimate(events in prop::collection::vec(event(), 1..40), window in 60_000u64..400_000) {
+        let (engine, _) = run(&events, window);
+        let view = engine.view();
+        let estimator = view.estimator();
+        for (i, e) in view.entries().iter().enumerate() {
+            prop_assert_eq!(e.tokens, estimator.message(&e.message), "entry {} ({})", i, e.message.uuid.as_str());
+            prop_assert_eq!(e.media, estimator.media(&e.message), "entry {}", i);
+        }
+        let sum: u64 = view.entries().iter().map(|e| e.tokens).sum();
+        prop_assert_eq!(view.estimate(), sum);
+    }
+
     /// Budget reduction and tiers 1–2 never raise the count.
     #[test]
     fn cheap_tiers_never_raise_the_count(events in prop::collection::vec(event(), 1..40), window in 60_000u64..400_000) {
