@@ -52,14 +52,15 @@ function fakeAnthropic() {
   return { fetch, log };
 }
 
-test("@ai-sdk/anthropic, the default summariser, no maxOutputTokens of its own: the summary request fits, 0 refusals", async () => {
+/** An agent reading one file a turn (~4,060 estimated tokens each) for 60
+ * turns through @ai-sdk/anthropic and the stand-in, usage fed back with
+ * `onStepFinish`; `callOptions` go to every `generateText`. A refused call
+ * runs the reactive tier and is retried (the tests assert none was). */
+async function agent(callOptions) {
   const { fetch, log } = fakeAnthropic();
   const model = createAnthropic({ apiKey: "sk-ant-test", fetch })("claude-sonnet-4-6");
   const decisions = [];
   const step = prepareStep({ settings: { preset: "client-2.1", window: WINDOW, maxOutputTokens: 32_000 }, onDecision: (d) => decisions.push(d) });
-  // An agent reading one file a turn (~4,060 estimated tokens each), its
-  // calls with the one `maxOutputTokens` the engine was given; the default
-  // summariser sets its own.
   const history = [];
   for (let i = 0; i < 60; i++) {
     history.push({ role: "user", content: `Step ${i}: read file ${i}.\n${"const x = compute(a, b) + 1;\n".repeat(560)}` });
@@ -72,7 +73,7 @@ test("@ai-sdk/anthropic, the default summariser, no maxOutputTokens of its own: 
           prepareStep: step,
           stopWhen: stepCountIs(1),
           maxRetries: 0,
-          maxOutputTokens: 32_000,
+          ...callOptions,
           onStepFinish: (finished) => step.onStepFinish(finished),
         });
       } catch (error) {
@@ -83,6 +84,13 @@ test("@ai-sdk/anthropic, the default summariser, no maxOutputTokens of its own: 
     history.push(...result.response.messages);
   }
   const compactions = decisions.filter((d) => d.steps.some((s) => s.rule === "R7.9")).length;
+  return { log, compactions };
+}
+
+test("@ai-sdk/anthropic, the default summariser, no maxOutputTokens of its own: the summary request fits, 0 refusals", async () => {
+  // The calls pass the one `maxOutputTokens` the engine was given; the
+  // default summariser sets its own.
+  const { log, compactions } = await agent({ maxOutputTokens: 32_000 });
   assert.ok(compactions >= 1, "the history was compacted (a summary call was made)");
   assert.deepEqual(log.refusals, [], "no request was refused");
   // The summary calls asked for the engine's reserve: min(32,000, reserveCap 20,000).
@@ -91,25 +99,8 @@ test("@ai-sdk/anthropic, the default summariser, no maxOutputTokens of its own: 
 });
 
 test("@ai-sdk/anthropic, no maxOutputTokens anywhere in the caller's calls: each step asks for the engine's, 0 refusals", async () => {
-  const { fetch, log } = fakeAnthropic();
-  const model = createAnthropic({ apiKey: "sk-ant-test", fetch })("claude-sonnet-4-6");
-  const decisions = [];
-  const step = prepareStep({ settings: { preset: "client-2.1", window: WINDOW, maxOutputTokens: 32_000 }, onDecision: (d) => decisions.push(d) });
-  const history = [];
-  for (let i = 0; i < 60; i++) {
-    history.push({ role: "user", content: `Step ${i}: read file ${i}.\n${"const x = compute(a, b) + 1;\n".repeat(560)}` });
-    // No maxOutputTokens: the provider would ask for the model's maximum.
-    const result = await generateText({
-      model,
-      messages: history,
-      prepareStep: step,
-      stopWhen: stepCountIs(1),
-      maxRetries: 0,
-      onStepFinish: (finished) => step.onStepFinish(finished),
-    });
-    history.push(...result.response.messages);
-  }
-  const compactions = decisions.filter((d) => d.steps.some((s) => s.rule === "R7.9")).length;
+  // No maxOutputTokens: the provider would ask for the model's maximum.
+  const { log, compactions } = await agent({});
   assert.ok(compactions >= 1, "the history was compacted");
   assert.deepEqual(log.refusals, [], "no request was refused");
   assert.ok(log.maxTokens.includes(32_000), `main calls asked for the engine's maxOutputTokens: ${[...new Set(log.maxTokens)]}`);
