@@ -441,16 +441,21 @@ impl View {
     }
 
     /// Replaces every entry (a compaction's new view). Usage-based counting
-    /// restarts from the next reported usage.
+    /// restarts from the next reported usage. The calibration stays as it
+    /// was: the reports on messages the new view keeps were compared when
+    /// those messages were first appended, and comparing them again would
+    /// count them twice.
     pub fn replace(&mut self, entries: Vec<(Arc<Message>, Source)>) {
         self.note_rewrite(0);
         self.entries.clear();
         self.anchor = None;
         self.rebuild();
+        let calibration = self.calibration;
         for (message, source) in entries {
             self.push(message, source, Vec::new());
         }
         self.anchor = None;
+        self.calibration = calibration;
     }
 
     /// Replaces every entry with entries kept from an earlier view (expand).

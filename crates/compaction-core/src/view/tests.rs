@@ -179,6 +179,24 @@ fn r1_6a_reported_usage_calibrates_the_estimate_since() {
 }
 
 #[test]
+fn r1_6a_a_compactions_new_view_compares_no_report_twice() {
+    let mut v = View::new(Estimator::default());
+    v.push(with_usage("a", 40, 10_000), Source::Stored, vec![]);
+    v.push(msg("b", 11_920), Source::Stored, vec![]);
+    v.push(with_usage("c", 40, 14_485), Source::Stored, vec![]);
+    let before = v.calibration();
+    assert_eq!(before.real, 4_485);
+    // A summary, then the kept tail: "b" between the two reports again.
+    v.replace(vec![
+        (msg("summary", 400), Source::Stored),
+        (with_usage("a", 40, 10_000), Source::Stored),
+        (msg("b", 11_920), Source::Stored),
+        (with_usage("c", 40, 14_485), Source::Stored),
+    ]);
+    assert_eq!(v.calibration(), before, "the pair a..c was compared once already");
+}
+
+#[test]
 fn r1_6a_calibration_waits_for_enough_tokens_and_is_clamped() {
     let estimator = Estimator::default();
     // Under 2,000 estimated tokens compared: no correction.
