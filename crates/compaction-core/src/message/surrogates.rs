@@ -1,12 +1,16 @@
 //! Lone surrogate escapes (`\ud83d` with no low half after it): Claude Code
 //! writes them when a tool output is cut in the middle of an emoji, and
-//! JSON parsers refuse the line. They are rewritten to `\ufffd` (U+FFFD) so
-//! the record is kept, and counted so the import can report them. A request
-//! body read by `api::body` gets the same repair.
+//! JSON parsers refuse the line. They are rewritten to U+FFFD so the record
+//! is kept, and counted so the import can report them. A request body read
+//! by `api::body` gets the same repair. The character is written as itself
+//! (its UTF-8 bytes), not as a `\ufffd` escape: JSON kept as text (a tool's
+//! input) then reads the same as `JSON.stringify` writes it, so a message
+//! appended from JS and the same message resumed from its record (which
+//! crosses JS again) are the same text and count the same.
 
 use std::borrow::Cow;
 
-/// `line` with every lone surrogate escape replaced by `\ufffd`, and how
+/// `line` with every lone surrogate escape replaced by U+FFFD, and how
 /// many there were; borrowed unchanged when there were none.
 pub fn replace_lone_surrogates(line: &[u8]) -> (Cow<'_, [u8]>, usize) {
     let mut out: Option<Vec<u8>> = None;
@@ -38,7 +42,7 @@ pub fn replace_lone_surrogates(line: &[u8]) -> (Cow<'_, [u8]>, usize) {
         if lone {
             let buf = out.get_or_insert_with(|| Vec::with_capacity(line.len()));
             buf.extend_from_slice(&line[copied..i]);
-            buf.extend_from_slice(b"\\ufffd");
+            buf.extend_from_slice("\u{fffd}".as_bytes());
             count += 1;
             copied = i + 6;
         }
@@ -74,20 +78,20 @@ mod tests {
 
     #[test]
     fn only_lone_halves_are_replaced() {
-        assert_eq!(fixed(r#"{"a":"x\ud83d"}"#), (r#"{"a":"x\ufffd"}"#.into(), 1));
+        assert_eq!(fixed(r#"{"a":"x\ud83d"}"#), ("{\"a\":\"x\u{fffd}\"}".into(), 1));
         assert_eq!(
             fixed(r#"{"a":"\ude00y\ud83d\ude00"}"#),
-            (r#"{"a":"\ufffdy\ud83d\ude00"}"#.into(), 1)
+            ("{\"a\":\"\u{fffd}y\\ud83d\\ude00\"}".into(), 1)
         );
         assert_eq!(
             fixed(r#"{"a":"\ud83d\ud83d\ude00"}"#),
-            (r#"{"a":"\ufffd\ud83d\ude00"}"#.into(), 1)
+            ("{\"a\":\"\u{fffd}\\ud83d\\ude00\"}".into(), 1)
         );
         // An escaped backslash before `ud83d` is text, not an escape.
         assert_eq!(fixed(r#"{"a":"\\ud83d"}"#), (r#"{"a":"\\ud83d"}"#.into(), 0));
         assert_eq!(
             fixed(r#"{"a":"\u00e9\ud83d"#),
-            (r#"{"a":"\u00e9\ufffd"#.into(), 1)
+            ("{\"a\":\"\\u00e9\u{fffd}".into(), 1)
         );
         assert_eq!(fixed(r"\ud8"), (r"\ud8".into(), 0));
     }
