@@ -896,7 +896,7 @@ export interface ContextManagement {
  * `offline`, `modelUnavailable`, `promptTooLong`, `failed`; `files`
  * takes `files`; `preCompact` takes `hook`.
  */
-export type Answer = { kind: "text"; text: string } | { kind: "offline" } | { kind: "modelUnavailable" } | { kind: "promptTooLong" } | { kind: "failed"; reason: string } | { kind: "files"; files: FileAnswer[]; hooks?: HookOutput[] } | { kind: "hook"; block?: string | null; addedInstructions?: string[] };
+export type Answer = { kind: "text"; text: string; durationMs?: number } | { kind: "offline" } | { kind: "modelUnavailable" } | { kind: "promptTooLong" } | { kind: "failed"; reason: string } | { kind: "files"; files: FileAnswer[]; hooks?: HookOutput[] } | { kind: "hook"; block?: string | null; addedInstructions?: string[] };
 
 /**
  * The contents of one requested file, or why it could not be read.

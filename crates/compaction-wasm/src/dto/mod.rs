@@ -418,6 +418,11 @@ pub enum Answer {
     Text {
         /// The reply.
         text: String,
+        /// How long getting it took, in milliseconds: the `newer-client`
+        /// preset's boundary record carries it (`durationMs`, as Claude
+        /// Code 2.1.122 on writes it).
+        #[tsify(optional)]
+        duration_ms: Option<u64>,
     },
     /// Written by the engine's offline summariser (no model).
     Offline,

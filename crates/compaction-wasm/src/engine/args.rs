@@ -24,7 +24,10 @@ pub(crate) fn answer_from_js(value: &JsValue) -> Result<CoreAnswer, String> {
     let [kind, text, reason] =
         crate::js::object_strings(value, ["kind", "text", "reason"]).map_err(|e| format!("the answer{e}"))?;
     match (kind.as_deref(), text) {
-        (Some("text"), Some(text)) => Ok(CoreAnswer::text(text)),
+        (Some("text"), Some(text)) => Ok(match duration_ms(value)? {
+            Some(ms) => CoreAnswer::text_took(text, ms),
+            None => CoreAnswer::text(text),
+        }),
         (Some("text"), None) => Err("missing field `text`".to_owned()),
         (Some("offline"), _) => Ok(CoreAnswer::Offline),
         (Some("modelUnavailable"), _) => Ok(CoreAnswer::ModelUnavailable),
@@ -51,6 +54,24 @@ pub(crate) fn answer_from_js(value: &JsValue) -> Result<CoreAnswer, String> {
         (Some("hook"), _) => read_hook(value).map(CoreAnswer::Hook),
         (Some(other), _) => Err(format!("unknown kind \"{other}\"")),
         (None, _) => Err("missing field `kind`".to_owned()),
+    }
+}
+
+/// A text answer's `durationMs` (how long the summary took, which a
+/// `newer-client` boundary record carries): a whole number of
+/// milliseconds, or nothing.
+fn duration_ms(value: &JsValue) -> Result<Option<u64>, String> {
+    let ms = crate::js::get(value, "durationMs", "durationMs")
+        .map_err(|_| "the answer's durationMs could not be read".to_owned())?;
+    if ms.is_undefined() || ms.is_null() {
+        return Ok(None);
+    }
+    match ms.as_f64() {
+        Some(n) if n.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&n) => Ok(Some(n as u64)),
+        _ => Err(format!(
+            "the answer's durationMs must be a whole number of milliseconds from 0 to 2^53 - 1, got {}",
+            crate::js::kind(&ms)
+        )),
     }
 }
 
