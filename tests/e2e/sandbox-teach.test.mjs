@@ -19,27 +19,34 @@ async function head(page) {
   return { text, before: number(before), after: number(after) };
 }
 
-test("point 6: seed 000's run-through as five chapters, a 413 from a real overflow, a cost per tier", async () => {
+test("point 6: seed 000's run-through as five chapters (and the 413), phases 3 and 4 each microcompact + snip, a 413 from a real overflow, a cost per tier", async () => {
   for (const viewport of SIZES) {
     const { context, page, errors } = await open("?scenario=run-through", viewport);
     const chips = page.locator(".chapters .chapter");
-    assert.equal(await chips.count(), 5);
-    assert.equal(await page.locator(".chart rect.band").count(), 5);
-    // Each chapter chip walks to its first event; the chapter's tier shows
-    // with its cost.
+    assert.equal(await chips.count(), 6);
+    assert.equal(await page.locator(".chart rect.band").count(), 6);
+    // Each chapter chip walks to its first event; the chapter's tiers show
+    // with their cost at its first event where a tier fired.
     const expect = [
-      ["2 · microcompact", "T1 microcompact: no model call · cache broken"],
-      ["3–4 · snip", null],
-      ["5 · collapse, compact", null],
+      ["2 · microcompact", /T1 microcompact: no model call · cache broken/],
+      // Seed 000: Tier 1 runs and the count stays over, Tier 2 snip gets it
+      // under; phase 4 repeats the pair.
+      ["3 · microcompact + snip", /T1 microcompact: no model call · cache broken.*T2 snip: no model call · cache broken/],
+      ["4 · again: microcompact + snip", /T1 microcompact: no model call · cache broken.*T2 snip: no model call · cache broken/],
+      ["5 · collapse, compact", /T3 collapse: model call/],
     ];
     for (const [name, cost] of expect) {
       await page.locator(".chapters .chapter", { hasText: name }).click();
       await page.waitForFunction((n) => document.querySelector(".chapter.current")?.textContent === n, name);
-      if (cost) {
-        // Its first event is before the tier fires: step to the fired one.
-        await page.locator(".events li button.fired").nth(1).click();
-        assert.match(await page.locator(".moment-head").textContent(), new RegExp(cost));
-      }
+      // Its first event where a tier fired, at or after the chapter's first.
+      await page.evaluate(() => {
+        const events = [...document.querySelectorAll(".events li button")];
+        const at = events.findIndex((b) => b.getAttribute("aria-current") === "step");
+        events.slice(at).find((b) => b.classList.contains("fired")).click();
+      });
+      await page.waitForFunction((n) => document.querySelector(".chapter.current")?.textContent === n, name);
+      assert.match(await page.locator(".moment-head").textContent(), cost, name);
+      if (name.startsWith("4")) await shot(page, "run-through-phase-4");
     }
     // The compactions in chapter 5 call a model and shrink the request.
     const fired = page.locator(".events li button.fired", { hasText: "T4 compact" });
@@ -167,11 +174,12 @@ test("point 7: each 'try this' chip applies its change, its prediction holds, an
     const labels = await chips.allTextContents();
     assert.deepEqual(labels.map((l) => l.replace(/Make .* fail/, "Make a file fail")), [
       "Block the PreCompact hook",
+      "Use a stored precompute",
       "Keep 4 groups",
       "Make a file fail",
       "Halve the window",
     ]);
-    assert.equal(await page.locator(".try .prediction").count(), 4);
+    assert.equal(await page.locator(".try .prediction").count(), 5);
     const base = (await totals(page)).total;
     const apply = async (label) => {
       await page.locator(".try .try-chip", { hasText: label }).click();
@@ -189,6 +197,16 @@ test("point 7: each 'try this' chip applies its change, its prediction holds, an
     assert.match(t.ghost, new RegExp(`Before “Block the PreCompact hook”: ${base.toLocaleString("en-US")} tokens; now ${t.total.toLocaleString("en-US")} \\(\\+`));
     assert.equal(t.marks, 1);
     await shot(page, "try-hook-blocked", page.locator(".hero"));
+    await reset();
+    // A stored precompute: the /compact reuses it, no model call.
+    assert.match(await page.locator(".moment-head").textContent(), /T4 compact: model call/);
+    t = await apply("Use a stored precompute");
+    await page.waitForFunction(() => !/T4 compact: model call/.test(document.querySelector(".moment-head").textContent));
+    assert.match(await page.locator(".moment-head").textContent(), /T4 compact: no model call/);
+    assert.match(await page.locator("details.evidence").textContent(), /precompute hit/);
+    assert.equal(await page.getByLabel("Stored precompute").inputValue(), "ready");
+    assert.match(t.ghost, /Before “Use a stored precompute”/);
+    await shot(page, "try-precompute", page.locator(".hero"));
     await reset();
     // Keep 4 groups: more preserved, the new request grows.
     const preservedBefore = number(await page.locator('.strip .parts li.p-preserved .num').first().textContent());

@@ -5,8 +5,6 @@
 
 use std::rc::Rc;
 
-use compaction_core::thresholds::Thresholds;
-use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{
     explain, explore, journal as journal_of, Exploration, Journal, Outcome, PrecomputeSwitch,
 };
@@ -17,6 +15,7 @@ use crate::chart::{Band, Chart, Mark, Point};
 use crate::context::ContextView;
 use crate::controls::Choice;
 use crate::gauge::Gauge;
+pub use crate::gauge::{Readout, ReadoutProps};
 use crate::glossary::Glossary;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
 use crate::resume::ResumeLane;
@@ -113,6 +112,22 @@ pub fn App() -> Html {
         use_memo(key, move |_| run(&state, &built))
     };
     let replayed = crate::session::use_replayed(&imported, &state);
+    // An imported session, walked: the request picked (`None`: the first
+    // after its last boundary), laid out by the engine.
+    let picked = use_state(|| None::<usize>);
+    let session_at = match (&replayed, &*imported) {
+        (Some(Ok(w)), Some(_)) if !w.chart.requests.is_empty() => Some(
+            picked
+                .unwrap_or_else(|| crate::walked::default_request(&w.chart))
+                .min(w.chart.requests.len() - 1),
+        ),
+        _ => None,
+    };
+    let walk = crate::session::use_walk(&imported, &state, session_at);
+    let pick = {
+        let picked = picked.clone();
+        Callback::from(move |at: usize| picked.set(Some(at)))
+    };
 
     // Every control lives in the URL, written a moment after the last
     // change rather than inside the render: dragging a slider changes it
@@ -291,19 +306,43 @@ pub fn App() -> Html {
         ),
     };
     // The strip, with the stepper right under its lanes.
-    let strip = match exploration
-        .as_ref()
-        .and_then(|e| e.moments.get(cursor.0).cloned())
-    {
-        Some(m) => {
+    let session = match (&replayed, &*imported, session_at) {
+        (Some(Ok(w)), Some(i), Some(at)) => Some((w.clone(), i.clone(), at)),
+        _ => None,
+    };
+    let strip = match (
+        &session,
+        exploration
+            .as_ref()
+            .and_then(|e| e.moments.get(cursor.0).cloned()),
+    ) {
+        (Some((w, i, at)), _) => {
+            let (request, error) = match &walk {
+                Some(Ok(r)) => (Some(r.clone()), None),
+                Some(Err(e)) => (None, Some(e.clone())),
+                None => (None, None),
+            };
+            let stepper = crate::walked::session_stepper(*at, w.chart.requests.len(), &w.boundaries, &pick);
+            html! { <crate::walked::SessionStrip {request} {error} at={*at} requests={w.chart.requests.len()} name={i.name.clone()}>{ stepper }</crate::walked::SessionStrip> }
+        }
+        (None, Some(m)) => {
             let note = exploration.as_ref().and_then(|e| explain(&m, e.lines.window));
             let ghost = (*ghost).clone();
             html! { <RequestStrip moment={m} step={cursor.1} {note} {ghost}>{ stepper.clone() }</RequestStrip> }
         }
-        None => stepper.clone(),
+        (None, None) => stepper.clone(),
+    };
+    // The timeline follows the strip: an imported session's picked request.
+    let timeline = match &session {
+        Some((w, _, at)) => crate::walked::session_timeline(
+            walk.as_ref().and_then(|w| w.as_ref().ok()).map(|r| r.as_ref()),
+            *at,
+            &w.marks,
+        ),
+        None => timeline,
     };
     let try_this = match exploration.as_ref() {
-        Some(e) if problem.is_none() => {
+        Some(e) if problem.is_none() && session.is_none() => {
             let sent_now: u64 = e
                 .moments
                 .get(cursor.0)
@@ -343,7 +382,7 @@ pub fn App() -> Html {
             html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} {thinking} {preserve} {on_preserve} /> }
         });
     let chart = match (&replayed, &*imported) {
-        (Some(Ok(r)), Some(i)) => imported_chart(i, r),
+        (Some(Ok(r)), Some(i)) => imported_chart(i, r, session_at.unwrap_or(0), &pick),
         (Some(Err(e)), _) => html! { <p class="error" role="alert">{ e.clone() }</p> },
         _ => exploration
             .as_ref()
@@ -362,7 +401,9 @@ pub fn App() -> Html {
     let on_loaded = {
         let imported = imported.clone();
         let state = state.clone();
+        let picked = picked.clone();
         Callback::from(move |i: Imported| {
+            picked.set(None);
             for a in crate::session::choice_actions(&i) {
                 state.dispatch(a);
             }
@@ -371,7 +412,11 @@ pub fn App() -> Html {
     };
     let on_clear = {
         let imported = imported.clone();
-        Callback::from(move |()| imported.set(None))
+        let picked = picked.clone();
+        Callback::from(move |()| {
+            picked.set(None);
+            imported.set(None);
+        })
     };
     let import = html! { <>
         <ImportPanel {on_loaded} {on_clear} loaded={imported.is_some()} />
@@ -459,12 +504,12 @@ pub fn App() -> Html {
             <div class="layout">
                 <Sheet>{ controls }</Sheet>
                 <div class="panels">
-                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ "What the engine did" }</h2>
-                        if !state.expert { <Glossary open={false} /> }
+                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ if session.is_some() { "What this request carried" } else { "What the engine did" } }</h2>
+                        if !state.expert && session.is_none() { <Glossary open={false} /> }
                         { timeline }
                     </section>
-                    <section id="resume" aria-labelledby="resume-h"><h2 id="resume-h">{ "The session file, and a resume" }</h2>{ resume }</section>
-                    <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ context.unwrap_or_default() }</section>
+                    <section id="resume" aria-labelledby="resume-h"><h2 id="resume-h">{ "The session file, and a resume" }</h2>{ if session.is_some() { built_in_only() } else { resume } }</section>
+                    <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ if session.is_some() { built_in_only() } else { context.unwrap_or_default() } }</section>
                     <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</section>
                     <section id="gauge" aria-labelledby="gauge-h"><h2 id="gauge-h">{ "Threshold lines" }</h2>{ gauge }</section>
                     <section id="import" aria-labelledby="import-h"><h2 id="import-h">{ "Your own session" }</h2>{ import }</section>
@@ -472,6 +517,11 @@ pub fn App() -> Html {
             </div>
         </main>
     }
+}
+
+/// What a scenario-only panel says while an imported session is shown.
+fn built_in_only() -> Html {
+    html! { <p class="muted">{ "Showing your session: the strip above is the request picked on its chart. This panel walks the built-in scenarios (“Back to the built-in scenarios” under “Your own session”)." }</p> }
 }
 
 fn scenario_chart(e: &Exploration, current: usize, go: &Callback<(usize, Option<usize>)>) -> Html {
@@ -533,38 +583,4 @@ fn scenario_chart(e: &Exploration, current: usize, go: &Callback<(usize, Option<
         <Chart points={Rc::new(points)} lines={e.lines.clone()} marks={Rc::new(marks)} {bands} current={Some(current)}
             title={format!("{}: tokens per request", e.name)} />
     </> }
-}
-
-/// Props of [`Readout`].
-#[derive(Debug, Clone, PartialEq, Properties)]
-pub struct ReadoutProps {
-    /// The engine's lines.
-    pub thresholds: Thresholds,
-}
-
-/// The lines as a table, with what each one does (R1.7).
-#[component]
-pub fn Readout(props: &ReadoutProps) -> Html {
-    let t = &props.thresholds;
-    let rows = [
-        ("budget", t.budget, "window − reserve for the reply"),
-        ("precompute", t.precompute, "a background summary starts"),
-        ("warn", t.warn, "the host shows “N tokens left”"),
-        ("compact", t.compact, "auto-compaction runs"),
-        ("blocked", t.blocked, "calls are refused until the host compacts"),
-    ];
-    html! {
-        <table class="readout" aria-label="Threshold lines">
-            <thead><tr><th scope="col">{ "line" }</th><th scope="col">{ "tokens" }</th><th scope="col">{ "what happens there" }</th></tr></thead>
-            <tbody>
-                { for rows.iter().map(|(name, tokens, what)| html! {
-                    <tr data-line={*name}>
-                        <th scope="row">{ *name }</th>
-                        <td class="tokens">{ grouped(*tokens) }</td>
-                        <td>{ *what }</td>
-                    </tr>
-                }) }
-            </tbody>
-        </table>
-    }
 }

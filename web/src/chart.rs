@@ -12,6 +12,8 @@ use compaction_scenarios::figures::grouped;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+pub use crate::placement::{dense_classes, labelled, one_per_column, spread, text_width};
+
 /// A request on the chart: the count before it and after the engine's
 /// steps (equal when nothing fired).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,14 +67,14 @@ pub struct ChartProps {
     /// the current settings (the what-if), one per request.
     #[prop_or_default]
     pub what_if: Option<Rc<Vec<Option<Point>>>>,
+    /// Picks a request: a click on the plot (an imported session's walk).
+    #[prop_or_default]
+    pub on_pick: Option<Callback<usize>>,
 }
 
 const H: f64 = 300.0;
 const TOP: f64 = 16.0;
 const BOTTOM: f64 = 34.0;
-/// Width of one character of chart text (11–12 px sans-serif), for
-/// placing labels so that none overlaps another.
-const CHAR: f64 = 7.0;
 
 /// The narrowest the chart is drawn: below it, the SVG would be scaled
 /// down and its text fall under 11 px (a 320 px phone leaves about 270).
@@ -109,6 +111,16 @@ impl Frame {
     /// The plot's right edge.
     pub fn plot_right(&self) -> f64 {
         self.w - self.right
+    }
+
+    /// The request of `n` nearest to `x`.
+    pub fn index_at(&self, x: f64, n: usize) -> usize {
+        let span = (self.plot_right() - self.left).max(1.0);
+        if n <= 1 {
+            return 0;
+        }
+        let i = ((x - self.left) / span * (n - 1) as f64).round();
+        (i.max(0.0) as usize).min(n - 1)
     }
 
     /// x of request `i` of `n`.
@@ -333,10 +345,23 @@ pub fn Chart(props: &ChartProps) -> Html {
     let placed = labelled(&xs, &widths, f.left, f.plot_right());
     let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
     let (left, right) = (f.left, f.plot_right());
+    let svg = use_node_ref();
+    let onclick = props.on_pick.clone().map(|pick| {
+        let svg = svg.clone();
+        Callback::from(move |e: MouseEvent| {
+            if let Some(el) = svg.cast::<web_sys::Element>() {
+                let r = el.get_bounding_client_rect();
+                // One SVG unit is one CSS pixel (the chart is drawn at its width).
+                let scale = if r.width() > 0.0 { f.w / r.width() } else { 1.0 };
+                pick.emit(f.index_at((f64::from(e.client_x()) - r.left()) * scale, n));
+            }
+        })
+    });
     let h_line = |y: f64| html! { <line x1={left.to_string()} x2={right.to_string()} y1={format!("{y:.1}")} y2={format!("{y:.1}")} /> };
     html! {
         <figure class="chart" ref={figure}>
-            <svg viewBox={format!("0 0 {:.0} {H}", f.w)} role="img" aria-labelledby="chart-title chart-desc">
+            <svg ref={svg} viewBox={format!("0 0 {:.0} {H}", f.w)} role="img" aria-labelledby="chart-title chart-desc"
+                class={classes!(onclick.is_some().then_some("pickable"))} {onclick}>
                 <title id="chart-title">{ props.title.clone() }</title>
                 <desc id="chart-desc">{ format!(
                     "{n} requests; lines: precompute {}, warn {}, compact {}, blocked {}; {} marked events",
@@ -385,78 +410,10 @@ pub fn Chart(props: &ChartProps) -> Html {
             </svg>
             <figcaption>{ "Tokens in each request (estimated where no usage was reported). A drop is the engine freeing room; dashed lines are the thresholds; labelled verticals are where a tier fired or a boundary was written." }
                 if props.what_if.is_some() { { " The solid series is the session's reported usage; the dashed orange one, the what-if's count under these settings." } }
+                if props.on_pick.is_some() { { " Click any point to see that request in the strip." } }
             </figcaption>
         </figure>
     }
-}
-
-/// The marks drawn: the first of each class and label in each pixel
-/// column (`x` is a mark's position in px); the rest would be drawn on top
-/// of it.
-pub fn one_per_column(marks: &[Mark], x: impl Fn(&Mark) -> f64) -> Vec<&Mark> {
-    let mut seen = std::collections::HashSet::new();
-    marks
-        .iter()
-        .filter(|m| seen.insert((m.class, m.label.as_str(), x(m).round() as i64)))
-        .collect()
-}
-
-/// The mark classes drawn in more than a quarter of the plot's pixel
-/// columns (`span` px wide): drawn faint, so that the series and the lines
-/// stay visible through them (a session with a boundary every other
-/// request would be a solid block).
-pub fn dense_classes(shown: &[&Mark], span: f64) -> Vec<&'static str> {
-    let mut counts: Vec<(&'static str, usize)> = Vec::new();
-    for m in shown {
-        match counts.iter_mut().find(|(c, _)| *c == m.class) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((m.class, 1)),
-        }
-    }
-    counts
-        .into_iter()
-        .filter(|&(_, n)| n as f64 > span / 4.0)
-        .map(|(c, _)| c)
-        .collect()
-}
-
-/// The width a label takes on the chart.
-pub fn text_width(label: &str) -> f64 {
-    label.chars().count() as f64 * CHAR + 4.0
-}
-
-/// Which marks get a text label, on which of three rows, and whether it
-/// ends at its line (past the plot's right edge it would run into the
-/// lines' labels). A label needs its own width of room on its row; the
-/// rest keep their line and tooltip (the event list names them all).
-pub fn labelled(xs: &[f64], widths: &[f64], left: f64, right: f64) -> Vec<(f64, Option<(usize, bool)>)> {
-    let mut ends = [left; 3];
-    xs.iter()
-        .zip(widths)
-        .map(|(&x, &w)| {
-            let end = x + 3.0 + w > right;
-            let (from, to) = if end { (x - 3.0 - w, x) } else { (x, x + 3.0 + w) };
-            let row = ends.iter().position(|&e| from >= e && from >= left - 3.0);
-            if let Some(r) = row {
-                ends[r] = to + 4.0;
-            }
-            (x, row.map(|r| (r, end)))
-        })
-        .collect()
-}
-
-/// Label positions near `ys` but at least `gap` apart, keeping their order
-/// (the lines' labels never overlap).
-pub fn spread(ys: &[f64], gap: f64) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..ys.len()).collect();
-    order.sort_by(|&a, &b| ys[b].total_cmp(&ys[a]));
-    let mut out = ys.to_vec();
-    let mut floor = f64::INFINITY;
-    for &i in &order {
-        out[i] = ys[i].min(floor - gap);
-        floor = out[i];
-    }
-    out
 }
 
 /// 167000 → "167k".
@@ -509,65 +466,12 @@ mod tests {
     }
 
     #[test]
-    fn crowded_marks_lose_their_text_not_their_line() {
-        let rows: Vec<_> = labelled(&[0.0, 10.0, 20.0, 30.0, 100.0], &[80.0; 5], 0.0, 1000.0)
-            .into_iter()
-            .map(|(_, r)| r.map(|(row, _)| row))
-            .collect();
-        assert_eq!(rows, [Some(0), Some(1), Some(2), None, Some(0)]);
-        // A label that would pass the plot's right edge ends at its line.
-        let end = labelled(&[950.0], &[80.0], 0.0, 1000.0);
-        assert_eq!(end[0].1, Some((0, true)));
-    }
-
-    #[test]
-    fn marks_in_one_pixel_column_are_drawn_once_per_class_and_label() {
-        let mark = |at, label: &str, class| Mark {
-            at,
-            label: label.to_owned(),
-            class,
-        };
-        // 100k boundaries over 1,000 px: one mark per column.
-        let many: Vec<Mark> = (0..100_000)
-            .map(|at| mark(at, "real boundary", "m-real"))
-            .collect();
-        let shown = one_per_column(&many, |m| m.at as f64 / 100.0);
-        assert_eq!(shown.len(), 1_001);
-        // Two tiers firing at the same request both stay.
-        let two = [
-            mark(5, "microcompact", "m-tier"),
-            mark(5, "snip", "m-tier"),
-            mark(5, "snip", "m-tier"),
-        ];
-        let labels: Vec<&str> = one_per_column(&two, |m| m.at as f64)
-            .iter()
-            .map(|m| m.label.as_str())
-            .collect();
-        assert_eq!(labels, ["microcompact", "snip"]);
-    }
-
-    #[test]
-    fn a_class_in_most_columns_is_dense() {
-        let mark = |at| Mark {
-            at,
-            label: "real boundary".to_owned(),
-            class: "m-real",
-        };
-        let many: Vec<Mark> = (0..300).map(mark).collect();
-        let few: Vec<Mark> = (0..3).map(mark).collect();
-        assert_eq!(
-            dense_classes(&many.iter().collect::<Vec<_>>(), 1_000.0),
-            ["m-real"]
-        );
-        assert!(dense_classes(&few.iter().collect::<Vec<_>>(), 1_000.0).is_empty());
-        // A dense mark is given no room for a label: it gets none.
-        assert_eq!(labelled(&[10.0], &[f64::INFINITY], 0.0, 1_000.0)[0].1, None);
-    }
-
-    #[test]
-    fn labels_are_spread_apart_in_order() {
-        let y = spread(&[100.0, 95.0, 50.0, 97.0], 10.0);
-        assert_eq!(y, [100.0, 80.0, 50.0, 90.0]);
+    fn a_click_picks_the_nearest_request() {
+        let f = Frame::of(900.0);
+        assert_eq!(f.index_at(f.x(37, 100), 100), 37);
+        assert_eq!(f.index_at(0.0, 100), 0);
+        assert_eq!(f.index_at(5_000.0, 100), 99);
+        assert_eq!(f.index_at(f.x(0, 1), 1), 0);
     }
 
     #[test]

@@ -113,6 +113,40 @@ fn pct(v: f64) -> String {
     format!("{v:.2}%")
 }
 
+/// Props of [`Readout`].
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ReadoutProps {
+    /// The engine's lines.
+    pub thresholds: Thresholds,
+}
+
+/// The lines as a table, with what each one does (R1.7).
+#[component]
+pub fn Readout(props: &ReadoutProps) -> Html {
+    let t = &props.thresholds;
+    let rows = [
+        ("budget", t.budget, "window − reserve for the reply"),
+        ("precompute", t.precompute, "a background summary starts"),
+        ("warn", t.warn, "the host shows “N tokens left”"),
+        ("compact", t.compact, "auto-compaction runs"),
+        ("blocked", t.blocked, "calls are refused until the host compacts"),
+    ];
+    html! {
+        <table class="readout" aria-label="Threshold lines">
+            <thead><tr><th scope="col">{ "line" }</th><th scope="col">{ "tokens" }</th><th scope="col">{ "what happens there" }</th></tr></thead>
+            <tbody>
+                { for rows.iter().map(|(name, tokens, what)| html! {
+                    <tr data-line={*name}>
+                        <th scope="row">{ *name }</th>
+                        <td class="tokens">{ grouped(*tokens) }</td>
+                        <td>{ *what }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

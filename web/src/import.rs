@@ -38,6 +38,9 @@ pub struct Imported {
     /// The settings the engine chooses from the file (as the CLI's
     /// `replay` does), with its reasons: the page's controls start there.
     pub choice: Rc<Choice>,
+    /// Its eras as the engine assembles them ([`Transcript::eras`]),
+    /// worked out the first time a request after a boundary is picked.
+    pub eras: Rc<std::cell::OnceCell<Vec<compaction_core::transcript::Era>>>,
 }
 
 impl PartialEq for Imported {
@@ -202,6 +205,7 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
         timeline,
         choice,
         transcript: Rc::new(transcript),
+        eras: Rc::default(),
     })
 }
 
@@ -285,9 +289,10 @@ pub fn chart_figures(c: &SessionChart) -> (Vec<Option<Point>>, Vec<Mark>) {
 }
 
 /// The session chart of an imported session.
-pub fn imported_chart(i: &Imported, w: &Walked) -> Html {
-    html! { <Chart points={w.points.clone()} lines={w.replay.lines.clone()} marks={w.marks.clone()} current={None::<usize>}
-    what_if={Some(w.what_if.clone())}
+/// `at` is the request picked; a click on the plot picks another.
+pub fn imported_chart(i: &Imported, w: &Walked, at: usize, on_pick: &Callback<usize>) -> Html {
+    html! { <Chart points={w.points.clone()} lines={w.replay.lines.clone()} marks={w.marks.clone()} current={Some(at)}
+    what_if={Some(w.what_if.clone())} on_pick={Some(on_pick.clone())}
     title={format!("{}: reported tokens per request", i.name)} /> }
 }
 

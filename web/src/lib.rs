@@ -16,6 +16,7 @@ pub mod glossary;
 pub mod import;
 pub mod lost;
 pub mod panel;
+pub mod placement;
 pub mod resume;
 pub mod session;
 pub mod sheet;
@@ -26,6 +27,7 @@ pub mod timeline;
 pub mod try_this;
 pub mod url;
 pub mod walk;
+pub mod walked;
 
 // The page's allocator (compaction-alloc): talc, growing the memory
 // geometrically.

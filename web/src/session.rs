@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::transcript::replay::{Replay, ReplayOptions, Replaying};
-use compaction_scenarios::sandbox::{timeline_chart, SessionChart};
+use compaction_scenarios::sandbox::{timeline_chart, SessionChart, SessionRequest, Walking};
 use yew::prelude::*;
 
 use crate::chart::{Mark, Point};
@@ -31,6 +31,8 @@ pub struct Walked {
     pub marks: Rc<Vec<Mark>>,
     /// The what-if's count at each request.
     pub what_if: Rc<Vec<Option<Point>>>,
+    /// The requests a real boundary opens, in order.
+    pub boundaries: Rc<Vec<usize>>,
 }
 
 /// How long a slice of work runs before the page yields, in ms.
@@ -165,6 +167,7 @@ async fn replay(
                         return None;
                     }
                     let (points, marks) = chart_figures(&chart);
+                    let boundaries = crate::walked::boundary_requests(&chart);
                     phases.lap("chart");
                     return Some(Ok(Rc::new(Walked {
                         replay,
@@ -172,12 +175,100 @@ async fn replay(
                         points: Rc::new(points),
                         marks: Rc::new(marks),
                         what_if: Rc::new(what_if),
+                        boundaries,
                     })));
                 }
                 Ok(false) if now() - start < SLICE_MS => {}
                 Ok(false) => break,
                 Err(e) => return Some(Err(e.to_string())),
             }
+        }
+    }
+}
+
+/// A request of an imported session laid out, or why it could not be.
+pub type Walk = Result<Rc<SessionRequest>, String>;
+
+/// Messages appended between two looks at the clock while a request is
+/// laid out.
+const WALK_BATCH: usize = 200;
+
+/// Request `at` of the imported session, laid out under `state`'s lines a
+/// slice at a time whenever it, the lines or the session change; the last
+/// one stays until the next is ready.
+#[hook]
+pub fn use_walk(
+    imported: &Option<Imported>,
+    state: &UseReducerHandle<SandboxState>,
+    at: Option<usize>,
+) -> Option<Walk> {
+    let out = use_state(|| None::<Walk>);
+    let deps = (
+        imported.clone(),
+        at,
+        state.fields[Field::Window as usize].clone(),
+        state.fields[Field::MaxOutput as usize].clone(),
+        state.fields[Field::OverridePct as usize].clone(),
+    );
+    {
+        let out = out.clone();
+        let state = state.clone();
+        use_effect_with(deps, move |(imported, at, ..)| {
+            let alive = Rc::new(Cell::new(true));
+            match (imported.clone(), *at) {
+                (Some(i), Some(at)) => {
+                    let alive = alive.clone();
+                    let settings = settings(&i, &state);
+                    yew::platform::spawn_local(async move {
+                        let walked = match settings {
+                            Ok((_, settings, _)) => walk(&i, settings, at, &alive).await,
+                            Err(e) => Some(Err(e)),
+                        };
+                        if let (Some(w), true) = (walked, alive.get()) {
+                            out.set(Some(w));
+                        }
+                    });
+                }
+                _ => out.set(None),
+            }
+            move || alive.set(false)
+        });
+    }
+    (*out).clone()
+}
+
+/// Lays out request `at` of `i` a slice at a time; `None` when abandoned.
+async fn walk(i: &Imported, settings: EngineSettings, at: usize, alive: &Cell<bool>) -> Option<Walk> {
+    let timeline = &i.timeline;
+    yield_now().await;
+    if !alive.get() {
+        return None;
+    }
+    // The engine's eras, the first time a request after a boundary needs
+    // its opening.
+    let eras = if Walking::needs_eras(timeline, at) {
+        Some(i.eras.get_or_init(|| i.transcript.eras()).as_slice())
+    } else {
+        None
+    };
+    let mut walking = match Walking::new(&i.transcript, timeline, eras, settings, at) {
+        Ok(Some(w)) => w,
+        Ok(None) => return Some(Err(format!("the session has no request {}", at + 1))),
+        Err(e) => return Some(Err(e.to_string())),
+    };
+    loop {
+        let start = now();
+        loop {
+            match walking.step(timeline, WALK_BATCH) {
+                Ok(true) => return Some(Ok(Rc::new(walking.finish(timeline)))),
+                Ok(false) if now() - start < SLICE_MS => {}
+                Ok(false) => break,
+                Err(e) => return Some(Err(e.to_string())),
+            }
+        }
+        yield_now().await;
+        if !alive.get() {
+            return None;
         }
     }
 }

@@ -4,7 +4,7 @@
 //! controls; what happens is the engine's.
 
 use compaction_core::compact::attachments::{Kind, Status};
-use compaction_scenarios::sandbox::{Exploration, Outcome};
+use compaction_scenarios::sandbox::{Exploration, Outcome, PrecomputeSwitch};
 use yew::prelude::*;
 
 use crate::state::{Action, Field, SandboxState, Switch};
@@ -34,6 +34,23 @@ pub fn chips(state: &SandboxState, e: &Exploration) -> Vec<Chip> {
             label: "Block the PreCompact hook".into(),
             prediction: "The /compact stops before the cut: no boundary is written and the next request is the one that stood.".into(),
             actions: vec![Action::Toggle(Switch::HookBlocks, true)],
+        });
+    }
+    // A stored summary of the same prefix (R9.2): the /compact reuses it.
+    // It was written without the /compact's instructions, so they go.
+    let asks_model = e.moments.iter().any(|m| {
+        m.frame.kind == "compact"
+            && matches!(m.outcome, Some(Outcome::Compacted { .. }))
+            && m.frame.steps.iter().any(|s| s.model_calls > 0)
+    });
+    if asks_model && state.precompute == PrecomputeSwitch::None {
+        out.push(Chip {
+            label: "Use a stored precompute".into(),
+            prediction: "The /compact reuses a summary written in the background: no model call (its cost badge drops), the same cut; its own instructions are cleared, since a stored summary cannot follow new ones.".into(),
+            actions: vec![
+                Action::Precompute(PrecomputeSwitch::Ready),
+                Action::Instructions(String::new()),
+            ],
         });
     }
     if compacted.is_some() && state.field(Field::PreserveGroups) != "4" {

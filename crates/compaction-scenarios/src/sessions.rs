@@ -180,6 +180,31 @@ pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario 
     }
 }
 
+/// Design turns `turns` of [`run_through`]: a pinned decision and a long
+/// answer each, one call per turn.
+fn design_turns(b: &mut Builder, turns: std::ops::Range<usize>) {
+    for turn in turns {
+        b.prompt(&format!(
+            "Design decision {turn}: FastAPI instead of Flask, PostgreSQL for the database."
+        ))
+        .pin_last();
+        b.say(&"Long design answer. ".repeat(1_500)).call();
+    }
+}
+
+/// A turn of [`run_through`] that runs a package's tests: 25 tool calls
+/// (Tier 1's round, R4.3) of `chars` characters each in one turn, then
+/// `report` and one call.
+fn test_run(b: &mut Builder, package: &str, chars: usize, report: &str) {
+    b.prompt(&format!(
+        "Run the {package} tests, file by file, and fix what fails."
+    ));
+    for i in 0..25 {
+        b.tool("Bash", &format!("tests/{package}/test_{i}.py"), chars);
+    }
+    b.say(report).call();
+}
+
 /// The test log pasted at the end of [`run_through`], in tokens at the
 /// engine's estimate.
 const PASTE_TOKENS: usize = 105_000;
@@ -209,29 +234,36 @@ pub fn run_through() -> Scenario {
                 2_000,
             );
         }
-        b.say("Done with this module.").call();
+        // What changed and why: the turns snip deletes first (phases 3–4).
+        b.say(&format!("Module {turn} is done; what changed and why. ").repeat(370))
+            .call();
     }
-    // Phases 3–4: the conversation itself grows past the line: snip
-    // deletes the oldest turns, and the count drops under it (Tiers 3–4
-    // do not run). The user pins each design decision (extension): snip
-    // may not delete those turns.
-    phases.push(("3–4 · snip", b.at()));
-    for turn in 0..20 {
-        b.prompt(&format!(
-            "Design decision {turn}: FastAPI instead of Flask, PostgreSQL for the database."
-        ))
-        .pin_last();
-        b.say(&"Long design answer. ".repeat(1_500)).call();
-    }
-    // Phase 5: few old turns are left that snip may delete, and one long
-    // turn outgrows what it can free: Tier 3 collapses the old design
-    // turns (their pinned decisions stay verbatim), and when that is not
-    // enough Tier 4 compacts.
+    // Phase 3: the conversation itself grows towards the line (design
+    // turns, no tool call; the user pins each decision, an extension:
+    // snip may not delete those turns), then one test run of 25 tool
+    // calls takes it over. Its call is due a Tier 1 round (25 more
+    // calls), which clears old results but leaves the count over; Tier 2
+    // snip then deletes the oldest turns and the count drops under the
+    // line (Tiers 3–4 do not run).
+    phases.push(("3 · microcompact + snip", b.at()));
+    design_turns(&mut b, 0..18);
+    test_run(&mut b, "api", 1_200, &"Test report for the API: ".repeat(2_000));
+    // Phase 4: continued use. The next test run (larger results) takes
+    // the count over again at Tier 1's next round: the same pair again,
+    // snip deleting what is left of phase 2 and the API test run.
+    phases.push(("4 · again: microcompact + snip", b.at()));
+    test_run(&mut b, "db", 3_200, "The database tests pass.");
+    b.prompt("Commit that.");
+    b.say("Committed.").call();
+    // Phase 5: one long turn keeps growing. Snip still gets its second and
+    // fourth parts under the line (phase 4 goes on), deleting the last
+    // turns it may; at the sixth only the short commit turn is left, and
+    // deleting it is not enough: Tier 3 collapses the old design turns (their
+    // pinned decisions stay verbatim), and when that is not enough Tier 4
+    // compacts.
     b.prompt("Now write the whole API module, with tests.");
     for part in 0..30 {
-        // Snip still gets the first two parts under the line; from the
-        // third on it cannot: phase 5.
-        if part == 2 {
+        if part == 5 {
             phases.push(("5 · collapse, compact", b.at()));
         }
         b.say(&format!("API part {part}: ").repeat(2_000)).call();

@@ -16,6 +16,7 @@ mod journal;
 mod lost;
 mod precompute;
 mod request;
+mod walk;
 
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use cut::{Groups, SEED_002_REASON};
@@ -25,6 +26,7 @@ pub use journal::{journal, BoundaryCard, Journal, Place, Record, Resumed};
 pub use lost::{Line, Section};
 pub use precompute::PrecomputeSwitch;
 pub use request::{explain, rebuild, Goes, Part, Rebuild, Segment};
+pub use walk::{session_request, Kept, Opening, SessionRequest, Walking};
 
 use crate as scenarios;
 use crate::{Event, Frame, HostPolicy, Observer, Scenario};

@@ -9,3 +9,4 @@ mod plausible;
 mod resume;
 mod sandbox;
 mod thinking;
+mod walk;

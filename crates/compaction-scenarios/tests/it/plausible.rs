@@ -154,7 +154,8 @@ fn a_failed_compact_lights_no_rebuild_stage() {
 fn seed_000s_phases_are_chapters_and_each_tier_has_its_cost() {
     let e = run("run-through", |_| {});
     let names: Vec<&str> = e.chapters.iter().map(|c| c.name).collect();
-    assert_eq!(names.len(), 5, "{names:?}");
+    // Phases 1–5, then Tier 5's 413.
+    assert_eq!(names.len(), 6, "{names:?}");
     assert_eq!(e.chapters[0].first, 0);
     assert_eq!(e.chapters.last().unwrap().end, e.moments.len());
     assert!(e.chapters.windows(2).all(|w| w[0].end == w[1].first));
@@ -167,7 +168,33 @@ fn seed_000s_phases_are_chapters_and_each_tier_has_its_cost() {
             .name
     };
     assert!(chapter_of(Tier::Microcompact).starts_with('2'));
-    assert!(chapter_of(Tier::Snip).starts_with("3–4"));
+    assert!(chapter_of(Tier::Snip).starts_with('3'));
+    // Seed 000: phase 3 is Tier 1 then Tier 2 in one call (microcompact
+    // runs, the count stays over, snip gets it under, Tiers 3–4 do not
+    // run); phase 4 repeats it.
+    for phase in ['3', '4'] {
+        let c = e.chapters.iter().find(|c| c.name.starts_with(phase)).unwrap();
+        let pair = e.moments[c.first..c.end]
+            .iter()
+            .find(|m| m.tiers == [Tier::Microcompact, Tier::Snip])
+            .unwrap_or_else(|| panic!("phase {phase}: no call with microcompact then snip"));
+        assert!(
+            pair.frame.count.tokens <= e.lines.compact,
+            "phase {phase}: snip gets under the line"
+        );
+        let micro = pair
+            .frame
+            .steps
+            .iter()
+            .find(|s| s.tier == Tier::Microcompact)
+            .unwrap();
+        assert!(
+            micro.count_after.tokens > e.lines.compact,
+            "phase {phase}: microcompact alone is not enough"
+        );
+        // Every count the chart draws stays inside the window.
+        assert!(pair.tokens_before < e.lines.window);
+    }
     assert!(chapter_of(Tier::Collapse).starts_with('5'));
     assert!(chapter_of(Tier::Compact).starts_with('5'));
     assert!(chapter_of(Tier::Reactive).starts_with("413"));

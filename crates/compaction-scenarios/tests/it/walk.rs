@@ -1,0 +1,146 @@
+//! "Your session, walked" (issue 26, point 8): any request of an imported
+//! session laid out as the engine counts it, and at a boundary the real
+//! summary and preserved tail the next request carried.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
+use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::transcript::replay::Timeline;
+use compaction_core::transcript::{Importer, Transcript};
+use compaction_scenarios::sandbox::{session_request, timeline_chart, Mark, Part, SessionRequest};
+
+fn import(name: &str) -> Transcript {
+    let path = format!(
+        "{}/../compaction-core/tests/fixtures/transcripts/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut importer = Importer::new();
+    importer.feed(&std::fs::read(path).unwrap());
+    importer.finish()
+}
+
+fn settings() -> EngineSettings {
+    Preset::Client21.settings(200_000)
+}
+
+fn request(t: &Transcript, timeline: &Timeline, at: usize) -> Option<SessionRequest> {
+    session_request(t, timeline, settings(), at).unwrap()
+}
+
+/// The parts of a request, in order, each once.
+fn parts(r: &SessionRequest) -> Vec<Part> {
+    let mut out: Vec<Part> = r.segments.iter().map(|s| s.part).collect();
+    out.dedup();
+    out
+}
+
+/// The requests of `timeline`, and the first after each real boundary.
+fn requests(timeline: &Timeline) -> (usize, Vec<usize>) {
+    let replay = timeline.replay(Preset::Client21, settings()).unwrap();
+    let chart = timeline_chart(timeline, &replay);
+    let real = chart
+        .marks
+        .iter()
+        .filter_map(|m| match m {
+            Mark::Real { at, .. } => Some(*at),
+            _ => None,
+        })
+        .collect();
+    (chart.requests.len(), real)
+}
+
+#[test]
+fn the_request_after_a_boundary_holds_the_real_summary_and_preserved_tail() {
+    // The walked history starts at the compaction: its first request is
+    // the one after it.
+    let t = import("hand__preserved-segment-2.1.170.jsonl");
+    let timeline = t.timeline();
+    let (n, real) = requests(&timeline);
+    assert_eq!(real, [0]);
+    let after = request(&t, &timeline, 0).unwrap();
+    assert!(after.at_boundary);
+    let opening = after.opening.as_ref().expect("the era opens with a compaction");
+    let boundary = &t.boundaries[0];
+    assert_eq!(opening.boundary, boundary.uuid);
+    assert!(
+        t.message(boundary.summary_uuid.as_ref().unwrap())
+            .unwrap()
+            .is_compact_summary
+    );
+    assert!(
+        opening.summary.starts_with("This session is being continued"),
+        "{}",
+        opening.summary
+    );
+    assert!(opening.summary_tokens > 0);
+    // The summary, the preserved tail, then what came since: each message
+    // counted once.
+    let era = t.eras().into_iter().last().unwrap();
+    assert_eq!(opening.preserved.len(), era.preserved);
+    assert_eq!(opening.preserved.len(), 2);
+    let p = parts(&after);
+    let from = usize::from(p[0] == Part::System);
+    assert_eq!(p[from..], [Part::Summary, Part::Preserved, Part::Since]);
+    let counted: u64 = after
+        .segments
+        .iter()
+        .filter(|s| s.part != Part::System)
+        .map(|s| s.tokens)
+        .sum();
+    assert_eq!(counted, after.counted);
+    // The messages it held are the resumed view's, up to it.
+    let resumed: Vec<_> = t
+        .resume()
+        .messages
+        .iter()
+        .map(|m| m.message.uuid.clone())
+        .collect();
+    assert_eq!(
+        after.messages,
+        resumed.iter().position(|u| *u == after.uuid).unwrap()
+    );
+    // What the file reports beyond the messages is what the host sent
+    // outside them.
+    let outside: u64 = after
+        .segments
+        .iter()
+        .filter(|s| s.part == Part::System)
+        .map(|s| s.tokens)
+        .sum();
+    assert_eq!(outside, after.reported.unwrap().saturating_sub(after.counted));
+    // No request past the last.
+    assert!(request(&t, &timeline, n - 1).is_some());
+    assert!(request(&t, &timeline, n).is_none());
+}
+
+#[test]
+fn requests_before_a_boundary_hold_the_conversation_and_after_it_the_same_opening() {
+    let t = import("marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl");
+    let timeline = t.timeline();
+    let (n, real) = requests(&timeline);
+    let first_after = real[0];
+    assert!(first_after > 0);
+    let before = request(&t, &timeline, first_after - 1).unwrap();
+    assert!(before.opening.is_none() && !before.at_boundary);
+    assert_eq!(parts(&before).last(), Some(&Part::Conversation));
+    assert!(!parts(&before).contains(&Part::Summary));
+    let a = request(&t, &timeline, first_after).unwrap();
+    let b = request(&t, &timeline, n - 1).unwrap();
+    assert!(a.at_boundary && !b.at_boundary);
+    assert!(parts(&a).contains(&Part::Summary));
+    assert_eq!(
+        a.opening.as_ref().map(|o| &o.boundary),
+        b.opening.as_ref().map(|o| &o.boundary)
+    );
+    assert!(b.messages > a.messages);
+    // The reported figure is the file's usage of the answer.
+    let answer = t.message(&b.uuid).unwrap();
+    assert_eq!(
+        b.reported,
+        answer
+            .message
+            .usage
+            .as_ref()
+            .map(|u| u.prompt_tokens())
+            .filter(|&t| t > 0)
+    );
+}
