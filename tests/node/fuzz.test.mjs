@@ -8,7 +8,7 @@
 // engines alike: the file -> readSession -> loadSession), and no input was
 // changed. At every resume: each appended uuid has a record in the file, and
 // the resumed view sends exactly what the live one did, with the same pins
-// (issue 27).
+// (issue 27) and the same count (issue 28).
 //
 // Deterministic: scripts/test.sh runs the fixed seeds below (every seed that
 // ever failed, kept as a regression, plus a fixed set), each for FUZZ_OPS
@@ -105,6 +105,9 @@ class Subject {
     this.tools = 0;
     /** The settings it was made with (a resume uses the same). */
     this.settings = undefined;
+    /** What the host set with setSystem / setContext (a resume sets them again). */
+    this.system = undefined;
+    this.context = undefined;
     /** The session file's lines written before this engine (it was resumed from them). */
     this.earlier = [];
     /** The uuids `append` returned: each must have a record. */
@@ -239,11 +242,26 @@ async function walk(SEED, OPS) {
     } else if (op === 14) {
       const value = hostile();
       const method = pick(["append", "load", "loadJson", "setSystem", "setContext", "beforeCall", "plan", "loadSession", "answer", "swapInSummary", "prepare"]);
-      const r = call(`${method}(hostile)`, () => e[method](value));
+      let taken = false;
+      const r = call(`${method}(hostile)`, () => {
+        const out = e[method](value);
+        taken = true;
+        return out;
+      });
       if (r instanceof Promise) await r.catch(() => {});
+      // A value the engine took ("not json" is a system prompt) is set again on a resume.
+      if (taken && method === "setSystem") s.system = value;
+      if (taken && method === "setContext") s.context = value;
       s.sync();
     } else if (op === 15) {
-      call("setSystem/setContext", () => (chance(0.5) ? e.setSystem(text()) : e.setContext([{ kind: "plan", name: "plan", content: text() }])));
+      // What a host sets again on the engine it resumes (a session file keeps neither).
+      if (chance(0.5)) {
+        const system = text();
+        if (call("setSystem", () => e.setSystem(system) ?? true)) s.system = system;
+      } else {
+        const context = [{ kind: "plan", name: "plan", content: text() }];
+        if (call("setContext", () => e.setContext(context) ?? true)) s.context = context;
+      }
     } else if (op === 16 && s.uuids.length > 2) {
       const view = e.view();
       const uuids = view.slice(0, 1 + int(Math.max(1, view.length - 1))).map((m) => m.uuid);
@@ -258,6 +276,8 @@ async function walk(SEED, OPS) {
       for (const uuid of s.appended) assert.ok(written.has(uuid), `seed ${SEED}: appended ${uuid} has no record`);
       const session = readSession(file.join("\n"));
       const resumed = new Engine(s.settings);
+      if (s.system !== undefined) resumed.setSystem(s.system);
+      if (s.context !== undefined) resumed.setContext(s.context);
       call("loadSession", () => resumed.loadSession(session), session);
       const back = resumed.messages();
       assertPaired(back, `seed ${SEED} resumed`);
@@ -278,11 +298,16 @@ async function walk(SEED, OPS) {
       const inView = new Set(resumed.view().map((m) => m.uuid));
       const livePins = e.pinned().filter((uuid) => inView.has(uuid));
       assert.deepEqual(resumed.pinned(), livePins, `seed ${SEED} op ${stats.ops}: the resumed pins are not the live ones`);
+      // And the count the lines are held against (issue 28: a resumed engine
+      // counts as the live one did: the file's count_calibrated record).
+      if (!endsOpen(e.messages())) {
+        assert.deepEqual(resumed.count(), e.count(), `seed ${SEED} op ${stats.ops}: the resumed engine counts differently`);
+      }
       stats.resumes++;
       e.free();
       const i = subjects.indexOf(s);
       subjects[i] = new Subject(resumed, `${s.name}r`);
-      Object.assign(subjects[i], { settings: s.settings, earlier: file, tools: s.tools });
+      Object.assign(subjects[i], { settings: s.settings, earlier: file, tools: s.tools, system: s.system, context: s.context });
       subjects[i].uuids = resumed.view().map((m) => m.uuid);
       subjects[i].sync();
     } else if (op === 18 && chance(0.2)) {

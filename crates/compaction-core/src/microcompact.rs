@@ -195,6 +195,26 @@ impl Microcompact {
         self.server_cleared
     }
 
+    /// The prediction as data to persist (R4.3), when there is one.
+    pub(crate) fn saved(&self) -> Option<crate::view::ServerCleared> {
+        let cleared = self.server_cleared.min(self.calls.len());
+        let through = self.calls.get(cleared.checked_sub(1)?)?.clone();
+        Some(crate::view::ServerCleared {
+            through,
+            fired_at: self.fired_at.unwrap_or(self.calls.len()) as u64,
+        })
+    }
+
+    /// Takes a persisted prediction as this view's: the server clears the
+    /// oldest eligible results up to `saved.through` (nothing when the view
+    /// no longer holds that call).
+    pub(crate) fn restore(&mut self, view: &mut View, saved: &crate::view::ServerCleared) {
+        if let Some(at) = self.calls.iter().position(|id| *id == saved.through) {
+            self.reconcile(view, at + 1);
+            self.fired_at = Some(usize::try_from(saved.fired_at).unwrap_or(usize::MAX));
+        }
+    }
+
     /// Replaces the prediction with what the server reported it cleared
     /// (R13.4: `applied_edits`): the oldest `actual` eligible results are
     /// cleared in the view, the others show the client's copy again.

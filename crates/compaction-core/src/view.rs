@@ -575,7 +575,7 @@ fn signed(tokens: u64) -> i64 {
 }
 
 mod counting;
-pub use counting::{Calibration, Counting, SavedAnchor};
+pub use counting::{Calibration, Counting, SavedAnchor, ServerCleared};
 
 #[cfg(test)]
 mod tests;

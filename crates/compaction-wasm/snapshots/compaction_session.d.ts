@@ -185,6 +185,11 @@ export interface SessionCounting {
      * The last reported usage, or `null` when the count was an estimate.
      */
     anchor: CountAnchor | null;
+    /**
+     * What the view predicted the server clears by context editing, or
+     * `null` before the cache-aware microcompact first fired.
+     */
+    serverCleared: CountServerCleared | null;
 }
 
 /**
@@ -207,6 +212,21 @@ export interface CountAnchor {
      * What the view freed (negative) or added before it since.
      */
     prefixDelta: number;
+}
+
+/**
+ * The results the server is predicted to clear (context editing): the
+ * oldest eligible ones up to `through`.
+ */
+export interface CountServerCleared {
+    /**
+     * The `tool_use_id` of the newest eligible call whose result is cleared.
+     */
+    through: string;
+    /**
+     * Eligible tool calls in the view when the microcompact last fired.
+     */
+    firedAt: number;
 }
 
 /**

@@ -183,7 +183,7 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
 /// A `Session`'s `counting` (what `readSession` read from the file's
 /// `count_calibrated` record), or what is wrong with it (`.field …`).
 fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
-    use compaction_core::view::{Calibration, Counting, SavedAnchor};
+    use compaction_core::view::{Calibration, Counting, SavedAnchor, ServerCleared};
     let whole = |object: &JsValue, key: &str, signed: bool| -> Result<f64, String> {
         let n = crate::js::get(object, key, "").map_err(|_| format!(".{key} cannot be read"))?;
         match n.as_f64() {
@@ -209,6 +209,18 @@ fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
             prefix_delta: at("prefixDelta")? as i64,
         })
     };
+    let cleared =
+        crate::js::get(value, "serverCleared", "").map_err(|_| ".serverCleared cannot be read".to_owned())?;
+    let server_cleared = if cleared.is_null() || cleared.is_undefined() {
+        None
+    } else {
+        let [through] =
+            crate::js::object_strings(&cleared, ["through"]).map_err(|e| format!(".serverCleared{e}"))?;
+        Some(ServerCleared {
+            through: through.ok_or_else(|| ".serverCleared.through is missing".to_owned())?,
+            fired_at: whole(&cleared, "firedAt", false).map_err(|e| format!(".serverCleared{e}"))? as u64,
+        })
+    };
     let at = |key| whole(&calibration, key, false).map_err(|e| format!(".calibration{e}"));
     Ok(SavedCounting {
         after: after.map(Uuid),
@@ -218,6 +230,7 @@ fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
                 estimated: at("estimated")? as u64,
             },
             anchor,
+            server_cleared,
         },
     })
 }

@@ -11,8 +11,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::dto::{
-    BoundarySummary, CountAnchor, CountCalibration, ImportReport, Problem, ReportedUsage, Session,
-    SessionCounting, SessionMessage,
+    BoundarySummary, CountAnchor, CountCalibration, CountServerCleared, ImportReport, Problem, ReportedUsage,
+    Session, SessionCounting, SessionMessage,
 };
 use crate::error::{js_error, INVALID_ARGUMENT};
 use crate::js::to_js;
@@ -297,6 +297,10 @@ fn counting_of(saved: &compaction_core::transcript::counted::SavedCounting) -> S
             reported: a.reported as f64,
             reply_delta: a.reply_delta as f64,
             prefix_delta: a.prefix_delta as f64,
+        }),
+        server_cleared: c.server_cleared.as_ref().map(|c| CountServerCleared {
+            through: c.through.clone(),
+            fired_at: c.fired_at as f64,
         }),
     }
 }

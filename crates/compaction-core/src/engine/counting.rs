@@ -6,10 +6,14 @@ use crate::view::Counting;
 
 impl Engine {
     /// What the count rests on now (the last reported usage, the
-    /// calibration), to persist. A session file keeps it in a
+    /// calibration, the results the server is predicted to clear), to
+    /// persist. A session file keeps it in a
     /// `count_calibrated` record.
     pub fn counting(&self) -> Counting {
-        self.view.counting()
+        Counting {
+            server_cleared: self.microcompact.saved(),
+            ..self.view.counting()
+        }
     }
 
     /// Takes a persisted counting state as the view's own, as the view
@@ -17,6 +21,11 @@ impl Engine {
     /// record followed). Returns whether its usage was placed: `false`
     /// when the view no longer holds the message that usage belongs to.
     pub fn restore_counting(&mut self, counting: &Counting) -> bool {
+        // The prediction first: the anchor is then placed on the view as
+        // the server will see it, as the live one was.
+        if let Some(saved) = &counting.server_cleared {
+            self.microcompact.restore(&mut self.view, saved);
+        }
         self.view.restore_counting(counting)
     }
 }

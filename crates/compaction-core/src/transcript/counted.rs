@@ -15,13 +15,16 @@
 //!  "content":"Count calibrated: the last reported usage and the estimate's calibration",
 //!  "timestamp":"2026-12-01T12:00:00Z","uuid":"…","level":"info",
 //!  "countMetadata":{"afterUuid":"m7","calibration":{"real":5120,"estimated":4650},
-//!   "anchor":{"uuid":"m7","reported":48210,"replyDelta":312,"prefixDelta":-1800}}}
+//!   "anchor":{"uuid":"m7","reported":48210,"replyDelta":312,"prefixDelta":-1800},
+//!   "serverCleared":{"through":"toolu_31","firedAt":51}}}
 //! ```
 //!
 //! `afterUuid` is the view's last message when the record was written (the
 //! state holds from there on); `anchor` is `null` when the count was an
 //! estimate, and its `uuid` `null` when nothing followed a refused
-//! request's stated size.
+//! request's stated size. `serverCleared`, present only once the
+//! cache-aware microcompact fired (R4.3), is what the view predicts the
+//! server clears by context editing.
 
 use super::expand::{envelope_and, system_line, Meta};
 use super::export::RecordContext;
@@ -30,7 +33,7 @@ use super::record::{Envelope, Invalid, Record};
 use crate::compact::boundary::derived_uuid;
 use crate::engine::Engine;
 use crate::message::Uuid;
-use crate::view::{Calibration, Counting, SavedAnchor};
+use crate::view::{Calibration, Counting, SavedAnchor, ServerCleared};
 
 /// The `subtype` of the record.
 pub const COUNTED_SUBTYPE: &str = "count_calibrated";
@@ -123,8 +126,18 @@ pub(crate) fn read_counted(map: Fields) -> Result<Record, (Invalid, Fields)> {
             }))
         }),
     };
-    let (Some(calibration), Some(anchor)) = (calibration, anchor) else {
-        let why = "`countMetadata` must hold a `calibration` {real, estimated} and an `anchor` (null or {uuid, reported, replyDelta, prefixDelta}) of whole numbers".to_owned();
+    let server_cleared = match meta.get("serverCleared").filter(|raw| raw.text() != "null") {
+        None => Some(None),
+        Some(raw) => raw.read::<Fields>().and_then(|c| {
+            Some(Some(ServerCleared {
+                through: c.get("through")?.read()?,
+                fired_at: c.get("firedAt")?.read()?,
+            }))
+        }),
+    };
+    let (Some(calibration), Some(anchor), Some(server_cleared)) = (calibration, anchor, server_cleared)
+    else {
+        let why = "`countMetadata` must hold a `calibration` {real, estimated}, an `anchor` (null or {uuid, reported, replyDelta, prefixDelta}) of whole numbers, and no `serverCleared` or one {through, firedAt}".to_owned();
         return Err((why, map));
     };
     let after = meta
@@ -135,7 +148,11 @@ pub(crate) fn read_counted(map: Fields) -> Result<Record, (Invalid, Fields)> {
         envelope,
         saved: SavedCounting {
             after,
-            counting: Counting { calibration, anchor },
+            counting: Counting {
+                calibration,
+                anchor,
+                server_cleared,
+            },
         },
     }))
 }
@@ -156,6 +173,7 @@ pub fn counted_record(
         after_uuid: after,
         calibration: counting.calibration,
         anchor: counting.anchor.as_ref(),
+        server_cleared: counting.server_cleared.as_ref(),
     });
     let content = "Count calibrated: the last reported usage and the estimate's calibration";
     system_line(uuid, COUNTED_SUBTYPE, content, meta, parent, ctx)
@@ -168,4 +186,6 @@ pub(super) struct CountMetadata<'a> {
     after_uuid: Option<&'a Uuid>,
     calibration: Calibration,
     anchor: Option<&'a SavedAnchor>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_cleared: Option<&'a ServerCleared>,
 }

@@ -238,6 +238,7 @@ impl Importer {
             Ok(Record::Counted(c)) => {
                 if self.node(line, c.envelope, NodeKind::Pinned, false) {
                     self.transcript.counted = Some(c.saved);
+                    self.transcript.counted_line = line;
                 }
             }
             Ok(Record::Node(n)) => {

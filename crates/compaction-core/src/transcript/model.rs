@@ -330,6 +330,8 @@ pub struct Transcript {
     /// The last `count_calibrated` record's state, in file order
     /// (extension, SPEC R11.6).
     pub(crate) counted: Option<super::counted::SavedCounting>,
+    /// The line of that record.
+    pub(crate) counted_line: u32,
 }
 
 /// Plain counters gathered while reading.

@@ -83,7 +83,7 @@ impl Transcript {
                 messages: Vec::new(),
                 problems: Vec::new(),
                 pinned: Vec::new(),
-                counting: self.counted.clone(),
+                counting: self.counting_on(&[]),
             };
         };
         let mut messages: Vec<ImportedMessage> = era
@@ -136,13 +136,36 @@ impl Transcript {
             }
         });
         let pinned = self.pinned_among(&messages);
+        let counting = self.counting_on(&messages);
         Resume {
             boundary: era.boundary.and_then(|b| self.boundaries.get(b)).cloned(),
             messages,
             problems,
             pinned,
-            counting: self.counted.clone(),
+            counting,
         }
+    }
+
+    /// The file's last count record, placed on the resumed `view`: after
+    /// the message it names, or, when the view no longer holds that one (a
+    /// snip or a removal that changed nothing the record holds came after
+    /// it), after the last message of the view written before the record:
+    /// the ones after it came later, and load on top of the state as they
+    /// did live.
+    fn counting_on(&self, view: &[ImportedMessage]) -> Option<SavedCounting> {
+        let mut saved = self.counted.clone()?;
+        let named = saved
+            .after
+            .as_ref()
+            .is_some_and(|after| view.iter().any(|m| m.message.uuid == *after));
+        if !named {
+            saved.after = view
+                .iter()
+                .rev()
+                .find(|m| m.line < self.counted_line)
+                .map(|m| m.message.uuid.clone());
+        }
+        Some(saved)
     }
 
     /// The messages among `view` that the file's pin records leave pinned

@@ -22,6 +22,22 @@ pub struct Counting {
     pub calibration: Calibration,
     /// The last reported usage, when the count starts from one.
     pub anchor: Option<SavedAnchor>,
+    /// What the view predicts the server clears by context editing (R4.3):
+    /// the engine's, not the view's (`None` from [`View::counting`]).
+    pub server_cleared: Option<ServerCleared>,
+}
+
+/// The cache-aware microcompact's prediction (R4.3), placed by tool id: the
+/// server clears the oldest eligible results up to and with `through`. It
+/// rests on when the path fired, which the messages cannot say again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerCleared {
+    /// The `tool_use_id` of the newest eligible call whose result the
+    /// server clears.
+    pub through: String,
+    /// Eligible tool calls in the view when the path last fired.
+    pub fired_at: u64,
 }
 
 /// The last reported usage (R1.6), placed by uuid rather than position.
@@ -112,6 +128,7 @@ impl View {
                 reply_delta: a.reply_delta,
                 prefix_delta: a.prefix_delta,
             }),
+            server_cleared: None,
         }
     }
 

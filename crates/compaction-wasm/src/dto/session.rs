@@ -130,6 +130,21 @@ pub struct SessionCounting {
     /// The last reported usage, or `null` when the count was an estimate.
     #[tsify(type = "CountAnchor | null")]
     pub anchor: Option<CountAnchor>,
+    /// What the view predicted the server clears by context editing, or
+    /// `null` before the cache-aware microcompact first fired.
+    #[tsify(type = "CountServerCleared | null")]
+    pub server_cleared: Option<CountServerCleared>,
+}
+
+/// The results the server is predicted to clear (context editing): the
+/// oldest eligible ones up to `through`.
+#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct CountServerCleared {
+    /// The `tool_use_id` of the newest eligible call whose result is cleared.
+    pub through: String,
+    /// Eligible tool calls in the view when the microcompact last fired.
+    pub fired_at: f64,
 }
 
 /// What reported usage has said of the estimator.

@@ -7,8 +7,8 @@
 //! resume counts differently (the test fails without it).
 
 use super::{at, compact_logged};
-use compaction_core::engine::{Engine, Preset};
-use compaction_core::message::{Content, Message, Role, Usage, Uuid};
+use compaction_core::engine::{Engine, EngineSettings as Settings, Preset};
+use compaction_core::message::{Block, Content, Json, Message, Role, ToolResultContent, Usage, Uuid};
 use compaction_core::transcript::counted::Restorer;
 use compaction_core::transcript::import;
 use compaction_core::transcript::log::SessionLog;
@@ -74,8 +74,13 @@ impl Live {
 /// `loadSession(readSession(file))`: the resumed view, and the file's last
 /// count record after the message it follows (when `with_record`).
 fn resume(file: &[u8], with_record: bool) -> Engine {
+    resume_with(file, &Preset::Seed.settings(200_000), with_record)
+}
+
+/// [`resume`] into an engine with `settings`.
+fn resume_with(file: &[u8], settings: &Settings, with_record: bool) -> Engine {
     let resume = import(file).resume();
-    let mut engine = Engine::new(Preset::Seed.settings(200_000)).unwrap();
+    let mut engine = Engine::new(settings.clone()).unwrap();
     let saved = resume.counting.as_ref().filter(|_| with_record);
     let uuids = resume.messages.iter().map(|m| &m.message.uuid);
     let counting = Restorer::start(saved, uuids, &mut engine);
@@ -154,4 +159,88 @@ fn a_record_whose_message_left_the_view_applies_before_the_first_and_bad_ones_ar
         t.problems
     );
     assert_ne!(t.resume().counting, Some(saved), "the bad record says nothing");
+}
+
+/// The cache-aware microcompact's prediction (R4.3) rests on when it fired,
+/// which the messages cannot say: the record carries it (`serverCleared`),
+/// so a resumed view predicts the same cleared results and counts the
+/// same. Without it the resume counts the results the server clears.
+#[test]
+fn a_resume_predicts_what_the_server_clears_as_the_live_engine_did() {
+    let mut settings = Preset::Seed.settings(200_000);
+    settings.microcompact.first_after = 4;
+    settings.microcompact.every = 3;
+    settings.microcompact.keep_recent = 2;
+    let mut live = Live::new();
+    live.engine = Engine::new(settings.clone()).unwrap();
+    live.engine.append(Message::user("u0", "read the files")).unwrap();
+    live.log.appended(Uuid::from("u0"));
+    for i in 0..9 {
+        let id = format!("toolu_{i}");
+        let call = Message::new(
+            format!("c{i}"),
+            Role::Assistant,
+            Content::Blocks(vec![Block::ToolUse {
+                id: id.clone(),
+                name: "Read".into(),
+                input: Json::parse(&format!("{{\"file_path\":\"f{i}.rs\"}}")).unwrap(),
+                extra: Default::default(),
+            }]),
+        );
+        let result = Message::new(
+            format!("r{i}"),
+            Role::User,
+            Content::Blocks(vec![Block::ToolResult {
+                tool_use_id: id,
+                content: ToolResultContent::Text(format!("line {i}\n").repeat(400)),
+                is_error: None,
+                extra: Default::default(),
+            }]),
+        );
+        for m in [call, result] {
+            let uuid = m.uuid.clone();
+            live.engine.append(m).unwrap();
+            live.log.appended(uuid);
+        }
+        // Fires at 4 calls (clears 2), then at 7 (clears 5): 5 of 9 cleared now.
+        let _ = live.engine.before_call(None);
+        live.sync();
+    }
+    let saved = live.engine.counting().server_cleared.expect("the path fired");
+    assert_eq!((saved.through.as_str(), saved.fired_at), ("toolu_4", 7));
+    let file = live.file();
+    let resumed = resume_with(&file, &settings, true);
+    assert_eq!(resumed.counting(), live.engine.counting());
+    assert_eq!(resumed.count(), live.engine.count());
+    assert_ne!(
+        resume_with(&file, &settings, false).count(),
+        live.engine.count(),
+        "without the record nothing is predicted cleared"
+    );
+}
+
+/// A record whose message left the view after it was written (a removal
+/// that changed nothing the record holds writes no new one) takes effect
+/// after the view's last message written before it, not before the first:
+/// there the usage it places would not be in the view yet, and the resumed
+/// engine would count from that message's report alone.
+#[test]
+fn a_record_whose_message_left_the_view_later_applies_after_the_last_one_before_it() {
+    let mut live = Live::new();
+    live.turn(4_000, 1_500);
+    live.turn(4_000, 2_900);
+    // A refused request's stated size: a basis only the record has.
+    let _ = live.engine.prompt_too_long_at(2_000);
+    live.sync();
+    let file = String::from_utf8(live.file()).unwrap();
+    let named = "\"afterUuid\":\"a2\"";
+    assert!(file.contains(named), "{file}");
+    let moved = file.replace(named, "\"afterUuid\":\"gone\"");
+    let t = import(moved.as_bytes());
+    assert_eq!(
+        t.resume().counting.and_then(|c| c.after),
+        Some(Uuid::from("a2")),
+        "the last message written before the record"
+    );
+    assert_eq!(resume(moved.as_bytes(), true).count(), live.engine.count());
 }
