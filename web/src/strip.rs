@@ -123,7 +123,8 @@ pub fn caption(stage: Rebuild, m: &Moment) -> &'static str {
     }
 }
 
-fn part_class(p: Part) -> &'static str {
+/// A part's CSS class (its colour in the lanes and the legend).
+pub fn part_class(p: Part) -> &'static str {
     match p {
         Part::System => "p-system",
         Part::Conversation => "p-conversation",

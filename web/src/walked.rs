@@ -8,22 +8,11 @@
 use std::rc::Rc;
 
 use compaction_scenarios::figures::grouped;
-use compaction_scenarios::sandbox::{Part, SessionChart, SessionRequest};
+use compaction_scenarios::sandbox::{SessionChart, SessionRequest};
 use yew::prelude::*;
 
 use crate::chart::Mark;
-
-fn part_class(p: Part) -> &'static str {
-    match p {
-        Part::System => "p-system",
-        Part::Conversation => "p-conversation",
-        Part::Summary => "p-summary",
-        Part::Collapsed => "p-collapsed",
-        Part::Preserved => "p-preserved",
-        Part::Attachment => "p-attachment",
-        Part::Since => "p-since",
-    }
-}
+use crate::strip::part_class;
 
 /// The request shown when none is picked: the first after the session's
 /// last real boundary, or its last request.
