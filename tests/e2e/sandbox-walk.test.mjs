@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 
 import { serve } from "./server.mjs";
 import { launch, pageWithErrors, SIZES, svgTexts } from "./browser.mjs";
@@ -67,7 +69,18 @@ after(async () => {
   await server?.close();
 });
 
-const number = (text) => Number(text.replace(/[^0-9]/g, ""));
+const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe's serious and critical violations on the page as it stands. */
+async function violations(page) {
+  await page.evaluate(axe);
+  const found = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")).slice(0, 5) }));
+  });
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical");
+}
 
 /** The strip's request: its index, whether it is at a boundary, its parts. */
 function strip(page) {
@@ -117,6 +130,9 @@ test("point 8: an imported session's requests walked: the strip, the stepper and
     assert.match(await page.locator("#timeline .preserved-tail").textContent(), /user · \d+ tokens · Step 7: migrate the exports table\..*assistant · [\d,]+ tokens · Migrated step 7\./s);
     // No scenario experiments on a session.
     assert.equal(await page.locator(".try").count(), 0);
+    // axe: the session's strip, stepper and timeline as accessible as the
+    // scenario's.
+    assert.deepEqual(await violations(page), []);
     await page.screenshot({ path: join(shots, `walk-boundary-${viewport.width}.png`) });
     await page.locator("#timeline").screenshot({ path: join(shots, `walk-summary-${viewport.width}.png`) });
 
