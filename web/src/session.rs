@@ -244,14 +244,13 @@ async fn walk(i: &Imported, settings: EngineSettings, at: usize, alive: &Cell<bo
     if !alive.get() {
         return None;
     }
-    // The engine's eras, the first time a request after a boundary needs
-    // its opening.
-    let eras = if Walking::needs_eras(timeline, at) {
-        Some(i.eras.get_or_init(|| i.transcript.eras()).as_slice())
-    } else {
-        None
-    };
-    let mut walking = match Walking::new(&i.transcript, timeline, eras, settings, at) {
+    // What the request's era opens with: the last era's from the resumed
+    // view; an earlier one's from the engine's eras, worked out the first
+    // time one is picked.
+    let opened = Walking::opened(&i.transcript, timeline, at, || {
+        i.eras.get_or_init(|| i.transcript.eras()).as_slice()
+    });
+    let mut walking = match Walking::new(&i.transcript, timeline, opened.as_ref(), settings, at) {
         Ok(Some(w)) => w,
         Ok(None) => return Some(Err(format!("the session has no request {}", at + 1))),
         Err(e) => return Some(Err(e.to_string())),

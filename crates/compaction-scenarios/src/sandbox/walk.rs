@@ -144,14 +144,14 @@ pub struct Walking {
 
 impl Walking {
     /// Starts request `at` of `transcript` (`timeline` is its timeline,
-    /// `eras` its [`Transcript::eras`], needed only when the request's era
+    /// `opened` what its era opens with, [`Walking::opened`], needed only when the request's era
     /// opens with a compaction). The engine counts with `settings`; the
     /// results the client cleared are cleared as recorded, none by rule.
     /// `None` when the timeline has no request `at`.
     pub fn new(
         transcript: &Transcript,
         timeline: &Timeline,
-        eras: Option<&[Era]>,
+        opened: Option<&Opened>,
         mut settings: EngineSettings,
         at: usize,
     ) -> Result<Option<Walking>, Error> {
@@ -162,27 +162,19 @@ impl Walking {
         let mut engine = Engine::new(settings)?;
         let mut preserved = HashSet::new();
         let mut opening = None;
-        let era = eras
-            .and_then(|e| e.get(place.era))
-            .filter(|_| place.boundary.is_some());
-        if let (Some(b), Some(era)) = (place.boundary.and_then(|b| transcript.boundaries.get(b)), era) {
-            let skip = 1 + era.context + era.preserved;
+        let b = place.boundary.and_then(|b| transcript.boundaries.get(b));
+        let opened = opened.filter(|o| b.is_some_and(|b| b.uuid == o.boundary));
+        if let (Some(b), Some(opened)) = (b, opened) {
             let mut summary = None;
             let mut kept = Vec::new();
-            for (i, imported) in era
-                .messages
-                .iter()
-                .take(skip)
-                .filter_map(|&m| transcript.messages.get(m))
-                .enumerate()
-            {
+            for (imported, is_preserved) in &opened.messages {
                 let mut m = imported.message.clone();
                 let appended = if imported.is_compact_summary {
                     summary = Some(m.content.clone());
                     engine.append_summary(m)
                 } else {
                     m.usage = None;
-                    if i > era.context {
+                    if *is_preserved {
                         preserved.insert(m.uuid.clone());
                     }
                     engine.append(m)
@@ -235,10 +227,30 @@ impl Walking {
         }))
     }
 
-    /// Whether the request's era opens with a compaction whose opening
-    /// needs [`Transcript::eras`].
+    /// Whether request `at`'s opening needs the engine's eras (the whole
+    /// history walked): an era before the last opened by a compaction.
     pub fn needs_eras(timeline: &Timeline, at: usize) -> bool {
-        place(timeline, at).is_some_and(|p| p.boundary.is_some())
+        place(timeline, at).is_some_and(|p| p.boundary.is_some() && p.era + 1 < timeline.eras().count())
+    }
+
+    /// What request `at`'s era opens with (`None`: no compaction): for
+    /// the last era, from the resumed view (only that era is walked); for
+    /// an earlier one, or when the resume opens elsewhere, from the engine's
+    /// eras (`eras`, the whole history walked, asked for only then).
+    pub fn opened<'a>(
+        transcript: &Transcript,
+        timeline: &Timeline,
+        at: usize,
+        eras: impl FnOnce() -> &'a [Era],
+    ) -> Option<Opened> {
+        let p = place(timeline, at)?;
+        let boundary = &transcript.boundaries.get(p.boundary?)?.uuid;
+        if p.era + 1 == timeline.eras().count() {
+            if let Some(o) = Opened::resumed(transcript).filter(|o| o.boundary == *boundary) {
+                return Some(o);
+            }
+        }
+        Opened::of_era(transcript, eras(), p.era)
     }
 
     /// Appends up to `budget` more messages; true once the request stands.
@@ -308,6 +320,57 @@ impl Walking {
     }
 }
 
+/// What an era opens with, as the engine assembled it: the summary, any
+/// re-attached context, the preserved messages (flagged), in order.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    /// The boundary that opens it.
+    pub boundary: Uuid,
+    /// Its messages, each with whether it is preserved.
+    pub messages: Vec<(compaction_core::transcript::ImportedMessage, bool)>,
+}
+
+impl Opened {
+    /// Era `era`'s opening, from the engine's eras ([`Transcript::eras`]:
+    /// the whole history walked).
+    pub fn of_era(transcript: &Transcript, eras: &[Era], era: usize) -> Option<Opened> {
+        let e = eras.get(era)?;
+        let boundary = transcript.boundaries.get(e.boundary?)?.uuid.clone();
+        let messages = e
+            .messages
+            .iter()
+            .take(1 + e.context + e.preserved)
+            .filter_map(|&m| transcript.messages.get(m))
+            .enumerate()
+            .map(|(i, m)| (m.clone(), i > e.context))
+            .collect();
+        Some(Opened { boundary, messages })
+    }
+
+    /// The last era's opening, from the resumed view (only that era is
+    /// walked): `None` when the resume opens with no boundary.
+    pub fn resumed(transcript: &Transcript) -> Option<Opened> {
+        let r = transcript.resume();
+        let boundary = r.boundary?.uuid;
+        let end = r
+            .messages
+            .iter()
+            .rposition(|m| m.preserved)
+            .map_or(1, |i| i + 1)
+            .min(r.messages.len());
+        let messages = r
+            .messages
+            .into_iter()
+            .take(end)
+            .map(|m| {
+                let preserved = m.preserved;
+                (m, preserved)
+            })
+            .collect();
+        Some(Opened { boundary, messages })
+    }
+}
+
 /// The messages of `place`'s era.
 fn era_messages(timeline: &Timeline, place: Place) -> &[compaction_core::transcript::replay::Entry] {
     timeline.eras().nth(place.era).map_or(&[], |(_, m)| m)
@@ -320,8 +383,11 @@ pub fn session_request(
     settings: EngineSettings,
     at: usize,
 ) -> Result<Option<SessionRequest>, Error> {
-    let eras = Walking::needs_eras(timeline, at).then(|| transcript.eras());
-    let Some(mut w) = Walking::new(transcript, timeline, eras.as_deref(), settings, at)? else {
+    let eras = std::cell::OnceCell::new();
+    let opened = Walking::opened(transcript, timeline, at, || {
+        eras.get_or_init(|| transcript.eras())
+    });
+    let Some(mut w) = Walking::new(transcript, timeline, opened.as_ref(), settings, at)? else {
         return Ok(None);
     };
     while !w.step(timeline, usize::MAX)? {}

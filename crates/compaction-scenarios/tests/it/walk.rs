@@ -6,7 +6,7 @@
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::transcript::replay::Timeline;
 use compaction_core::transcript::{Importer, Transcript};
-use compaction_scenarios::sandbox::{session_request, timeline_chart, Mark, Part, SessionRequest};
+use compaction_scenarios::sandbox::{session_request, timeline_chart, Mark, Opened, Part, SessionRequest};
 
 fn import(name: &str) -> Transcript {
     let path = format!(
@@ -77,6 +77,18 @@ fn the_request_after_a_boundary_holds_the_real_summary_and_preserved_tail() {
     let era = t.eras().into_iter().last().unwrap();
     assert_eq!(opening.preserved.len(), era.preserved);
     assert_eq!(opening.preserved.len(), 2);
+    // The last era's opening from the resumed view (only that era
+    // walked) is the one the engine's eras assemble.
+    let resumed = Opened::resumed(&t).unwrap();
+    let whole = Opened::of_era(&t, &t.eras(), 0).unwrap();
+    let uuids = |o: &Opened| -> Vec<_> {
+        o.messages
+            .iter()
+            .map(|(m, p)| (m.message.uuid.clone(), *p))
+            .collect()
+    };
+    assert_eq!(uuids(&resumed), uuids(&whole));
+    assert_eq!(resumed.boundary, whole.boundary);
     let p = parts(&after);
     let from = usize::from(p[0] == Part::System);
     assert_eq!(p[from..], [Part::Summary, Part::Preserved, Part::Since]);
