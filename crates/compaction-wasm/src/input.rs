@@ -3,7 +3,7 @@
 //! cheaper than handing wasm an already-parsed JS object), into the engine's
 //! `Message`.
 
-use compaction_core::api::body::{parse_body, BodyAt, MessageParam, ParamError};
+use compaction_core::api::body::{parse_body_text, BodyAt, MessageParam, ParamError};
 use compaction_core::message::{Json, Message, Uuid};
 use compaction_core::transcript::counted::SavedCounting;
 use serde::Deserialize;
@@ -299,12 +299,12 @@ pub fn from_json(
     Ok((system, out))
 }
 
-/// Core's [`parse_body`] with its errors as JS errors, fields named under
+/// Core's [`parse_body_text`] with its errors as JS errors, fields named under
 /// `prefix`: a message of the wrong shape in valid JSON is named by its
 /// index; text that is not JSON at all is an INVALID_JSON error on
 /// `messages`.
 fn parse_messages(json: &str, prefix: &str) -> Result<(Option<String>, Vec<MessageParam>), JsValue> {
-    let body = parse_body(json.as_bytes()).map_err(|e| {
+    let body = parse_body_text(json).map_err(|e| {
         let text = crate::js::clean(&e.error);
         match e.at {
             BodyAt::Message(i) if e.is_json => {

@@ -213,7 +213,8 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
     }
     js_sys::JSON::stringify(value)
         .ok()
-        .and_then(|s| s.as_string())
+        .filter(|s| !s.is_undefined())
+        .map(|s| utf8(&s))
         .ok_or_else(|| {
             js_error(
                 INVALID_MESSAGE,
@@ -250,8 +251,16 @@ pub fn from_js<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, Str
 /// (`.content[1].input`; empty at the top).
 pub fn from_js_at<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, (String, String)> {
     let json = from_js_text(value).map_err(|e| (e, String::new()))?;
-    let fixed = compaction_core::message::surrogates::replace_lone_surrogates(json.as_bytes()).0;
-    serde_json::from_slice(&fixed).map_err(|e| (clean(&e), error_path(&fixed, &e)))
+    // JSON.stringify writes a lone surrogate as an escape: U+FFFD here
+    // (only ASCII escapes change: still UTF-8). Read as text: serde_json
+    // checks no string's UTF-8 again.
+    let json = match compaction_core::message::surrogates::replace_lone_surrogates(json.as_bytes()).0 {
+        std::borrow::Cow::Borrowed(_) => json,
+        std::borrow::Cow::Owned(fixed) => {
+            String::from_utf8(fixed).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        }
+    };
+    serde_json::from_str(&json).map_err(|e| (clean(&e), error_path(json.as_bytes(), &e)))
 }
 
 /// `value` as JSON text.
@@ -259,15 +268,15 @@ fn from_js_text(value: &JsValue) -> Result<String, String> {
     if value.is_undefined() || value.is_function() || value.is_symbol() {
         return Err("expected a JSON value".to_owned());
     }
-    let json = js_sys::JSON::stringify(value)
-        .map_err(|e| {
-            e.dyn_ref::<js_sys::Error>()
-                .map(|e| String::from(e.message()))
-                .unwrap_or_else(|| "not serializable as JSON".to_owned())
-        })?
-        .as_string()
-        .ok_or_else(|| "not serializable as JSON".to_owned())?;
-    Ok(json)
+    let json = js_sys::JSON::stringify(value).map_err(|e| {
+        e.dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_else(|| "not serializable as JSON".to_owned())
+    })?;
+    if json.is_undefined() {
+        return Err("not serializable as JSON".to_owned());
+    }
+    Ok(utf8(&json))
 }
 
 /// Where a serde_json error stopped in `json`: the path of the value there

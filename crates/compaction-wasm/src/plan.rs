@@ -28,7 +28,8 @@ pub fn plan(
 }
 
 fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<JsValue, JsValue> {
-    if let Some(json) = messages.as_string() {
+    if messages.is_string() {
+        let json = crate::js::text(&messages, "messages", false)?;
         state.load_json(&json)?;
     } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {
         if state.formatted.is_some() {

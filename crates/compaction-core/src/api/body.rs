@@ -179,10 +179,36 @@ pub struct BodyError {
 /// buffered. A lone surrogate escape (a text cut in the middle of an emoji)
 /// reads as U+FFFD, as the session importer reads it (R11.4).
 pub fn parse_body(json: &[u8]) -> Result<Body, BodyError> {
-    let fixed = crate::message::surrogates::replace_lone_surrogates(json).0;
+    match std::str::from_utf8(json) {
+        Ok(text) => parse_body_text(text),
+        Err(_) => {
+            let fixed = crate::message::surrogates::replace_lone_surrogates(json).0;
+            read_body(&fixed, || serde_json::Deserializer::from_slice(&fixed))
+        }
+    }
+}
+
+/// [`parse_body`] of text (a JS string, a file read as UTF-8): the same
+/// result, without serde_json checking each string's UTF-8 again.
+pub fn parse_body_text(json: &str) -> Result<Body, BodyError> {
+    let fixed = match crate::message::surrogates::replace_lone_surrogates(json.as_bytes()).0 {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(json),
+        // Only ASCII escapes were rewritten: still UTF-8.
+        std::borrow::Cow::Owned(bytes) => std::borrow::Cow::Owned(
+            String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    };
+    read_body(fixed.as_bytes(), || serde_json::Deserializer::from_str(&fixed))
+}
+
+/// Reads `fixed` with the deserializers `new` makes over it.
+fn read_body<'a, R: serde_json::de::Read<'a>>(
+    fixed: &[u8],
+    new: impl Fn() -> serde_json::Deserializer<R>,
+) -> Result<Body, BodyError> {
     let at = Cell::new(BodyAt::Body);
     let read = || -> serde_json::Result<Body> {
-        let mut de = serde_json::Deserializer::from_slice(&fixed);
+        let mut de = new();
         let starts_with_brace = fixed.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let (system, messages) = if starts_with_brace {
             de.deserialize_map(BodyVisitor(&at))?
@@ -194,7 +220,10 @@ pub fn parse_body(json: &[u8]) -> Result<Body, BodyError> {
     };
     read().map_err(|error| BodyError {
         at: at.get(),
-        is_json: serde_json::from_slice::<IgnoredAny>(&fixed).is_ok(),
+        is_json: {
+            let mut de = new();
+            IgnoredAny::deserialize(&mut de).and_then(|_| de.end()).is_ok()
+        },
         error,
     })
 }

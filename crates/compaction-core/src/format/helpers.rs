@@ -14,13 +14,13 @@ pub(crate) fn object(json: &Json, path: &str) -> Result<Extra, FormatError> {
     if !json.is_object() {
         return Err(FormatError::new(path, "must be an object"));
     }
-    serde_json::from_slice(json.text().as_bytes()).map_err(|e| FormatError::new(path, e.to_string()))
+    serde_json::from_str(json.text()).map_err(|e| FormatError::new(path, e.to_string()))
 }
 
 /// A list's elements, when `json` is a list.
 pub(crate) fn list(json: &Json) -> Option<Vec<Json>> {
     if json.text().starts_with('[') {
-        serde_json::from_slice(json.text().as_bytes()).ok()
+        serde_json::from_str(json.text()).ok()
     } else {
         None
     }

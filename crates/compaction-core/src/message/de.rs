@@ -210,7 +210,7 @@ impl<'de> Visitor<'de> for BlockVisitor {
             text.push_str(value.text());
         }
         text.push('}');
-        serde_json::from_slice(text.as_bytes()).map_err(|e| A::Error::custom(without_position(&e)))
+        serde_json::from_str(&text).map_err(|e| A::Error::custom(without_position(&e)))
     }
 }
 

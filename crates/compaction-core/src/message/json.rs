@@ -33,7 +33,7 @@ impl Json {
 
     /// The value whose JSON text is `text` (checked, kept as given).
     pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
-        serde_json::from_slice(text.as_bytes()).map(Json)
+        serde_json::from_str(text).map(Json)
     }
 
     /// A value built in code (tests, scenarios), printed compactly.
@@ -66,7 +66,7 @@ impl Json {
 
     /// The value as a `T`, if it reads as one.
     pub fn read<'a, T: Deserialize<'a>>(&'a self) -> Option<T> {
-        serde_json::from_slice(self.text().as_bytes()).ok()
+        serde_json::from_str(self.text()).ok()
     }
 
     /// The string this value is, if it is one.
@@ -87,7 +87,7 @@ impl Json {
 
 /// [`Json::field`] on any JSON text.
 pub(crate) fn field_in<'a, T: Deserialize<'a>>(text: &'a str, key: &str) -> Option<T> {
-    let mut de = serde_json::Deserializer::from_slice(text.as_bytes());
+    let mut de = serde_json::Deserializer::from_str(text);
     de.deserialize_map(Seek::<T> {
         key,
         found: PhantomData,
