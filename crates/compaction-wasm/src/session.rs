@@ -232,9 +232,10 @@ pub fn read_session(
     #[wasm_bindgen(unchecked_optional_param_type = "SessionOptions | null")] options: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
     let unanswered = read_options(&options.unwrap_or(JsValue::UNDEFINED))?;
-    if let Some(text) = source.as_string() {
+    if source.is_string() {
+        let text = crate::js::text(&source, "session", false)?;
         let mut importer = Importer::new();
-        importer.feed(text.as_bytes());
+        importer.feed_text(&text);
         return to_js(&session_of(&importer.finish(), unanswered));
     }
     if let Some(bytes) = crate::js::byte_view(&source, "session")? {

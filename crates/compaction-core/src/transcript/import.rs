@@ -80,25 +80,37 @@ impl Importer {
 
     /// Reads the next chunk. A line may span any number of chunks.
     pub fn feed(&mut self, chunk: &[u8]) {
+        self.feed_parts(chunk, None);
+    }
+
+    /// [`Importer::feed`] for a chunk already known to be UTF-8 (a file
+    /// read as text, a JS string): its lines are not checked again.
+    pub fn feed_text(&mut self, chunk: &str) {
+        self.feed_parts(chunk.as_bytes(), Some(chunk));
+    }
+
+    /// `text`, when given, is `chunk` as text.
+    fn feed_parts(&mut self, chunk: &[u8], text: Option<&str>) {
         self.bytes = self.bytes.saturating_add(chunk.len() as u64);
-        let mut rest = chunk;
+        let mut at = 0;
         if !self.carry.is_empty() {
-            let Some(end) = find_newline(rest) else {
-                self.carry.extend_from_slice(rest);
+            let Some(end) = find_newline(chunk) else {
+                self.carry.extend_from_slice(chunk);
                 return;
             };
-            self.carry.extend_from_slice(&rest[..end]);
+            self.carry.extend_from_slice(&chunk[..end]);
             let line = std::mem::take(&mut self.carry);
-            self.line(&line, true);
+            self.line(&line, None, true);
             self.carry = line;
             self.carry.clear();
-            rest = &rest[end + 1..];
+            at = end + 1;
         }
-        while let Some(end) = find_newline(rest) {
-            self.line(&rest[..end], true);
-            rest = &rest[end + 1..];
+        while let Some(end) = chunk.get(at..).and_then(find_newline) {
+            let (from, to) = (at, at + end);
+            self.line(&chunk[from..to], text.and_then(|t| t.get(from..to)), true);
+            at = to + 1;
         }
-        self.carry.extend_from_slice(rest);
+        self.carry.extend_from_slice(chunk.get(at..).unwrap_or_default());
     }
 
     /// Reads the last line (if the file does not end with a newline) and
@@ -114,7 +126,7 @@ impl Importer {
     pub fn finishing(mut self) -> Finishing {
         if !self.carry.is_empty() {
             let line = std::mem::take(&mut self.carry);
-            self.line(&line, false);
+            self.line(&line, None, false);
         }
         Finishing {
             transcript: self.transcript,
@@ -126,19 +138,25 @@ impl Importer {
         self.transcript.problems.push(Problem::new(line, kind, detail));
     }
 
-    /// One line, without its `\n`; `terminated` is false for a last line
-    /// the file did not end.
-    fn line(&mut self, raw: &[u8], terminated: bool) {
+    /// One line, without its `\n` (`text`: the same line, when it is known
+    /// to be UTF-8); `terminated` is false for a last line the file did
+    /// not end.
+    fn line(&mut self, whole: &[u8], text: Option<&str>, terminated: bool) {
         let counts = &mut self.transcript.counts;
         counts.lines = counts.lines.saturating_add(1);
         let line = counts.lines;
-        let mut raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if line == 1 {
-            raw = raw.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(raw);
-        }
+        let end = whole.len() - usize::from(whole.ends_with(b"\r"));
+        let start = if line == 1 && whole[..end].starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let raw = &whole[start..end];
         if raw.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        // The same cut of the text (a BOM and a `\r` end on char boundaries).
+        let text = text.and_then(|t| t.get(start..end));
         let (fixed, lone) = crate::message::surrogates::replace_lone_surrogates(raw);
         if lone > 0 {
             self.problem(
@@ -148,12 +166,18 @@ impl Importer {
             );
         }
         let raw: &[u8] = &fixed;
-        let seed = LineSeed {
-            sidechains: self.subagent != Some(false),
+        let sidechains = self.subagent != Some(false);
+        // A line of UTF-8 (checked once here) is read as text: serde_json
+        // then checks no string again. Otherwise as bytes (the same result,
+        // the error naming the first bad string).
+        let text = match (&fixed, text) {
+            (std::borrow::Cow::Borrowed(_), Some(text)) => Some(text),
+            _ => std::str::from_utf8(raw).ok(),
         };
-        let mut de = serde_json::Deserializer::from_slice(raw);
-        let parsed =
-            serde::de::DeserializeSeed::deserialize(seed, &mut de).and_then(|r| de.end().map(|()| r));
+        let mut parsed = read_line(raw, text, sidechains, true);
+        if matches!(&parsed, Ok(LineMap { again: true, .. }) | Err(_)) {
+            parsed = read_line(raw, text, sidechains, false);
+        }
         let record = match parsed {
             Ok(record) => record,
             Err(err) => {
@@ -178,7 +202,12 @@ impl Importer {
 
     /// One record; `raw` is its line, read again only to keep an invalid
     /// record verbatim.
-    fn record(&mut self, line: u32, LineMap(mut record): LineMap, raw: &[u8]) {
+    fn record(&mut self, line: u32, read: LineMap, raw: &[u8]) {
+        let LineMap {
+            fields: mut record,
+            payload,
+            ..
+        } = read;
         let conversation = matches!(
             record.str_field("type").as_deref(),
             Some("user" | "assistant" | "system")
@@ -208,7 +237,7 @@ impl Importer {
             .note(map.str_field("version"), &mut self.transcript.versions);
         self.sessions
             .note(map.str_field("sessionId"), &mut self.transcript.sessions);
-        match classify(record, first) {
+        match classify(record, payload, first) {
             Ok(Record::Message(m)) => self.message(line, m),
             Ok(Record::Boundary(b)) => self.boundary(line, b),
             Ok(Record::Microcompact(m)) => {
@@ -445,6 +474,28 @@ fn count_type(counts: &mut BTreeMap<String, u32>, map: &Fields) {
     match kind.and_then(|k| counts.get_mut(k)) {
         Some(n) => *n = n.saturating_add(1),
         None => *counts.entry(type_label(map)).or_default() += 1,
+    }
+}
+
+/// One line read as a record; `text` is the line when it is UTF-8.
+/// `payloads`: a conversation record's `message` read in the same pass
+/// ([`LineMap`]).
+fn read_line(
+    raw: &[u8],
+    text: Option<&str>,
+    sidechains: bool,
+    payloads: bool,
+) -> serde_json::Result<LineMap> {
+    let seed = LineSeed { sidechains, payloads };
+    match text {
+        Some(text) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            serde::de::DeserializeSeed::deserialize(seed, &mut de).and_then(|r| de.end().map(|()| r))
+        }
+        None => {
+            let mut de = serde_json::Deserializer::from_slice(raw);
+            serde::de::DeserializeSeed::deserialize(seed, &mut de).and_then(|r| de.end().map(|()| r))
+        }
     }
 }
 

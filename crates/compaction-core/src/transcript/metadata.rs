@@ -29,11 +29,11 @@ fn uuid_field(object: &Json, key: &str) -> Option<Uuid> {
 
 /// The strings of a JSON list (its text), as uuids (other items skipped).
 pub(super) fn uuid_list(text: &str) -> Option<Vec<Uuid>> {
-    let items = serde_json::from_slice::<Vec<&RawValue>>(text.as_bytes()).ok()?;
+    let items = serde_json::from_str::<Vec<&RawValue>>(text).ok()?;
     Some(
         items
             .iter()
-            .filter_map(|item| serde_json::from_slice::<Text>(item.get().as_bytes()).ok())
+            .filter_map(|item| serde_json::from_str::<Text>(item.get()).ok())
             .map(|t| Uuid::from(t.0.as_ref()))
             .collect(),
     )
@@ -41,7 +41,7 @@ pub(super) fn uuid_list(text: &str) -> Option<Vec<Uuid>> {
 
 /// The strings of a JSON list, when every item is one.
 fn string_list(list: &Json) -> Option<Vec<String>> {
-    let items = serde_json::from_slice::<Vec<Text>>(list.text().as_bytes()).ok()?;
+    let items = serde_json::from_str::<Vec<Text>>(list.text()).ok()?;
     Some(items.into_iter().map(|t| t.0.into_owned()).collect())
 }
 

@@ -56,33 +56,59 @@ const COUNT_ONLY_TYPES: &[&str] = &["progress", "attachment", "summary"];
 /// records (`progress` data, file-history snapshots…, once their `type` is
 /// known) are skipped. Everything else is kept as its JSON text ([`Json`]),
 /// in order: a field the importer does not interpret keeps its bytes.
-pub(crate) struct LineMap(pub Fields);
+///
+/// A conversation record's `message` (before or after its `type`) is read
+/// straight into its blocks in the same pass ([`LineMap::payload`]), not
+/// kept as text to be parsed again. If that read fails, or the record
+/// turns out not to be a `user`/`assistant` one (another `type`, a second
+/// `type`, none), the line is to be read again with `payloads` off
+/// ([`LineMap::again`]): the slower path decides what such a line is, so
+/// the result never depends on which path read it.
+pub(crate) struct LineMap {
+    /// The fields kept as text (without `message` when `payload` has it).
+    pub fields: Fields,
+    /// The last `message`, already read, when it came after `type`.
+    pub payload: Option<Payload>,
+    /// The record must be read again with `payloads` off.
+    pub again: bool,
+}
 
 impl<'de> Deserialize<'de> for LineMap {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        serde::de::DeserializeSeed::deserialize(LineSeed { sidechains: false }, deserializer)
+        serde::de::DeserializeSeed::deserialize(
+            LineSeed {
+                sidechains: false,
+                payloads: false,
+            },
+            deserializer,
+        )
     }
 }
 
 /// Reads a [`LineMap`]; `sidechains`: keep a sidechain conversation
 /// record's payload too (a subagent's own transcript, where they are the
-/// conversation, or before the importer knows which file it reads).
+/// conversation, or before the importer knows which file it reads);
+/// `payloads`: read a conversation record's `message` in the same pass.
 pub(crate) struct LineSeed {
     pub sidechains: bool,
+    pub payloads: bool,
 }
 
 impl<'de> serde::de::DeserializeSeed<'de> for LineSeed {
     type Value = LineMap;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<LineMap, D::Error> {
-        deserializer.deserialize_map(LineVisitor {
-            sidechains: self.sidechains,
-        })
+        deserializer.deserialize_map(LineVisitor { seed: self })
     }
 }
 
 struct LineVisitor {
-    sidechains: bool,
+    seed: LineSeed,
+}
+
+/// Whether the record is a `user` or `assistant` one, by its `type`.
+fn is_conversation(map: &Fields) -> bool {
+    matches!(map.str_field("type").as_deref(), Some("user" | "assistant"))
 }
 
 /// Whether only the envelope of this record is kept: count-only types, and
@@ -109,21 +135,41 @@ impl<'de> Visitor<'de> for LineVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<LineMap, A::Error> {
         let mut map = Fields::new();
+        let mut payload = None;
         let mut count_only = false;
+        // A `user`/`assistant` record kept whole, so far.
+        let mut conversation = false;
         while let Some(Text(key)) = access.next_key::<Text<'de>>()? {
             let skip = key == "toolUseResult" || (count_only && !ENVELOPE_KEYS.contains(&key.as_ref()));
             if skip {
                 access.next_value::<IgnoredAny>()?;
                 continue;
             }
+            // Before its `type` (newer clients write an assistant record's
+            // `message` first) the record is read as one that may be a
+            // conversation record: if it is not, it is read again.
+            if key == "message" && self.seed.payloads && (conversation || !map.contains_key("type")) {
+                payload = Some(access.next_value::<Payload>()?);
+                map.remove("message");
+                continue;
+            }
             let value: Json = access.next_value()?;
             let decisive = key == "type" || key == "isSidechain";
+            if key == "message" {
+                payload = None;
+            }
             map.insert(key.into_owned(), value);
             if decisive {
-                count_only = is_count_only(&map, self.sidechains);
+                count_only = is_count_only(&map, self.seed.sidechains);
+                conversation = !count_only && is_conversation(&map);
             }
         }
-        Ok(LineMap(map))
+        let again = payload.is_some() && !is_conversation(&map);
+        Ok(LineMap {
+            fields: map,
+            payload,
+            again,
+        })
     }
 }
 
@@ -233,7 +279,13 @@ pub(crate) fn type_label(map: &Fields) -> String {
 
 /// Classifies one record. `Err` means a known type with unusable fields:
 /// the caller keeps it verbatim and reports the reason.
-pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Invalid, Fields)> {
+/// `payload` is the record's `message` if the line's read took it out
+/// ([`LineMap::payload`]).
+pub(crate) fn classify(
+    mut map: Fields,
+    payload: Option<Payload>,
+    first_line: bool,
+) -> Result<Record, (Invalid, Fields)> {
     let kind = match map.get("type") {
         Some(kind) => match kind.as_str() {
             Some(kind) => kind.into_owned(),
@@ -258,7 +310,7 @@ pub(crate) fn classify(mut map: Fields, first_line: bool) -> Result<Record, (Inv
             })),
             Err(why) => Err((why, map)),
         },
-        "user" | "assistant" => message(map, &kind),
+        "user" | "assistant" => message(map, payload, &kind),
         "system" if map.str_field("subtype").as_deref() == Some("compact_boundary") => boundary(map),
         "system" if map.str_field("subtype").as_deref() == Some("microcompact_boundary") => microcompact(map),
         "system" if map.str_field("subtype").as_deref() == Some(super::expand::EXPANDED_SUBTYPE) => {
@@ -382,7 +434,7 @@ fn flag(map: &mut Fields, key: &str) -> bool {
     }
 }
 
-fn message(mut map: Fields, kind: &str) -> Result<Record, (Invalid, Fields)> {
+fn message(mut map: Fields, payload: Option<Payload>, kind: &str) -> Result<Record, (Invalid, Fields)> {
     let role = if kind == "user" {
         Role::User
     } else {
@@ -390,18 +442,27 @@ fn message(mut map: Fields, kind: &str) -> Result<Record, (Invalid, Fields)> {
     };
     // Fields are taken out as they are read; on an error the caller keeps
     // the line verbatim by reading it again.
-    let Some(message) = map.remove("message") else {
-        return Err(("missing `message`".to_owned(), map));
+    let payload = match payload {
+        Some(payload) => payload,
+        None => {
+            let Some(message) = map.remove("message") else {
+                return Err(("missing `message`".to_owned(), map));
+            };
+            // One pass: the content straight into blocks (what the engine
+            // does not interpret keeps its bytes and key order), the other
+            // fields as text.
+            match serde_json::from_str::<Payload>(message.text()) {
+                Ok(payload) => payload,
+                Err(_) => return Err((payload_error(&message), map)),
+            }
+        }
     };
-    // One pass: the content straight into blocks (what the engine does not
-    // interpret keeps its bytes and key order), the other fields as text.
-    let (content, mut message_extra) = match serde_json::from_slice::<Payload>(message.text().as_bytes()) {
-        Ok(Payload {
+    let (content, mut message_extra) = match payload {
+        Payload {
             content: Some(content),
             rest,
-        }) => (content, rest),
-        Ok(Payload { content: None, .. }) => return Err(("`message` has no `content`".to_owned(), map)),
-        Err(_) => return Err((payload_error(&message), map)),
+        } => (content, rest),
+        Payload { content: None, .. } => return Err(("`message` has no `content`".to_owned(), map)),
     };
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
@@ -518,7 +579,7 @@ fn microcompact(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
 
 /// A conversation record's `message`, read in one pass: `content` into
 /// blocks, the other fields as their text.
-struct Payload {
+pub(crate) struct Payload {
     content: Option<Content>,
     rest: Fields,
 }
@@ -559,7 +620,7 @@ fn payload_error(message: &Json) -> Invalid {
     };
     match fields.remove("content") {
         None => "`message` has no `content`".to_owned(),
-        Some(content) => match serde_json::from_slice::<Content>(content.text().as_bytes()) {
+        Some(content) => match serde_json::from_str::<Content>(content.text()) {
             Err(err) => format!("`message.content`: {err}"),
             Ok(_) => "`message` is not a usable object".to_owned(),
         },

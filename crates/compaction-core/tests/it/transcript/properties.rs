@@ -38,6 +38,59 @@ fn one_byte_chunks_read_the_largest_fixture_alike() {
     same(&import(&bytes), &import_in_chunks(&bytes, &[1]));
 }
 
+/// Text fed as text ([`Importer::feed_text`]: lines not checked for UTF-8
+/// again) reads as the same bytes fed as bytes: every fixture, whole and
+/// in chunks, and lines with a BOM, `\r\n`, lone surrogates, a record
+/// whose `message` comes before its `type`, and bad lines.
+#[test]
+fn text_reads_like_its_bytes() {
+    let mut files: Vec<Vec<u8>> = std::fs::read_dir(FIXTURES)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    let mut odd = b"\xEF\xBB\xBF".to_vec();
+    odd.extend_from_slice(&jsonl(&[
+        user("u1", None, json!("caf\u{e9} \u{1f600}")),
+        json!({"message": {"role": "user", "content": "late type"}, "type": "user", "uuid": "u2", "parentUuid": "u1"}),
+        json!({"type": "user", "message": {"role": "user", "content": "two types"}, "type": "weird", "uuid": "u3"}),
+        json!({"type": "user", "message": {"role": "user", "content": 5}, "uuid": "u4"}),
+        json!({"type": "user", "message": {"role": "user"}, "uuid": "u5"}),
+    ]));
+    odd.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"u6\",\"message\":{\"role\":\"user\",\"content\":\"cut \\ud83d\"}}\r\n");
+    odd.extend_from_slice(
+        b"{\"type\":\"user\",\"uuid\":\"u7\",\"message\":{\"role\":\"user\",\"content\":\"no\"\n",
+    );
+    odd.extend_from_slice(
+        b"{\"type\":\"user\",\"uuid\":\"u8\",\"message\":{\"role\":\"user\",\"content\":\"end\"}}",
+    );
+    files.push(odd);
+    for bytes in files {
+        let text = std::str::from_utf8(&bytes).unwrap();
+        let mut whole = Importer::new();
+        whole.feed_text(text);
+        let whole = whole.finish();
+        same(&import(&bytes), &whole);
+        assert_eq!(import(&bytes).problems, whole.problems);
+        // Chunks cut on char boundaries, some lines across two of them.
+        let mut chunked = Importer::new();
+        let mut at = 0;
+        for n in [1, 7, 4096, 100_000].into_iter().cycle() {
+            if at >= text.len() {
+                break;
+            }
+            let mut to = (at + n).min(text.len());
+            while !text.is_char_boundary(to) {
+                to += 1;
+            }
+            chunked.feed_text(&text[at..to]);
+            at = to;
+        }
+        same(&whole, &chunked.finish());
+    }
+}
+
 /// One generated record: a kind, a parent choice, a tool id choice.
 fn record(i: usize, (kind, parent, id): (u8, u8, u8)) -> Value {
     let uuid = format!("r{i}");
