@@ -51,26 +51,44 @@ const settings = { preset: 'seed', window: 180_000 + 33_000 };
   row('plan(objects) @10k', `${p.toFixed(1)} ms`, `JSON.stringify ${s.toFixed(1)} ms`, `${(p / s).toFixed(2)}× (≤ 1×)`);
 }
 
-// append + beforeCall: per call, steady and with a precompute pending
-// (tests/bench/engine.mjs's incremental, here its medians only).
-for (const state of ['steady', 'precompute']) {
-  const probe = new Engine({ preset: 'seed', window: 20_000_000 });
-  probe.loadJson(json);
-  const tokens = probe.beforeCall().count.tokens;
-  probe.free();
-  let window = 20_000_000;
-  if (state === 'precompute') {
-    window = null;
-    for (let w = tokens; w < tokens * 2 && window === null; w += Math.ceil(tokens / 400)) {
-      const e = new Engine({ preset: 'seed', window: w });
-      const l = e.lines();
-      e.free();
-      if (l.precompute <= tokens && tokens + 150_000 < l.warn) window = w;
-    }
+// append + beforeCall: per call, steady and with a request pending: a
+// precompute, a compaction's summary (its PreCompact hooks answered), Tier
+// 3's segment summaries (tests/bench/engine.mjs's incremental, here its
+// medians only). Each pending state's window puts the history's count
+// between that state's lines (found by scanning windows).
+const probe = new Engine({ preset: 'seed', window: 20_000_000 });
+probe.loadJson(json);
+const tokens = probe.beforeCall().count.tokens;
+probe.free();
+const states = {
+  steady: { settings: {}, window: () => 20_000_000, kind: null },
+  precompute: { settings: {}, fits: (l) => l.precompute <= tokens && tokens + 150_000 < l.warn, kind: 'precompute' },
+  summary: { settings: { snip: false, collapse: false }, fits: (l) => l.compact < tokens && tokens < l.blocked, kind: 'summary' },
+  collapseSegment: { settings: { snip: false, collapse: true }, fits: (l) => l.compact < tokens && tokens < l.blocked, kind: 'collapseSegment' },
+};
+for (const [state, s] of Object.entries(states)) {
+  let window = s.window?.() ?? null;
+  for (let w = Math.floor(tokens * 0.9); w < tokens * 2 && window === null; w += Math.ceil(tokens / 2000)) {
+    const e = new Engine({ preset: 'seed', ...s.settings, window: w });
+    const l = e.lines();
+    e.free();
+    if (s.fits(l)) window = w;
   }
-  const e = new Engine({ preset: 'seed', window });
+  if (window === null) {
+    row(`append + beforeCall @10k, ${state} pending`, 'no window found', '', '≤ 10 µs');
+    continue;
+  }
+  const e = new Engine({ preset: 'seed', ...s.settings, window });
   e.loadJson(json);
-  const pending = e.beforeCall().requests.length;
+  const first = e.beforeCall();
+  const hook = first.requests.find((r) => r.kind === 'preCompact');
+  if (hook) e.answer(hook.id, { kind: 'hook' });
+  const pending = e.beforeCall().requests;
+  if (s.kind !== null && !pending.some((r) => r.kind === s.kind)) {
+    row(`append + beforeCall @10k, ${state} pending`, `not pending (${pending.map((r) => r.kind).join(', ')})`, '', '≤ 10 µs');
+    e.free();
+    continue;
+  }
   const per = [];
   for (let i = 0; i < 1_000; i++) {
     const m = i % 2 === 0 ? { role: 'assistant', content: `step ${i}: ${'x'.repeat(400)}` } : { role: 'user', content: `next ${i}` };
@@ -80,7 +98,8 @@ for (const state of ['steady', 'precompute']) {
     if (i >= 100) per.push((ms() - t) * 1000);
   }
   e.free();
-  row(`append + beforeCall @10k, ${state === 'steady' ? 'steady' : `${pending} request(s) pending`}`, `${median(per).toFixed(1)} µs`, '', '≤ 10 µs');
+  const what = s.kind === null ? 'steady' : `${pending.length} request(s) pending (${[...new Set(pending.map((r) => r.kind))].join(', ')})`;
+  row(`append + beforeCall @10k, ${what}`, `${median(per).toFixed(1)} µs`, '', '≤ 10 µs');
 }
 
 // readSession on the largest session fixture vs a line-by-line JSON.parse.

@@ -437,3 +437,68 @@ fn append_and_decide_precompute_pending(bencher: Bencher, n: usize) {
         d.requests.len() == 1 && d.status == CallStatus::Proceed
     });
 }
+
+/// A window whose compact line the session's count has passed, with room
+/// under the blocked line: the first decision starts a compaction, its
+/// PreCompact hooks are answered, and its summary request stays pending
+/// (unanswered) for the timed calls. With `collapse`, Tier 3 is on and
+/// asks for segment summaries first.
+fn tier_pending(n: usize, collapse: bool) -> (Engine, Message, Message) {
+    let mut s = Session::new(n);
+    let (call, result) = s.pair_that(false);
+    // No clearing (Tier 1) and no snip: the count stays where it is.
+    let settings_for = |window: u64| {
+        let mut st = Preset::Seed.settings(window);
+        st.collapse.enabled = collapse;
+        st.snip = false;
+        st.microcompact.eligible_tools.clear();
+        st.microcompact.context_editing = false;
+        st
+    };
+    let count = engine_with(settings_for(WIDE), s.messages.clone()).count().tokens;
+    let settings = (1..400)
+        .map(|i| settings_for(count + count * i / 400))
+        .find(|st| {
+            let l = compaction_core::thresholds::Thresholds::compute(&st.thresholds).unwrap();
+            l.compact < count && count + 5_000 < l.blocked
+        })
+        .expect("a window with the count between the compact and blocked lines");
+    let mut engine = engine_with(settings, s.messages);
+    let first = engine.before_call(None);
+    if let Some(hook) = first.requests.iter().find(|r| r.kind() == "preCompact") {
+        engine
+            .answer(
+                hook.id(),
+                compaction_core::engine::Answer::Hook(Default::default()),
+            )
+            .unwrap();
+    }
+    let kinds: Vec<_> = engine.requests().iter().map(|r| r.kind()).collect();
+    let want = if collapse { "collapseSegment" } else { "summary" };
+    assert!(
+        kinds.contains(&want),
+        "no {want} pending: {kinds:?} {:?}",
+        first.steps.iter().map(|s| &s.reason).collect::<Vec<_>>()
+    );
+    (engine, call, result)
+}
+
+/// One more message and a decision while a compaction's summary request
+/// is pending: the decision lists that request.
+#[divan::bench(args = SIZES, sample_count = 50, sample_size = 5)]
+fn append_and_decide_compaction_pending(bencher: Bencher, n: usize) {
+    let (engine, call, result) = tier_pending(n, false);
+    bench_pair(bencher, &engine, &call, &result, |d| {
+        d.requests.iter().any(|r| r.kind() == "summary")
+    });
+}
+
+/// One more message and a decision while Tier 3's segment summaries are
+/// pending: the decision lists them.
+#[divan::bench(args = SIZES, sample_count = 50, sample_size = 5)]
+fn append_and_decide_collapse_pending(bencher: Bencher, n: usize) {
+    let (engine, call, result) = tier_pending(n, true);
+    bench_pair(bencher, &engine, &call, &result, |d| {
+        d.requests.iter().any(|r| r.kind() == "collapseSegment")
+    });
+}

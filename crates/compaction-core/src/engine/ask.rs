@@ -33,7 +33,29 @@ impl Engine {
         self.system_tokens + cut::tokens(&self.view, run.prefix.clone()) + prompt
     }
 
-    pub(super) fn summary_request(&self, run: &Run) -> SummaryRequest {
+    /// [`Engine::summary_request`], built once while the view (appends
+    /// aside: the prefix is the view's first messages) and the run are
+    /// what they were: a compaction pending over many calls costs one
+    /// build, and its messages cross into JS once.
+    pub(super) fn summary_request_built(&self, run: &Run) -> SummaryRequest {
+        let id = match run.pending {
+            Pending::Summary(id) | Pending::Files(id) => id,
+        };
+        let key = vec![
+            self.view.changes(),
+            self.system_tokens,
+            id,
+            run.model as u64,
+            u64::from(run.attempt),
+            run.prefix.start as u64,
+            run.prefix.end as u64,
+        ];
+        run.built
+            .get(key, || Some(self.summary_request(run)))
+            .unwrap_or_else(|| self.summary_request(run))
+    }
+
+    fn summary_request(&self, run: &Run) -> SummaryRequest {
         let chain = self.chain();
         let id = match run.pending {
             Pending::Summary(id) | Pending::Files(id) => id,
@@ -87,6 +109,56 @@ impl Clone for Memo {
 }
 
 impl PartialEq for Memo {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// The view's change counter when a check of what a pending request stands
+/// on (its messages still in the view, in order) last passed: appends leave
+/// every message where it was, so while the counter is the same the check
+/// passes again without walking the view. Not part of the engine's state:
+/// comparisons ignore it.
+#[derive(Debug)]
+pub(crate) struct ViewMark(std::sync::atomic::AtomicU64);
+
+impl Default for ViewMark {
+    fn default() -> Self {
+        ViewMark(std::sync::atomic::AtomicU64::new(u64::MAX))
+    }
+}
+
+impl ViewMark {
+    /// A mark for a check that passes at change `changes` (what it checks
+    /// was just taken from that view).
+    pub(crate) fn at(changes: u64) -> Self {
+        ViewMark(std::sync::atomic::AtomicU64::new(changes))
+    }
+
+    /// Whether `check` passes on the view at change `changes`: at once when
+    /// it passed there before, else by running it (kept when it passes).
+    pub(crate) fn passes(&self, changes: u64, check: impl FnOnce() -> bool) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        if self.0.load(Relaxed) == changes {
+            return true;
+        }
+        let passed = check();
+        if passed {
+            self.0.store(changes, Relaxed);
+        }
+        passed
+    }
+}
+
+impl Clone for ViewMark {
+    fn clone(&self) -> Self {
+        ViewMark(std::sync::atomic::AtomicU64::new(
+            self.0.load(std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
+}
+
+impl PartialEq for ViewMark {
     fn eq(&self, _: &Self) -> bool {
         true
     }

@@ -30,6 +30,8 @@ impl Run {
             candidates: Vec::new(),
             parked: Vec::new(),
             took: None,
+            built: Default::default(),
+            in_place: Default::default(),
         }
     }
 }

@@ -29,6 +29,11 @@ pub(crate) struct PendingSegment {
     uuids: Vec<Uuid>,
     turns: (usize, usize),
     model: usize,
+    /// Its request while pending, built once per state of the view
+    /// ([`super::ask::Memo`]).
+    built: super::ask::Memo,
+    /// The view's change counter when its messages were last found there.
+    in_view: super::ask::ViewMark,
 }
 
 impl Engine {
@@ -81,7 +86,11 @@ impl Engine {
     /// applied: it is dropped with a step, so it never holds Tier 4 back.
     fn drop_stale_segments(&mut self, steps: &mut Vec<Step>) {
         let stale: Vec<usize> = (0..self.collapse_pending.len())
-            .filter(|&i| self.messages_of(&self.collapse_pending[i].uuids).is_none())
+            .filter(|&i| {
+                let p = &self.collapse_pending[i];
+                !p.in_view
+                    .passes(self.view.changes(), || self.messages_of(&p.uuids).is_some())
+            })
             .collect();
         for i in stale.into_iter().rev() {
             let p = self.collapse_pending.remove(i);
@@ -128,6 +137,8 @@ impl Engine {
                 uuids,
                 turns: segment.turns,
                 model: 0,
+                built: Default::default(),
+                in_view: super::ask::ViewMark::at(self.view.changes()),
             });
             turns.push(segment.turns);
         }
@@ -184,13 +195,18 @@ impl Engine {
             first_turn: p.turns.0,
             last_turn: p.turns.1,
         };
-        self.request_for(
-            p.id,
-            purpose,
-            &p.uuids,
-            segment_prompt(p.turns.0, p.turns.1),
-            p.model,
-        )
+        // Its messages are in the view before what is appended: appends
+        // leave it as it was, any other change to the view builds it anew.
+        let key = vec![self.view.changes(), self.system_tokens, p.id, p.model as u64];
+        p.built.get(key, || {
+            self.request_for(
+                p.id,
+                purpose,
+                &p.uuids,
+                segment_prompt(p.turns.0, p.turns.1),
+                p.model,
+            )
+        })
     }
 
     /// Where the segment request `id` stands among those pending.

@@ -47,6 +47,11 @@ pub(crate) struct Run {
     pub(super) parked: Vec<Uuid>,
     /// How long the summary call took, when the host said (R7.9).
     pub(super) took: Option<u64>,
+    /// Its summary request while pending, built once per state of the
+    /// view and of the run ([`super::ask::Memo`]).
+    pub(super) built: super::ask::Memo,
+    /// The view's change counter when `parked` was last found in place.
+    pub(super) in_place: super::ask::ViewMark,
 }
 
 /// What a parked run waits for.
@@ -203,7 +208,7 @@ impl Engine {
             // A run whose view moved has no valid request left (its answer
             // reports it abandoned); its prefix positions are stale.
             Pending::Summary(_) if self.moved_under(run) => return None,
-            Pending::Summary(_) => Request::Summary(self.summary_request(run)),
+            Pending::Summary(_) => Request::Summary(self.summary_request_built(run)),
             Pending::Files(id) => Request::Files(self.file_request(id, run)),
         })
     }
@@ -312,6 +317,8 @@ impl Engine {
             candidates: Vec::new(),
             parked: Vec::new(),
             took: None,
+            built: Default::default(),
+            in_place: Default::default(),
         };
         // Shorten before asking when the request is already over the window
         // (bounded: R7.5).
@@ -332,7 +339,7 @@ impl Engine {
                 run.prefix.len()
             ),
         ));
-        let request = self.summary_request(&run);
+        let request = self.summary_request_built(&run);
         steps.push(self.step(
             Tier::Compact,
             "R7.3",
@@ -505,6 +512,7 @@ impl Engine {
             .iter()
             .map(|e| e.message.uuid.clone())
             .collect();
+        run.in_place = super::ask::ViewMark::at(self.view.changes());
         self.run = Some(run);
     }
 
@@ -512,7 +520,10 @@ impl Engine {
     /// (a collapse answer or an expand moved its positions).
     fn moved_under(&self, run: &Run) -> bool {
         let view = self.view.entries();
-        view.len() < run.parked.len() || view.iter().zip(&run.parked).any(|(e, u)| &e.message.uuid != u)
+        // Only a change other than an append can move it (see ViewMark).
+        !run.in_place.passes(self.view.changes(), || {
+            view.len() >= run.parked.len() && view.iter().zip(&run.parked).all(|(e, u)| &e.message.uuid == u)
+        })
     }
 
     fn take_run(&mut self, pending: Pending) -> Result<Run, Error> {

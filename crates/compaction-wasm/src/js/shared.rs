@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
 /// Arrays made, at most this many (the pending requests of an engine or
-/// two; one whose messages the engine dropped goes first).
-const KEPT: usize = 4;
+/// two, Tier 3's segments among them; one whose messages the engine
+/// dropped goes first).
+const KEPT: usize = 64;
 
 /// Each request's messages written in one to_js, in order, and the array
 /// already made for them.
