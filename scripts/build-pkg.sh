@@ -14,24 +14,18 @@
 #                               (`context-compaction/session`), built with
 #                               its `session` feature; loaded only by those
 #                               who import it.
-# Assumes the tools are installed (scripts/test.sh installs them).
+# Installs what the build needs first (each step skips itself when the
+# pinned version is there), builds with the toolchain scripts/lib/toolchain.sh
+# chooses (on Debian 12: Debian's rustc-web with std rebuilt for size, the
+# modules CI ships) and prints each module's raw, gzip and brotli size.
 set -euo pipefail
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/toolchain.sh"
+source "$ROOT/scripts/lib/install.sh"
+source "$ROOT/scripts/lib/sizes.sh"
 
 [ -n "${WASM_MODE:-}" ] || announce_wasm_mode
-# Unless a toolchain is forced, the package is built with std rebuilt for
-# size whenever the Debian toolchain is installed (CI forces that mode):
-# immediate-abort panics and std's optimize_for_size take ~20 KB gzip off the
-# engine's module, which rustup's prebuilt std cannot. Without it, rustup
-# builds a larger package.
-if [ "$WASM_MODE" = rustup ] && [ "${COMPACTION_WASM_TOOLCHAIN:-auto}" = auto ] &&
-    rustup toolchain list 2>/dev/null | grep -q '^debian-web' && [ -x /usr/lib/llvm-19/bin/wasm-ld ]; then
-    say "pkg/: built with the debian-web toolchain (std rebuilt for size), not rustup's prebuilt std"
-    WASM_MODE=debian
-elif [ "$WASM_MODE" = rustup ]; then
-    say "pkg/: rustup's prebuilt std (the Debian toolchain is not installed): a larger module than the release's"
-fi
+ensure_pkg_build_tools || die "installing the tools failed (see above)"
 
 out="$ROOT/pkg"
 rm -rf "$out"
@@ -82,8 +76,10 @@ cp "$ROOT"/crates/compaction-wasm/js/{node.js,browser.js,guard.js,web.js,web.d.t
 cp "$ROOT"/LICENSE-MIT "$ROOT"/LICENSE-APACHE "$ROOT"/crates/compaction-core/SPEC.md "$out/"
 sed "s/@VERSION@/$version/" "$ROOT/crates/compaction-wasm/js/package.json" >"$out/package.json"
 
+say "pkg/ built: context-compaction $version with the $WASM_MODE toolchain"
 for name in compaction_wasm compaction_formats compaction_session; do
-    raw=$(stat -c %s "$out/${name}_bg.wasm")
-    gz=$(gzip -9 -c "$out/${name}_bg.wasm" | wc -c)
-    say "pkg/ built: context-compaction $version, ${name}_bg.wasm $raw bytes ($gz gzip)"
+    size_line "$name" "$out/${name}_bg.wasm" >&2
 done
+if [ "$WASM_MODE" = rustup ]; then
+    say "these are NOT the modules CI ships: rustup's prebuilt std makes them larger; the release build is COMPACTION_WASM_TOOLCHAIN=debian (Debian 12)"
+fi

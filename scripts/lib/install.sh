@@ -99,6 +99,14 @@ ensure_chromium() {
     ensure_apt chromium chromium-driver
 }
 
+# What builds the package (scripts/build-pkg.sh) for WASM_MODE.
+ensure_pkg_build_tools() {
+    if [ "$WASM_MODE" = debian ]; then
+        ensure_debian_wasm_toolchain || return 1
+    fi
+    ensure_wasm_bindgen_cli && ensure_npm_packages
+}
+
 # Everything that builds the sandbox and the package for WASM_MODE.
 ensure_wasm_build_tools() {
     if [ "$WASM_MODE" = debian ]; then
