@@ -83,6 +83,7 @@ pub mod export;
 pub mod fidelity;
 mod import;
 pub mod lacks;
+mod line;
 pub mod log;
 mod metadata;
 mod model;
