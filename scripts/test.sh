@@ -9,6 +9,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/toolchain.sh"
 source "$ROOT/scripts/lib/install.sh"
 source "$ROOT/scripts/lib/pkg.sh"
+source "$ROOT/scripts/lib/sizes.sh"
 cd "$ROOT"
 started=$SECONDS
 # The property tests' fixed seed (scripts/fuzz.sh draws fresh ones).
@@ -74,6 +75,7 @@ check "engine crate is pure" core_is_pure
 check "wasm-bindgen pin: Cargo.lock = Trunk.toml" pins_agree
 check "toolchain choice, every branch" bash scripts/tests/toolchain-choice.sh
 check "engine layers point one way" bash scripts/tests/layers.sh
+check "size ratchet: over budget fails" bash scripts/tests/size-budget.sh
 
 # --- 2. host tests ----------------------------------------------------------
 # Property tests run one fixed seed here (with every committed regression
@@ -100,6 +102,7 @@ check "wasm-bindgen-test: sandbox components in headless Chromium" sandbox_test
 
 # --- 4. the npm package, as a user gets it ----------------------------------
 check "build pkg/" bash scripts/build-pkg.sh
+check "pkg/ modules within their gzip budgets (scripts/lib/sizes.sh)" package_within_budgets pkg
 check "npm pack pkg/ and install it" install_pkg
 check "pkg/ under Node (node:test, .d.ts snapshot; the fuzzer at its fixed seeds)" env -u FUZZ_SEED -u FUZZ_OPS node --test tests/node/
 check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node tests/examples/agent-loop.mjs
@@ -117,6 +120,14 @@ build_sandbox() (
     trunk build --release
 )
 check "trunk build --release (the sandbox)" build_sandbox
+sandbox_within_budget() {
+    if [ "$WASM_MODE" = rustup ]; then
+        echo "size: sandbox budget not checked: $RUSTUP_NOT_SHIPPED"
+        return 0
+    fi
+    within_budget sandbox "$(ls dist/*.wasm 2>/dev/null | head -1)"
+}
+check "sandbox wasm within its gzip budget (scripts/lib/sizes.sh)" sandbox_within_budget
 check "Playwright: pkg/ in a plain page, the sandbox" node --test --test-concurrency=1 tests/e2e/
 
 # --- summary ------------------------------------------------------------------
