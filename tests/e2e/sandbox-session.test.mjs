@@ -84,15 +84,31 @@ for (const name of ["s23.jsonl", "b100k.jsonl"]) {
       assert.deepEqual((await svgTexts(page)).overlaps, []);
       assert.ok(longest <= 200, `longest task after the reading: ${longest.toFixed(0)} ms`);
       if (name === "b100k.jsonl") {
-        // Its last request's summary is read from the whole history (100k
-        // eras), on a click, not on its own after the import.
-        const layOut = page.locator(".session-strip button.lay-out");
-        assert.equal(await layOut.count(), 1);
-        const t = await page.evaluate(() => performance.now());
-        await layOut.click();
+        // The request shown first is in an earlier era (the last boundary
+        // has no request after it): its summary and preserved tail come
+        // from the timeline laid out on import, not from a walk of the
+        // whole history (100k eras), so it is laid out on its own; and
+        // stepping back boundary by boundary lays out each in well under
+        // 100 ms (the median of 5, from the click to the strip drawn).
         await page.waitForFunction(() => document.querySelector(".session-strip")?.getAttribute("aria-busy") === "false", null, { timeout: 60_000 });
-        console.log(`b100k at ${viewport.width}: the last request laid out ${((await page.evaluate(() => performance.now())) - t).toFixed(0)} ms after the click`);
         assert.ok(await page.locator('.session-strip .seg[data-part="p-summary"]').count() >= 1);
+        const times = [];
+        for (let i = 0; i < 5; i++) {
+          times.push(await page.evaluate(() => new Promise((resolve) => {
+            const strip = () => document.querySelector(".session-strip");
+            const from = strip().dataset.request;
+            const t0 = performance.now();
+            document.querySelector('.session-walk button[aria-label="Previous boundary"]').click();
+            const look = () => (strip().getAttribute("aria-busy") === "false" && strip().dataset.request !== from
+              ? resolve(performance.now() - t0) : requestAnimationFrame(look));
+            look();
+          })));
+        }
+        times.sort((a, b) => a - b);
+        console.log(`b100k at ${viewport.width}: an earlier boundary's request laid out in ${times.map((t) => t.toFixed(0)).join(", ")} ms`);
+        assert.equal(await page.locator(".session-strip").getAttribute("data-at-boundary"), "true");
+        assert.ok(await page.locator('.session-strip .seg[data-part="p-summary"]').count() >= 1);
+        assert.ok(times[2] < 100, `median ${times[2].toFixed(0)} ms`);
       }
       assert.deepEqual(errors, []);
       await context.close();

@@ -123,17 +123,7 @@ pub fn App() -> Html {
         ),
         _ => None,
     };
-    // Opened without a pick on a file with many boundaries, a request whose
-    // opening reads the whole history waits for a click.
-    let deferred = match (&*imported, session_at, picked.is_none()) {
-        (Some(i), Some(at), true) => {
-            i.transcript.boundaries.len() > crate::walked::EAGER_ERAS
-                && i.eras.get().is_none()
-                && compaction_scenarios::sandbox::Walking::needs_eras(&i.timeline, at)
-        }
-        _ => false,
-    };
-    let walk = crate::session::use_walk(&imported, &state, session_at.filter(|_| !deferred));
+    let walk = crate::session::use_walk(&imported, &state, session_at);
     let pick = {
         let picked = picked.clone();
         Callback::from(move |at: usize| picked.set(Some(at)))
@@ -333,11 +323,7 @@ pub fn App() -> Html {
                 None => (None, None),
             };
             let stepper = crate::walked::session_stepper(*at, w.chart.requests.len(), &w.boundaries, &pick);
-            let on_lay_out = deferred.then(|| {
-                let (pick, at) = (pick.clone(), *at);
-                Callback::from(move |()| pick.emit(at))
-            });
-            html! { <crate::walked::SessionStrip {request} {error} {on_lay_out} at={*at} requests={w.chart.requests.len()} name={i.name.clone()}>{ stepper }</crate::walked::SessionStrip> }
+            html! { <crate::walked::SessionStrip {request} {error} at={*at} requests={w.chart.requests.len()} name={i.name.clone()}>{ stepper }</crate::walked::SessionStrip> }
         }
         (None, Some(m)) => {
             let note = exploration.as_ref().and_then(|e| explain(&m, e.lines.window));

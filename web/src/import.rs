@@ -38,9 +38,6 @@ pub struct Imported {
     /// The settings the engine chooses from the file (as the CLI's
     /// `replay` does), with its reasons: the page's controls start there.
     pub choice: Rc<Choice>,
-    /// Its eras as the engine assembles them ([`Transcript::eras`]),
-    /// worked out the first time a request after a boundary is picked.
-    pub eras: Rc<std::cell::OnceCell<Vec<compaction_core::transcript::Era>>>,
 }
 
 impl PartialEq for Imported {
@@ -205,7 +202,6 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
         timeline,
         choice,
         transcript: Rc::new(transcript),
-        eras: Rc::default(),
     })
 }
 

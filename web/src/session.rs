@@ -245,11 +245,8 @@ async fn walk(i: &Imported, settings: EngineSettings, at: usize, alive: &Cell<bo
         return None;
     }
     // What the request's era opens with: the last era's from the resumed
-    // view; an earlier one's from the engine's eras, worked out the first
-    // time one is picked.
-    let opened = Walking::opened(&i.transcript, timeline, at, || {
-        i.eras.get_or_init(|| i.transcript.eras()).as_slice()
-    });
+    // view; an earlier one's as the timeline holds it (laid out on import).
+    let opened = Walking::opened(&i.transcript, timeline, at);
     let mut walking = match Walking::new(&i.transcript, timeline, opened.as_ref(), settings, at) {
         Ok(Some(w)) => w,
         Ok(None) => return Some(Err(format!("the session has no request {}", at + 1))),

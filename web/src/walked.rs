@@ -60,16 +60,7 @@ pub struct SessionStripProps {
     /// The stepper, drawn under the lanes.
     #[prop_or_default]
     pub children: Html,
-    /// Set when the request is not laid out until asked (its opening reads
-    /// the whole history of a file with many boundaries): lays it out.
-    #[prop_or_default]
-    pub on_lay_out: Option<Callback<()>>,
 }
-
-/// Boundaries up to which a request's opening in an earlier era is laid
-/// out without being asked: past them, reading the whole history once is a
-/// task of over 100 ms, left to a click.
-pub const EAGER_ERAS: usize = 5_000;
 
 /// The picked request of an imported session, drawn as the strip draws a
 /// scenario's next request, and the record on disk.
@@ -95,12 +86,7 @@ pub fn SessionStrip(props: &SessionStripProps) -> Html {
         return html! {
             <section class="strip session-strip" aria-labelledby="strip-h" aria-busy="true">
                 { head }
-                if let Some(lay_out) = props.on_lay_out.clone() {
-                    <p class="strip-caption">{ format!("{} has over {} boundaries: this request's summary and preserved tail are read from its whole history, a moment's work, done when you ask.", props.name, grouped(EAGER_ERAS as u64)) }</p>
-                    <button type="button" class="lay-out" onclick={Callback::from(move |_| lay_out.emit(()))}>{ format!("Lay out request {}", grouped(props.at as u64 + 1)) }</button>
-                } else {
-                    <p class="strip-caption" aria-live="polite">{ props.error.clone().unwrap_or_else(|| format!("Laying out request {} of {}…", props.at + 1, props.name)) }</p>
-                }
+                <p class="strip-caption" aria-live="polite">{ props.error.clone().unwrap_or_else(|| format!("Laying out request {} of {}…", props.at + 1, props.name)) }</p>
                 { props.children.clone() }
             </section>
         };

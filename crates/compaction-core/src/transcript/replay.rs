@@ -188,6 +188,10 @@ pub struct Timeline {
     /// Each era's opening: the real summary, then the preserved messages
     /// (without usage, R7.6), as a resume shows them; empty for the first.
     pub(crate) openings: Vec<Vec<Arc<Message>>>,
+    /// Per era: whether its opening starts with a summary record, and how
+    /// many re-attached context records come before the preserved ones
+    /// ([`Era::context`](super::Era)).
+    pub(crate) opening_parts: Vec<(bool, usize)>,
     /// The session's real boundaries, in file order.
     pub(crate) actual: Vec<Actual>,
     /// When each real boundary was written (parallel to `actual`).
@@ -248,6 +252,25 @@ impl Timeline {
         })
     }
 
+    /// What era `era` (as [`Timeline::eras`] counts) opens with, as the
+    /// engine assembled it when the timeline was laid out (the walk
+    /// [`Transcript::eras`] makes, done once on import): the real
+    /// summary, the context re-attached after it, the preserved messages.
+    /// `None` past the last era; an era no compaction opens has an empty
+    /// opening. An earlier era's summary and preserved tail without walking
+    /// the history again.
+    pub fn opening(&self, era: usize) -> Option<EraOpening<'_>> {
+        let messages = self.openings.get(era)?;
+        let (summary, context) = self.opening_parts.get(era).copied().unwrap_or_default();
+        let boundary = self.eras.get(era).and_then(|&(_, b)| b);
+        Some(EraOpening {
+            boundary: boundary.and_then(|b| self.actual.get(b)),
+            messages,
+            summary,
+            context,
+        })
+    }
+
     /// Where each real boundary stands: the number of timeline messages
     /// before it, parallel to the replay's `actual` (`None` for a boundary
     /// that opens no era of the walked history).
@@ -265,6 +288,29 @@ impl Timeline {
     /// the session's own compactions ([`ReplayOptions::default`]).
     pub fn replay(&self, preset: Preset, settings: EngineSettings) -> Result<Replay, Error> {
         self.replay_with(preset, settings, ReplayOptions::default())
+    }
+}
+
+/// What an era opens with ([`Timeline::opening`]).
+#[derive(Debug, Clone, Copy)]
+pub struct EraOpening<'a> {
+    /// The real boundary that opens the era.
+    pub boundary: Option<&'a Actual>,
+    /// The summary (with its usage) when [`EraOpening::summary`], then
+    /// `context` re-attached records, then the preserved messages (without
+    /// usage, R7.6), in the order a resume appends them.
+    pub messages: &'a [Arc<Message>],
+    /// Whether the first message is the compaction's summary record.
+    pub summary: bool,
+    /// How many re-attached context records come after the first message
+    /// and before the preserved ones.
+    pub context: usize,
+}
+
+impl EraOpening<'_> {
+    /// Whether the `i`-th message is a preserved one.
+    pub fn is_preserved(&self, i: usize) -> bool {
+        i > self.context
     }
 }
 

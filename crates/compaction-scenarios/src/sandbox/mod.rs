@@ -26,7 +26,7 @@ pub use journal::{journal, BoundaryCard, Journal, Place, Record, Resumed};
 pub use lost::{Line, Section};
 pub use precompute::PrecomputeSwitch;
 pub use request::{explain, rebuild, Goes, Part, Rebuild, Segment};
-pub use walk::{session_request, Kept, Opened, Opening, SessionRequest, Walking};
+pub use walk::{session_request, Kept, Opened, Opening, Opens, SessionRequest, Walking};
 
 use crate as scenarios;
 use crate::{Event, Frame, HostPolicy, Observer, Scenario};

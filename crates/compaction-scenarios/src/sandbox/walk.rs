@@ -1,7 +1,7 @@
 //! An imported session walked request by request: what request `at` of
 //! its timeline held, as the engine counts it. The era's opening (the real
 //! summary and preserved tail its boundary left, as the engine assembled
-//! them: [`Transcript::eras`]), then the era's messages up to the request,
+//! them: [`Timeline::opening`], laid out once on import), then the era's messages up to the request,
 //! with the client's recorded microcompactions applied, appended to an
 //! engine as a resume would; the view is then the request, split into the
 //! strip's parts. The file's reported usage says what the request cost;
@@ -12,12 +12,13 @@
 //! page can yield between slices.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use compaction_core::engine::{Engine, EngineSettings};
 use compaction_core::error::Error;
-use compaction_core::message::{Content, Role, Uuid};
+use compaction_core::message::{Content, Message, Role, Uuid};
 use compaction_core::transcript::replay::Timeline;
 use compaction_core::transcript::{Era, Transcript};
 
@@ -167,18 +168,18 @@ impl Walking {
         if let (Some(b), Some(opened)) = (b, opened) {
             let mut summary = None;
             let mut kept = Vec::new();
-            for (imported, is_preserved) in &opened.messages {
-                let mut m = imported.message.clone();
-                let appended = if imported.is_compact_summary {
+            for (m, opens) in &opened.messages {
+                let appended = if *opens == Opens::Summary {
                     summary = Some(m.content.clone());
-                    engine.append_summary(m)
+                    engine.append_summary((**m).clone())
                 } else {
+                    let mut m = (**m).clone();
                     m.usage = None;
-                    if *is_preserved {
-                        preserved.insert(m.uuid.clone());
-                    }
                     engine.append(m)
                 };
+                if *opens == Opens::Preserved {
+                    preserved.insert(m.uuid.clone());
+                }
                 match appended {
                     Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
                     Err(other) => return Err(other),
@@ -187,7 +188,7 @@ impl Walking {
                     .view()
                     .entries()
                     .last()
-                    .filter(|_| !imported.is_compact_summary)
+                    .filter(|_| *opens != Opens::Summary)
                 {
                     if preserved.contains(&e.message.uuid) {
                         kept.push(Kept {
@@ -227,22 +228,11 @@ impl Walking {
         }))
     }
 
-    /// Whether request `at`'s opening needs the engine's eras (the whole
-    /// history walked): an era before the last opened by a compaction.
-    pub fn needs_eras(timeline: &Timeline, at: usize) -> bool {
-        place(timeline, at).is_some_and(|p| p.boundary.is_some() && p.era + 1 < timeline.eras().count())
-    }
-
     /// What request `at`'s era opens with (`None`: no compaction): for
     /// the last era, from the resumed view (only that era is walked); for
-    /// an earlier one, or when the resume opens elsewhere, from the engine's
-    /// eras (`eras`, the whole history walked, asked for only then).
-    pub fn opened<'a>(
-        transcript: &Transcript,
-        timeline: &Timeline,
-        at: usize,
-        eras: impl FnOnce() -> &'a [Era],
-    ) -> Option<Opened> {
+    /// an earlier one, or when the resume opens elsewhere, as the timeline
+    /// holds it ([`Timeline::opening`]: the history is not walked again).
+    pub fn opened(transcript: &Transcript, timeline: &Timeline, at: usize) -> Option<Opened> {
         let p = place(timeline, at)?;
         let boundary = &transcript.boundaries.get(p.boundary?)?.uuid;
         if p.era + 1 == timeline.eras().count() {
@@ -250,7 +240,7 @@ impl Walking {
                 return Some(o);
             }
         }
-        Opened::of_era(transcript, eras(), p.era)
+        Opened::of_timeline(timeline, p.era)
     }
 
     /// Appends up to `budget` more messages; true once the request stands.
@@ -321,16 +311,44 @@ impl Walking {
 }
 
 /// What an era opens with, as the engine assembled it: the summary, any
-/// re-attached context, the preserved messages (flagged), in order.
+/// re-attached context, the preserved messages, in order.
 #[derive(Debug, Clone)]
 pub struct Opened {
     /// The boundary that opens it.
     pub boundary: Uuid,
-    /// Its messages, each with whether it is preserved.
-    pub messages: Vec<(compaction_core::transcript::ImportedMessage, bool)>,
+    /// Its messages, each with what it is.
+    pub messages: Vec<(Arc<Message>, Opens)>,
+}
+
+/// What a message of an era's opening is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opens {
+    /// The compaction's summary record.
+    Summary,
+    /// Context re-attached after the summary, before the preserved tail.
+    Context,
+    /// A message the compaction kept verbatim.
+    Preserved,
 }
 
 impl Opened {
+    /// Era `era`'s opening as the timeline holds it ([`Timeline::opening`]).
+    pub fn of_timeline(timeline: &Timeline, era: usize) -> Option<Opened> {
+        let o = timeline.opening(era)?;
+        let boundary = o.boundary?.uuid.clone();
+        let messages = (o.messages.iter().enumerate())
+            .map(|(i, m)| {
+                let opens = match i {
+                    0 if o.summary => Opens::Summary,
+                    _ if o.is_preserved(i) => Opens::Preserved,
+                    _ => Opens::Context,
+                };
+                (Arc::clone(m), opens)
+            })
+            .collect();
+        Some(Opened { boundary, messages })
+    }
+
     /// Era `era`'s opening, from the engine's eras ([`Transcript::eras`]:
     /// the whole history walked).
     pub fn of_era(transcript: &Transcript, eras: &[Era], era: usize) -> Option<Opened> {
@@ -342,7 +360,7 @@ impl Opened {
             .take(1 + e.context + e.preserved)
             .filter_map(|&m| transcript.messages.get(m))
             .enumerate()
-            .map(|(i, m)| (m.clone(), i > e.context))
+            .map(|(i, m)| (Arc::new(m.message.clone()), opens(m, i > e.context)))
             .collect();
         Some(Opened { boundary, messages })
     }
@@ -363,11 +381,20 @@ impl Opened {
             .into_iter()
             .take(end)
             .map(|m| {
-                let preserved = m.preserved;
-                (m, preserved)
+                let opens = opens(&m, m.preserved);
+                (Arc::new(m.message), opens)
             })
             .collect();
         Some(Opened { boundary, messages })
+    }
+}
+
+/// What `m` is in an opening, `preserved` or not.
+fn opens(m: &compaction_core::transcript::ImportedMessage, preserved: bool) -> Opens {
+    match (m.is_compact_summary, preserved) {
+        (true, _) => Opens::Summary,
+        (false, true) => Opens::Preserved,
+        (false, false) => Opens::Context,
     }
 }
 
@@ -383,10 +410,7 @@ pub fn session_request(
     settings: EngineSettings,
     at: usize,
 ) -> Result<Option<SessionRequest>, Error> {
-    let eras = std::cell::OnceCell::new();
-    let opened = Walking::opened(transcript, timeline, at, || {
-        eras.get_or_init(|| transcript.eras())
-    });
+    let opened = Walking::opened(transcript, timeline, at);
     let Some(mut w) = Walking::new(transcript, timeline, opened.as_ref(), settings, at)? else {
         return Ok(None);
     };

@@ -4,9 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 use compaction_core::engine::{EngineSettings, Preset};
+use compaction_core::message::Message;
 use compaction_core::transcript::replay::Timeline;
 use compaction_core::transcript::{Importer, Transcript};
-use compaction_scenarios::sandbox::{session_request, timeline_chart, Mark, Opened, Part, SessionRequest};
+use compaction_scenarios::sandbox::{
+    session_request, timeline_chart, Mark, Opened, Opens, Part, SessionRequest, Walking,
+};
 
 fn import(name: &str) -> Transcript {
     let path = format!(
@@ -81,14 +84,13 @@ fn the_request_after_a_boundary_holds_the_real_summary_and_preserved_tail() {
     // walked) is the one the engine's eras assemble.
     let resumed = Opened::resumed(&t).unwrap();
     let whole = Opened::of_era(&t, &t.eras(), 0).unwrap();
-    let uuids = |o: &Opened| -> Vec<_> {
-        o.messages
-            .iter()
-            .map(|(m, p)| (m.message.uuid.clone(), *p))
-            .collect()
-    };
+    let uuids = |o: &Opened| -> Vec<_> { o.messages.iter().map(|(m, p)| (m.uuid.clone(), *p)).collect() };
     assert_eq!(uuids(&resumed), uuids(&whole));
     assert_eq!(resumed.boundary, whole.boundary);
+    // And the one the timeline holds, laid out with it on import.
+    let laid = Opened::of_timeline(&timeline, 0).unwrap();
+    assert_eq!(uuids(&laid), uuids(&whole));
+    assert_eq!(laid.boundary, whole.boundary);
     let p = parts(&after);
     let from = usize::from(p[0] == Part::System);
     assert_eq!(p[from..], [Part::Summary, Part::Preserved, Part::Since]);
@@ -155,4 +157,82 @@ fn requests_before_a_boundary_hold_the_conversation_and_after_it_the_same_openin
             .map(|u| u.prompt_tokens())
             .filter(|&t| t > 0)
     );
+}
+
+#[test]
+fn every_eras_opening_from_the_timeline_is_the_one_the_whole_walk_assembles() {
+    // Timeline::opening keeps what the layout's walk assembled on import:
+    // an earlier era's summary and preserved tail without walking the
+    // history again, the same messages in the same roles, and the same
+    // request laid out from them.
+    let mut eras_seen = 0;
+    for name in [
+        "hand__preserved-segment-2.1.170.jsonl",
+        "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+        "wpfleger96__claude-code-status-line__session_with_compact.jsonl",
+        "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl",
+        "kzahel__yepanywhere__index.jsonl",
+    ] {
+        let t = import(name);
+        let timeline = t.timeline();
+        let eras = t.eras();
+        assert_eq!(eras.len(), timeline.eras().count(), "{name}");
+        let (n, real) = requests(&timeline);
+        for era in 0..eras.len() {
+            let whole = Opened::of_era(&t, &eras, era);
+            let laid = Opened::of_timeline(&timeline, era);
+            let key = |o: &Option<Opened>| {
+                o.as_ref().map(|o| {
+                    // A resume sends the preserved messages without usage (R7.6).
+                    let without_usage = |m: &Message, p: Opens| Message {
+                        usage: if p == Opens::Summary {
+                            m.usage.clone()
+                        } else {
+                            None
+                        },
+                        ..m.clone()
+                    };
+                    let messages: Vec<_> = o
+                        .messages
+                        .iter()
+                        .map(|(m, p)| (without_usage(m, *p), *p))
+                        .collect();
+                    (o.boundary.clone(), messages)
+                })
+            };
+            assert_eq!(key(&laid), key(&whole), "{name} era {era}");
+            eras_seen += usize::from(whole.is_some());
+        }
+        // Each first request after a boundary, and the last, laid out from
+        // either opening, is the same request.
+        for at in real.iter().copied().chain([n - 1]).filter(|&at| at < n) {
+            let with = |opened: Option<Opened>| {
+                let mut w = Walking::new(&t, &timeline, opened.as_ref(), settings(), at)
+                    .unwrap()
+                    .unwrap();
+                while !w.step(&timeline, 7).unwrap() {}
+                w.finish(&timeline)
+            };
+            let era = era_of(&timeline, at);
+            let a = with(Opened::of_era(&t, &eras, era));
+            let b = with(Opened::of_timeline(&timeline, era));
+            assert_eq!(a, b, "{name} request {at}");
+        }
+    }
+    assert!(eras_seen >= 3, "{eras_seen} eras opened by a compaction");
+}
+
+/// The era of request `at` (each assistant message answers one).
+fn era_of(timeline: &Timeline, at: usize) -> usize {
+    let mut seen = 0;
+    for (era, (_, messages)) in timeline.eras().enumerate() {
+        seen += messages
+            .iter()
+            .filter(|(m, _)| m.role == compaction_core::message::Role::Assistant)
+            .count();
+        if seen > at {
+            return era;
+        }
+    }
+    usize::MAX
 }

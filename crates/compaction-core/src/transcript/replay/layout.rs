@@ -184,6 +184,12 @@ impl LayingOut {
                 })
                 .collect();
             timeline.openings.push(opening);
+            let summary = era
+                .messages
+                .first()
+                .and_then(|&m| transcript.messages.get(m))
+                .is_some_and(|m| m.is_compact_summary);
+            timeline.opening_parts.push((summary && skip > 0, era.context));
             skip
         } else {
             from
