@@ -227,16 +227,24 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
 /// Values out: plain objects, `null` for absent optionals, numbers (never
 /// BigInt). Written as JSON by serde_json and read by the JS engine's
 /// `JSON.parse`: one code path for every type (a small module), and fast.
+///
+/// Only the writing is generic: the rest (the shared arrays, `JSON.parse`,
+/// the error) is one function for every type, not one copy per type.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    #[cfg(feature = "engine")]
-    return shared::to_js(value);
-    #[cfg(not(feature = "engine"))]
-    parsed(value)
+    written(&mut || serde_json::to_string(value))
 }
 
-/// `value` written by serde_json, read by `JSON.parse`.
-fn parsed<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let json = serde_json::to_string(value).map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
+/// What `write` writes, read by `JSON.parse`.
+fn written(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Result<JsValue, JsValue> {
+    #[cfg(feature = "engine")]
+    return shared::to_js(write);
+    #[cfg(not(feature = "engine"))]
+    parsed(write)
+}
+
+/// What `write` writes (serde_json), read by `JSON.parse`.
+fn parsed(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Result<JsValue, JsValue> {
+    let json = write().map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
     js_sys::JSON::parse(&json)
 }
 
@@ -411,14 +419,22 @@ pub(crate) fn string_fields<const N: usize>(
     list: &JsValue,
     keys: [&str; N],
 ) -> Result<Vec<[Option<String>; N]>, String> {
-    let array = array(list, "", MAX_LIST)
-        .map_err(|e| described(&e))?
-        .ok_or_else(|| " is not an array".to_owned())?;
+    let array = list_of_objects(list)?;
     let mut out = Vec::with_capacity(array.length() as usize);
     for (i, item) in array.iter().enumerate() {
-        out.push(object_strings(&item, keys).map_err(|e| format!("[{i}]{e}"))?);
+        let mut row: [Option<String>; N] = std::array::from_fn(|_| None);
+        fill_strings(&item, &keys, &mut row).map_err(|e| format!("[{i}]{e}"))?;
+        out.push(row);
     }
     Ok(out)
+}
+
+/// [`string_fields`]'s array.
+#[cfg(feature = "engine")]
+fn list_of_objects(list: &JsValue) -> Result<js_sys::Array, String> {
+    array(list, "", MAX_LIST)
+        .map_err(|e| described(&e))?
+        .ok_or_else(|| " is not an array".to_owned())
 }
 
 /// The most elements an array argument may have (a list of uuids, of
@@ -441,10 +457,18 @@ pub(crate) fn object_strings<const N: usize>(
     object: &JsValue,
     keys: [&str; N],
 ) -> Result<[Option<String>; N], String> {
+    let mut row: [Option<String>; N] = std::array::from_fn(|_| None);
+    fill_strings(object, &keys, &mut row)?;
+    Ok(row)
+}
+
+/// [`object_strings`] into `row` (one slot per key): one function for
+/// every number of keys.
+#[cfg(feature = "engine")]
+fn fill_strings(object: &JsValue, keys: &[&str], row: &mut [Option<String>]) -> Result<(), String> {
     if !object.is_object() || is_array(object, "").unwrap_or(true) {
         return Err(" must be an object".to_owned());
     }
-    let mut row: [Option<String>; N] = std::array::from_fn(|_| None);
     for (slot, key) in row.iter_mut().zip(keys) {
         let value = get(object, key, "").map_err(|e| format!(".{key}{}", described(&e)))?;
         if value.is_undefined() || value.is_null() {
@@ -456,7 +480,7 @@ pub(crate) fn object_strings<const N: usize>(
                 .ok_or_else(|| format!(".{key} must be a string"))?,
         );
     }
-    Ok(row)
+    Ok(())
 }
 
 /// A JS array of strings.

@@ -93,14 +93,14 @@ impl<'de> Deserialize<'de> for SharedParams {
     }
 }
 
-pub(super) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+pub(super) fn to_js(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Result<JsValue, JsValue> {
     // Only the outermost to_js splices (none nests today).
     if DEPTH.get() > 0 {
-        return super::parsed(value);
+        return super::parsed(write);
     }
     DEPTH.set(1);
     WRITTEN.set(Some(Vec::new()));
-    let out = super::parsed(value);
+    let out = super::parsed(write);
     let written = WRITTEN.take().unwrap_or_default();
     DEPTH.set(0);
     let out = out?;
