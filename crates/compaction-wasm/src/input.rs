@@ -6,17 +6,9 @@
 use compaction_core::api::body::{parse_body_text, BodyAt, MessageParam, ParamError};
 use compaction_core::message::{Json, Message, Uuid};
 use compaction_core::transcript::counted::SavedCounting;
-use serde::Deserialize;
 use wasm_bindgen::JsValue;
 
 use crate::error::{js_err, js_error, At, JsErr, INVALID_ARGUMENT, INVALID_JSON, INVALID_MESSAGE};
-
-/// A response's `context_management` (R13.4).
-#[derive(Deserialize)]
-struct InContextManagement {
-    #[serde(default)]
-    applied_edits: Vec<compaction_core::api::applied::AppliedEdit>,
-}
 
 /// What the server says it did in the response `value` (a `BetaMessage`):
 /// its `context_management.applied_edits`, none when absent.
@@ -32,14 +24,59 @@ pub fn applied_edits(
     if cm.is_undefined() || cm.is_null() {
         return Ok(Vec::new());
     }
-    let cm: InContextManagement = crate::engine::from_js(&cm).map_err(|e| {
+    read_applied(&cm).map_err(|e| {
         js_error(
             INVALID_MESSAGE,
             &format!("{field}.context_management"),
-            &format!("{field}.context_management: {e}"),
+            &format!("{field}.context_management{e}"),
         )
-    })?;
-    Ok(cm.applied_edits)
+    })
+}
+
+/// `context_management`'s `applied_edits` (R13.4), read straight from the
+/// object (no deserializer of its own in the module), taking what its JSON
+/// would give: absent `applied_edits` is none; each edit's `type` a
+/// string, its counters absent, `null` (or not finite, which JSON writes as
+/// `null`) or whole numbers below 2^64; other fields ignored. What is wrong
+/// is said from the place (`.applied_edits[0].cleared_tool_uses must be
+/// …`).
+fn read_applied(cm: &JsValue) -> Result<Vec<compaction_core::api::applied::AppliedEdit>, String> {
+    let threw = |at: &str| format!("{at}: reading it threw");
+    if !cm.is_object() || crate::js::is_array(cm, "").unwrap_or(true) {
+        return Err(" must be an object".to_owned());
+    }
+    let list = crate::js::get(cm, "applied_edits", "").map_err(|_| threw(".applied_edits"))?;
+    if list.is_undefined() {
+        return Ok(Vec::new());
+    }
+    let list = crate::js::array(&list, "", crate::js::MAX_LIST)
+        .map_err(|_| threw(".applied_edits"))?
+        .ok_or_else(|| ".applied_edits must be an array".to_owned())?;
+    let mut out = Vec::with_capacity(list.length() as usize);
+    for (i, edit) in list.iter().enumerate() {
+        let at = format!(".applied_edits[{i}]");
+        let [kind] = crate::js::object_strings(&edit, ["type"]).map_err(|e| format!("{at}{e}"))?;
+        let count = |key: &str| -> Result<Option<u64>, String> {
+            let n = crate::js::get(&edit, key, "").map_err(|_| threw(&format!("{at}.{key}")))?;
+            if n.is_undefined() || n.is_null() {
+                return Ok(None);
+            }
+            match n.as_f64() {
+                Some(n) if !n.is_finite() => Ok(None),
+                Some(n) if n >= 0.0 && n.fract() == 0.0 && n < 18_446_744_073_709_551_616.0 => {
+                    Ok(Some(n as u64))
+                }
+                _ => Err(format!("{at}.{key} must be a whole number of 0 or more, or null")),
+            }
+        };
+        out.push(compaction_core::api::applied::AppliedEdit {
+            kind: kind.ok_or_else(|| format!("{at}.type is missing"))?,
+            cleared_tool_uses: count("cleared_tool_uses")?,
+            cleared_thinking_turns: count("cleared_thinking_turns")?,
+            cleared_input_tokens: count("cleared_input_tokens")?,
+        });
+    }
+    Ok(out)
 }
 
 impl<T> At<T> for Result<T, ParamError> {

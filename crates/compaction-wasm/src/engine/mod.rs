@@ -25,7 +25,7 @@ use crate::js::{opt_text, text};
 pub(crate) use crate::settings::read_settings;
 use crate::thresholds::Thresholds;
 
-pub(crate) use crate::js::{from_js, string_fields, to_js};
+pub(crate) use crate::js::{string_fields, to_js};
 
 /// `promptTooLong`'s `tokens`: a whole number from 1 to 2^53 − 1.
 fn read_tokens(tokens: &JsValue) -> Result<u64, JsValue> {
