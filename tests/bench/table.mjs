@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { createRequire } from 'node:module';
-import { Engine, plan } from 'context-compaction';
+import * as pkg from 'context-compaction';
+
+const { Engine, plan } = pkg;
 import { readSession } from 'context-compaction/session';
 import { generate } from './peers/gen.mjs';
 
@@ -49,6 +51,39 @@ const settings = { preset: 'seed', window: 180_000 + 33_000 };
 {
   const [p, s] = race([() => plan(settings, conv.messages), () => JSON.stringify(conv.messages)]);
   row('plan(objects) @10k', `${p.toFixed(1)} ms`, `JSON.stringify ${s.toFixed(1)} ms`, `${(p / s).toFixed(2)}× (≤ 1×)`);
+}
+
+// Memory: the engine module's heap as its allocator counts it (bytes its
+// live allocations hold; the module's hidden `__heap()` returns [held now,
+// most held since the last call]), against the input's UTF-8 bytes: what
+// an engine keeps once the history is loaded and decided on, and the most a
+// plan(json) needs at once (the text copied in included; JS's own copies
+// are not in wasm memory). Each measured once: the allocator's count is
+// exact, not a timing.
+if (typeof pkg.__heap === 'function') {
+  const bytes = Buffer.byteLength(json);
+  const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
+  const held = (window) => {
+    gc();
+    const [base] = pkg.__heap();
+    const e = new Engine({ preset: 'seed', window });
+    e.loadJson(json);
+    e.beforeCall();
+    const [now] = pkg.__heap();
+    e.free();
+    return now - base;
+  };
+  for (const [what, window] of [['no tier fires', 20_000_000], ['window 213k: tiers ran, a compaction pending', settings.window]]) {
+    const h = held(window);
+    row(`memory: an engine holds @10k (${what})`, mb(h), `the JSON ${mb(bytes)}`, `${(h / bytes).toFixed(2)}× (≤ 1.2×)`);
+  }
+  gc();
+  const [base] = pkg.__heap();
+  plan(settings, json);
+  const [, peak] = pkg.__heap();
+  row('memory: peak during plan(json) @10k', mb(peak - base), `the JSON ${mb(bytes)}`, `${((peak - base) / bytes).toFixed(2)}× (≤ 2×)`);
+} else {
+  row('memory', 'not measured: this build has no __heap()', '', '');
 }
 
 // append + beforeCall: per call, steady and with a request pending: a

@@ -16,7 +16,7 @@
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 mod source;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
-pub use source::{allocator, Allocator, GrowGeometric};
+pub use source::{allocator, in_use, peak, reset_peak, Allocator, Counted, GrowGeometric};
 
 /// Declares the global allocator on single-threaded wasm32 (nothing
 /// elsewhere): `compaction_alloc::global!();` at a crate's root.

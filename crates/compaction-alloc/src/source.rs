@@ -1,9 +1,10 @@
 //! talc's memory source for single-threaded wasm32 (see the crate).
 #![allow(unsafe_code)] // talc's heap management is unsafe by nature
 
-use core::alloc::Layout;
+use core::alloc::{GlobalAlloc, Layout};
 use core::arch::wasm32::{memory_grow, memory_size};
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use talc::base::{binning::Binning, Talc, CHUNK_UNIT};
 use talc::source::Source;
@@ -81,10 +82,83 @@ unsafe impl Source for GrowGeometric {
     }
 }
 
-/// The allocator the modules declare: talc over [`GrowGeometric`].
-pub type Allocator = talc::cell::TalcSyncCell<GrowGeometric, talc::wasm::WasmBinning>;
+/// The allocator the modules declare: talc over [`GrowGeometric`], its
+/// bytes [`Counted`].
+pub type Allocator = Counted<talc::cell::TalcSyncCell<GrowGeometric, talc::wasm::WasmBinning>>;
 
 /// A new [`Allocator`].
 pub const fn allocator() -> Allocator {
-    talc::cell::TalcSyncCell::new_wasm(GrowGeometric::new())
+    Counted(talc::cell::TalcSyncCell::new_wasm(GrowGeometric::new()))
+}
+
+/// Bytes the live allocations hold (their layouts' sizes).
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+/// The most [`IN_USE`] has been since the last [`reset_peak`].
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// A global allocator counting the bytes its live allocations hold and
+/// their peak, so the package's benchmark can say what an engine keeps
+/// and what a call needed at most ([`in_use`], [`peak`]). A load, an add
+/// and a compare per allocation (single-threaded wasm: plain memory).
+#[derive(Debug)]
+pub struct Counted<A>(pub A);
+
+fn held(more: usize, less: usize) {
+    let now = IN_USE.load(Relaxed).saturating_sub(less).saturating_add(more);
+    IN_USE.store(now, Relaxed);
+    if now > PEAK.load(Relaxed) {
+        PEAK.store(now, Relaxed);
+    }
+}
+
+// SAFETY: every call is passed to the inner allocator with the caller's
+// own arguments and contract; the counting touches no allocation.
+unsafe impl<A: GlobalAlloc> GlobalAlloc for Counted<A> {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract, passed on.
+        let ptr = unsafe { self.0.alloc(layout) };
+        if !ptr.is_null() {
+            held(layout.size(), 0);
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller's contract, passed on.
+        let ptr = unsafe { self.0.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            held(layout.size(), 0);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract, passed on.
+        unsafe { self.0.dealloc(ptr, layout) };
+        held(0, layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller's contract, passed on.
+        let moved = unsafe { self.0.realloc(ptr, layout, new_size) };
+        if !moved.is_null() {
+            held(new_size, layout.size());
+        }
+        moved
+    }
+}
+
+/// Bytes the module's live allocations hold now.
+pub fn in_use() -> usize {
+    IN_USE.load(Relaxed)
+}
+
+/// The most bytes held at once since the last [`reset_peak`] (or the start).
+pub fn peak() -> usize {
+    PEAK.load(Relaxed)
+}
+
+/// Starts a new peak from what is held now.
+pub fn reset_peak() {
+    PEAK.store(IN_USE.load(Relaxed), Relaxed);
 }

@@ -56,3 +56,14 @@ pub mod thresholds;
 // geometrically.
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 compaction_alloc::global!();
+
+/// The module's heap, `[bytes held now, most held at once since the last
+/// call]`, for the benchmark's memory rows (what an engine keeps, what a
+/// call needs at most); not part of the typed API.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[wasm_bindgen::prelude::wasm_bindgen(js_name = __heap, skip_typescript)]
+pub fn heap() -> Vec<f64> {
+    let out = vec![compaction_alloc::in_use() as f64, compaction_alloc::peak() as f64];
+    compaction_alloc::reset_peak();
+    out
+}
