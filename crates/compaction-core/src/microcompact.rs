@@ -205,6 +205,19 @@ impl Microcompact {
         })
     }
 
+    /// Whether [`Microcompact::saved`] is `saved`, allocating nothing.
+    pub(crate) fn saved_is(&self, saved: Option<&crate::view::ServerCleared>) -> bool {
+        let cleared = self.server_cleared.min(self.calls.len());
+        let through = cleared.checked_sub(1).and_then(|i| self.calls.get(i));
+        match (through, saved) {
+            (None, None) => true,
+            (Some(through), Some(s)) => {
+                *through == s.through && s.fired_at == self.fired_at.unwrap_or(self.calls.len()) as u64
+            }
+            _ => false,
+        }
+    }
+
     /// Takes a persisted prediction as this view's: the server clears the
     /// oldest eligible results up to `saved.through` (nothing when the view
     /// no longer holds that call).

@@ -16,11 +16,14 @@ pub fn applied_edits(
     value: &JsValue,
     field: &str,
 ) -> Result<Vec<compaction_core::api::applied::AppliedEdit>, JsValue> {
-    let cm = crate::js::get(
-        value,
-        "context_management",
-        &format!("{field}.context_management"),
-    )?;
+    if !value.is_object() {
+        return Ok(Vec::new());
+    }
+    // The field's name is written only for an error: this runs on every append.
+    let cm = match js_sys::Reflect::get(value, &JsValue::from_str("context_management")) {
+        Ok(cm) => cm,
+        Err(e) => return Err(crate::js::threw(&format!("{field}.context_management"), &e)),
+    };
     if cm.is_undefined() || cm.is_null() {
         return Ok(Vec::new());
     }

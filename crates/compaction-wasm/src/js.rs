@@ -497,8 +497,9 @@ pub(crate) fn strings(list: &JsValue) -> Result<Vec<String>, String> {
 
 /// A JS string as UTF-8, written by `TextEncoder.encodeInto` straight into
 /// a buffer the module allocated: as many bytes as the string has UTF-16
-/// units first (all of it when it is ASCII), then room for what is left at
-/// three bytes a unit. wasm-bindgen's own copy loops over an ASCII string
+/// units first (all of it when it is ASCII), then room for what is left,
+/// growing by half at a time up to three bytes a unit, and trimmed to what
+/// was written. wasm-bindgen's own copy loops over an ASCII string
 /// one character at a time in JS, and reserves three bytes a unit for any
 /// other string. Lone surrogates become U+FFFD, as there.
 fn utf8(text: &js_sys::JsString) -> String {
@@ -522,9 +523,19 @@ fn utf8(text: &js_sys::JsString) -> String {
             break;
         }
         rest = rest.slice(read, rest.length());
-        buf.resize(written + 3 * rest.length() as usize, 0);
+        // What is left needs one to three bytes a unit: room for one
+        // each, or half again the buffer, whichever is more, never past
+        // three (reserving three at once made a mostly-ASCII text's buffer
+        // three times its size: the peak of a plan(json)).
+        let units = rest.length() as usize;
+        let at_least = written + units + 4;
+        let grown = buf.len() + buf.len() / 2;
+        buf.resize(at_least.max(grown).min(written + 3 * units + 4), 0);
     }
     buf.truncate(written);
+    if buf.capacity() - written > written / 8 {
+        buf.shrink_to_fit();
+    }
     // encodeInto writes only whole UTF-8 sequences.
     String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
@@ -548,3 +559,6 @@ pub use shared::SharedParams;
 
 #[cfg(feature = "engine")]
 mod shared;
+
+#[cfg(feature = "engine")]
+pub(crate) mod memo;

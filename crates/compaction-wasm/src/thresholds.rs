@@ -45,22 +45,31 @@ const FIELDS: [&str; 5] = [
 #[serde(rename_all = "camelCase")]
 pub struct Thresholds {
     /// The context window the lines were derived from.
+    #[serde(serialize_with = "whole")]
     pub window: f64,
     /// Room kept for the model's reply: `min(maxOutputTokens, reserveCap)`.
+    #[serde(serialize_with = "whole")]
     pub reserve: f64,
     /// `window − reserve`.
+    #[serde(serialize_with = "whole")]
     pub budget: f64,
     /// The model input ceiling the blocked line hangs from.
+    #[serde(serialize_with = "whole")]
     pub ceiling: f64,
     /// A background summary starts here.
+    #[serde(serialize_with = "whole")]
     pub precompute: f64,
     /// The host shows "N tokens left" from here.
+    #[serde(serialize_with = "whole")]
     pub warn: f64,
     /// Auto-compaction (tiers 2–4) runs from here.
+    #[serde(serialize_with = "whole")]
     pub compact: f64,
     /// Calls are refused from here until the host compacts.
+    #[serde(serialize_with = "whole")]
     pub blocked: f64,
     /// The compact line without the override.
+    #[serde(serialize_with = "whole")]
     pub compact_default: f64,
     /// The override percentage asked for, or `null`.
     #[tsify(type = "number | null")]
@@ -69,6 +78,16 @@ pub struct Thresholds {
     /// or it would have raised the line (it can only lower it).
     #[tsify(type = "number | null")]
     pub override_applied_pct: Option<f64>,
+}
+
+/// A line (a whole number of tokens, at most 2^53 − 1) written as an
+/// integer: the same JS number as its float, without formatting one.
+fn whole<S: serde::Serializer>(tokens: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if tokens.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(tokens) {
+        s.serialize_u64(*tokens as u64)
+    } else {
+        s.serialize_f64(*tokens)
+    }
 }
 
 impl From<CoreThresholds> for Thresholds {

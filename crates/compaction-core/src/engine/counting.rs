@@ -16,6 +16,14 @@ impl Engine {
         }
     }
 
+    /// Whether [`Engine::counting`] is `last`, allocating nothing (a host
+    /// asks after every call).
+    pub fn counting_is(&self, last: &Counting) -> bool {
+        let same = self.view.counting_is(last) && self.microcompact.saved_is(last.server_cleared.as_ref());
+        debug_assert_eq!(same, self.counting() == *last);
+        same
+    }
+
     /// Takes a persisted counting state as the view's own, as the view
     /// stands now (a resumed session's, loaded up to the message the
     /// record followed). Returns whether its usage was placed: `false`

@@ -56,12 +56,31 @@ impl UuidMaker {
     pub fn make(&mut self, taken: impl Fn(&Uuid) -> bool) -> Uuid {
         loop {
             self.next = self.next.wrapping_add(1);
-            let uuid = Uuid(format!("m{}", self.next));
+            let uuid = Uuid(numbered('m', self.next));
             if !taken(&uuid) {
                 return uuid;
             }
         }
     }
+}
+
+/// `prefix` then `n` in decimal, without the formatting machinery (one
+/// per appended message).
+fn numbered(prefix: char, mut n: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(1 + digits.len() - at);
+    out.push(prefix);
+    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    out
 }
 
 /// What the log holds, in order.
@@ -218,19 +237,21 @@ impl SessionLog {
     /// Writes the record of what `engine`'s count rests on (SPEC R11.6,
     /// `count_calibrated`) when it changed since `last` (which it updates),
     /// chained after the last record, and returns it. A host calls it after
-    /// every change to the engine, so a resume counts as the engine does.
+    /// every change to the engine, so a resume counts as the engine does:
+    /// when nothing changed it allocates nothing, and `timestamp` (the
+    /// record's time) is asked for only when a record is written.
     pub fn count_changed(
         &mut self,
         engine: &crate::engine::Engine,
         last: &mut crate::view::Counting,
-        timestamp: Timestamp,
+        timestamp: impl FnOnce() -> Timestamp,
     ) -> Option<String> {
-        let now = engine.counting();
-        if &now == last {
+        if engine.counting_is(last) {
             return None;
         }
+        let now = engine.counting();
         let after = engine.view().entries().last().map(|e| &e.message.uuid);
-        let ctx = self.context(timestamp);
+        let ctx = self.context(timestamp());
         let (record, line) = super::counted::counted_record(&now, after, self.parent.as_ref(), &ctx);
         self.parent = Some(record);
         self.items.push(Logged::Lines(vec![line.clone()]));
@@ -469,6 +490,24 @@ mod tests {
         log.appended(Uuid("m11b".into()));
         let r: serde_json::Value = serde_json::from_str(&log.records(&store)[0]).unwrap();
         assert_eq!(r["parentUuid"], "m9");
+    }
+
+    #[test]
+    fn numbered_writes_what_format_writes() {
+        for n in [
+            0,
+            1,
+            9,
+            10,
+            99,
+            100,
+            12_345,
+            u64::from(u32::MAX),
+            (1 << 53) + 1,
+            u64::MAX,
+        ] {
+            assert_eq!(numbered('m', n), format!("m{n}"));
+        }
     }
 
     #[test]

@@ -132,6 +132,22 @@ impl View {
         }
     }
 
+    /// Whether [`View::counting`] is `counting` (its `server_cleared` not
+    /// compared), allocating nothing.
+    pub fn counting_is(&self, counting: &Counting) -> bool {
+        self.calibration == counting.calibration
+            && match (&self.anchor, &counting.anchor) {
+                (None, None) => true,
+                (Some(a), Some(s)) => {
+                    a.reported == s.reported
+                        && a.reply_delta == s.reply_delta
+                        && a.prefix_delta == s.prefix_delta
+                        && self.entries.get(a.position).map(|e| &e.message.uuid) == s.uuid.as_ref()
+                }
+                _ => false,
+            }
+    }
+
     /// Takes a persisted counting state as the view's own, as it stands
     /// now: the anchor is placed at its uuid (at the end when it names
     /// none), and dropped when the view no longer holds that message (the

@@ -342,6 +342,7 @@ pub struct Decision {
     #[tsify(type = "TokenFigure")]
     pub count: compaction_core::tokens::TokenFigure,
     /// The lines it was held against.
+    #[serde(serialize_with = "crate::js::memo::lines")]
     pub lines: Thresholds,
     /// What to do with the call.
     pub status: CallStatus,
@@ -349,6 +350,7 @@ pub struct Decision {
     /// your `clearThinking` edit first, cache-aware microcompact's clearing,
     /// server compaction (R13.4).
     #[tsify(type = "ContextManagement | null")]
+    #[serde(serialize_with = "crate::js::memo::edits")]
     pub context_management: Option<compaction_core::api::ContextManagement>,
     /// The beta headers the call needs (`betas` of
     /// `client.beta.messages.create`), sorted (R13.4).

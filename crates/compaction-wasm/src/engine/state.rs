@@ -309,10 +309,8 @@ impl State {
     /// (SPEC R11.6: `count_calibrated`), after the view's last message, so
     /// a resume of the file counts as this engine does.
     pub(crate) fn log_counting(&mut self) {
-        let timestamp = self
-            .last_now
-            .clone()
-            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        let now = &self.last_now;
+        let timestamp = || now.clone().unwrap_or_else(|| Timestamp::from_unix_ms(0));
         self.log.count_changed(&self.engine, &mut self.counted, timestamp);
     }
 

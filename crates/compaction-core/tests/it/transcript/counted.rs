@@ -34,7 +34,7 @@ impl Live {
 
     /// What the package does after every call.
     fn sync(&mut self) {
-        self.log.count_changed(&self.engine, &mut self.counted, at());
+        self.log.count_changed(&self.engine, &mut self.counted, at);
     }
 
     /// A user prompt of ~`chars` characters, then a reply whose usage says
