@@ -19,7 +19,9 @@ size_budget() {
     case "$1" in
         compaction_wasm) echo 176000 ;;
         compaction_formats) echo 200500 ;;
-        compaction_session) echo 78500 ;;
+        # Raised from 78,500: built at opt-level 2 for readSession's speed
+        # (scripts/build-pkg.sh), 115,364 B.
+        compaction_session) echo 116000 ;;
         sandbox) echo 334000 ;;
         *) return 1 ;;
     esac
