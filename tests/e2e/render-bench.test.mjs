@@ -1,13 +1,23 @@
-// A browser benchmark, not a timed test: how long the sandbox takes to
-// re-render after a control change, on a 2,000-message session imported
-// into the page and on built-in scenarios. It prints the numbers (median
-// of several changes) and asserts only that each change took effect.
+// How long the sandbox takes to repaint after a control change, on
+// built-in scenarios and on a 2,000-message session imported into the page
+// (issue 26: "a control change still repaints within one frame (< 16 ms)").
+// Each case makes a warm-up change, then 7 changes, each after the page has
+// been idle 300 ms (so the URL write a change schedules 200 ms later runs
+// between changes, not inside one), and prints the medians of:
+//   cpu: the page's main-thread CPU time from the input event to the second
+//     animation frame after it (the render, then the first frame's style,
+//     layout, paint and commit), read from a Chromium performance trace
+//     (the thread clock of two console.timeStamp marks): what a frame
+//     costs, not the wall time a loaded 2-core machine stretches it to;
 //   sandboxRenderMs: from the start of the page's render to its effects
 //     (the engine run + Yew's diff and DOM patch);
-//   input→frame: from the input event to the second animation frame after
-//     it (adds style, layout and paint; at least one frame, ~16 ms).
-// The page writes its URL 200 ms after the last change, outside the render
-// (a history update inside it took 1 to 12 ms on a loaded machine).
+//   input→layout: the render, then style and layout forced, in one task;
+//   input→frame: the wall time to the second animation frame.
+// It asserts that each change took effect; the frame budget (a median cpu
+// under 16 ms) is printed per case, not asserted: on this machine the
+// built-in scenarios cost 20–60 ms of main-thread CPU per change (the
+// engine run and Yew's patch ~10 ms, style, layout and paint ~6 ms; see
+// README "How fast"), so an assertion would fail until that is cut.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -16,6 +26,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "./server.mjs";
 import { launch, pageWithErrors } from "./browser.mjs";
 import { session } from "./session-gen.mjs";
+import { cpuBetween, traced } from "./trace.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 let server, browser;
@@ -29,20 +40,40 @@ after(async () => {
   await server?.close();
 });
 
-async function measure(page, label, values) {
-  const times = [];
-  for (const v of values) {
-    const t = await page.evaluate(async ([label, v]) => {
+/** Medians over `values` of a change of the control labelled `label`. */
+function measure(page, label, values) {
+  return changes(page, values, label);
+}
+
+/**
+ * Sets the control labelled `label` (a text input) to a warm-up value and
+ * then to each of `values` (or, with no label, clicks the PreCompact hook's
+ * checkbox), traced, and returns the medians (see the header).
+ */
+async function changes(page, values, label = null) {
+  const once = (v, i) => page.evaluate(async ([label, v, i]) => {
+    await new Promise((r) => setTimeout(r, 300));
+    console.timeStamp(`change-${i}`);
+    const t0 = performance.now();
+    if (label === null) {
+      document.getElementById("hookBlocks").click();
+    } else {
       const input = [...document.querySelectorAll("label")].find((l) => l.textContent === label).control;
-      const t0 = performance.now();
       input.value = v;
       input.dispatchEvent(new InputEvent("input", { bubbles: true }));
-      const work = await settled(t0);
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
-      return { frame: performance.now() - t0, render: window.sandboxRenderMs, work };
-    }, [label, v]);
-    times.push(t);
-  }
+    }
+    const work = await settled(t0);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    console.timeStamp(`painted-${i}`);
+    return { frame: performance.now() - t0, render: window.sandboxRenderMs, work };
+  }, [label, v, i]);
+  await once(values[values.length - 1], "warm-up");
+  const { result: times, marks } = await traced(browser, page, async () => {
+    const out = [];
+    for (const [i, v] of values.entries()) out.push(await once(v, i));
+    return out;
+  });
+  for (const [i, t] of times.entries()) t.cpu = cpuBetween(marks, `change-${i}`, `painted-${i}`);
   return summary(times);
 }
 
@@ -58,17 +89,19 @@ const SETTLED = `window.settled = async (t0) => {
   return performance.now() - t0;
 };`;
 
-/** Medians of the render, the work before the next frame, and the frame. */
+/** Medians of the CPU time, the render, the work before the next frame, and the frame. */
 function summary(times) {
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return {
+    cpu: median(times.map((t) => t.cpu)),
+    all: times.map((t) => t.cpu),
     render: median(times.map((t) => t.render)),
     work: median(times.map((t) => t.work)),
     frame: median(times.map((t) => t.frame)),
   };
 }
 
-test("re-render time after a control change (reported, not asserted)", async () => {
+test("re-render cost after a control change (reported, not asserted)", { timeout: 300_000 }, async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/`);
@@ -95,22 +128,10 @@ test("re-render time after a control change (reported, not asserted)", async () 
   await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("2000 messages"), null, { timeout: 60_000 });
   report.push(["imported session, 2,000 messages: window (replay + chart)", await measure(page, "Context window (tokens)", windows)]);
   report.push(["imported session, 2,000 messages: hook switch (compact-analysis re-runs, the replay is kept)",
-    await (async () => {
-      const times = [];
-      for (let i = 0; i < 7; i++) {
-        times.push(await page.evaluate(async () => {
-          const box = document.getElementById("hookBlocks");
-          const t0 = performance.now();
-          box.click();
-          const work = await settled(t0);
-          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
-          return { frame: performance.now() - t0, render: window.sandboxRenderMs, work };
-        }));
-      }
-      return summary(times);
-    })()]);
+    await changes(page, [1, 2, 3, 4, 5, 6, 7])]);
   for (const [what, t] of report) {
-    console.log(`render-bench: ${what}: sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+    const budget = t.cpu < 16 ? "within" : "over";
+    console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
   }
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "270000");
   assert.deepEqual(errors, []);

@@ -90,6 +90,7 @@ export async function pickFile(page, url, setup = () => {}) {
     files.items.add(window.__file);
     input.files = files.files;
     const t0 = performance.now();
+    console.timeStamp("sandbox-pick");
     input.dispatchEvent(new Event("change", { bubbles: true }));
     return t0;
   });
@@ -100,21 +101,36 @@ export async function pickFile(page, url, setup = () => {}) {
  * waits until it is drawn (and two frames more): the seconds it took,
  * when the reading ended (`t0` the pick, `phases` what the page published
  * as window.sandboxImportPhases), and the long tasks Chromium reported
- * after the reading (ms each).
+ * after the reading (`afterRead`, wall ms each). With `browser`, the import
+ * is traced and `afterReadCpu` lists every task of the page's main thread
+ * after the reading by its CPU time (ms): what the page's own work costs,
+ * however often a loaded machine preempts it (a long task's wall time
+ * grows with that).
  */
-export async function importSession(page, url, { timeout = 300_000 } = {}) {
-  const t0 = await pickFile(page, url, () => {
-    window.__tasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.__tasks.push([e.startTime, e.duration]);
-    }).observe({ type: "longtask", buffered: false });
-  });
-  await page.waitForFunction(() => /\d messages/.test(document.querySelector(".imported")?.textContent ?? ""),
-    null, { timeout, polling: 50 });
-  const seconds = ((await page.evaluate(() => performance.now())) - t0) / 1000;
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 300)))));
+export async function importSession(page, url, { timeout = 300_000, browser = null } = {}) {
+  const run = async () => {
+    const t0 = await pickFile(page, url, () => {
+      window.__tasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__tasks.push([e.startTime, e.duration]);
+      }).observe({ type: "longtask", buffered: false });
+    });
+    await page.waitForFunction(() => /\d messages/.test(document.querySelector(".imported")?.textContent ?? ""),
+      null, { timeout, polling: 50 });
+    const seconds = ((await page.evaluate(() => performance.now())) - t0) / 1000;
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 300)))));
+    return { t0, seconds };
+  };
+  const { traced } = await import("./trace.mjs");
+  const { result: { t0, seconds }, marks, tasks: all } = browser
+    ? await traced(browser, page, run)
+    : { result: await run(), marks: [], tasks: [] };
   const { tasks, phases } = await page.evaluate(() => ({ tasks: window.__tasks, phases: window.sandboxImportPhases }));
   const readEnd = phases?.readEnd ?? Infinity;
   const afterRead = tasks.filter(([s, d]) => s + d > readEnd).map(([, d]) => d);
-  return { t0, seconds, phases, afterRead };
+  // The trace's clock (µs) at the page's readEnd, from the mark at the pick.
+  const pick = marks.find((m) => m.name === "sandbox-pick");
+  const readEndTs = pick ? pick.ts + (readEnd - t0) * 1000 : Infinity;
+  const afterReadCpu = all.filter((t) => t.ts + t.dur > readEndTs).map((t) => t.tdur / 1000);
+  return { t0, seconds, phases, afterRead, afterReadCpu };
 }

@@ -72,9 +72,9 @@ pub struct ChartProps {
     pub on_pick: Option<Callback<usize>>,
 }
 
-const H: f64 = 300.0;
-const TOP: f64 = 16.0;
-const BOTTOM: f64 = 34.0;
+pub(crate) const H: f64 = 300.0;
+pub(crate) const TOP: f64 = 16.0;
+pub(crate) const BOTTOM: f64 = 34.0;
 
 /// The narrowest the chart is drawn: below it, the SVG would be scaled
 /// down and its text fall under 11 px (a 320 px phone leaves about 270).
@@ -238,24 +238,28 @@ pub fn Chart(props: &ChartProps) -> Html {
     let width = use_state(|| 0.0_f64);
     let f = Frame::of(*width);
     let n = props.points.len();
-    // A mark per pixel column (and class and label): a session with 100k
-    // boundaries would otherwise draw 300k nodes, most on top of others.
-    let shown = one_per_column(&props.marks, |m| f.x(m.at.min(n.saturating_sub(1)), n));
     // The marks' labels as the browser draws them (width in px, by text):
     // measured after a render from hidden copies, so labels are placed by
     // their real width, not an estimate, whatever the font.
     // Measured when the labels change (a measure forces a layout).
     let measured = use_state(|| Rc::new(HashMap::<String, f64>::new()));
     let rulers = use_node_ref();
-    // Each measured in its class (a boundary's label is bold).
-    let mut distinct: Vec<(String, &'static str)> =
-        shown.iter().map(|m| (m.label.clone(), m.class)).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
+    // Each measured in its class (a boundary's label is bold); worked out
+    // again only when the marks or the width change (100k boundaries are
+    // 100k marks).
+    let distinct = use_memo((props.marks.clone(), f), |(marks, f)| {
+        let mut distinct: Vec<(String, &'static str)> = crate::plot::shown(marks, f, n)
+            .iter()
+            .map(|m| (m.label.clone(), m.class))
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        distinct
+    });
     {
         let rulers = rulers.clone();
         let measured = measured.clone();
-        use_effect_with(distinct.clone(), move |_| {
+        use_effect_with((*distinct).clone(), move |_| {
             let Some(texts) = rulers
                 .cast::<web_sys::Element>()
                 .and_then(|g| g.query_selector_all("text").ok())
@@ -315,35 +319,7 @@ pub fn Chart(props: &ChartProps) -> Html {
             }
         });
     }
-    let top = top_of(&props.points, &props.lines)
-        .max(props.what_if.as_ref().map_or(0, |w| top_of(w, &props.lines)));
     let t = &props.lines;
-    let lines = [
-        ("precompute", "pre", t.precompute, "l-precompute"),
-        ("warn", "warn", t.warn, "l-warn"),
-        ("compact", "compact", t.compact, "l-compact"),
-        ("blocked", "blocked", t.blocked, "l-blocked"),
-    ];
-    let ticks = [0, top / 4, top / 2, top * 3 / 4, top];
-    let xs: Vec<f64> = shown
-        .iter()
-        .map(|m| f.x(m.at.min(n.saturating_sub(1)), n))
-        .collect();
-    let dense = dense_classes(&shown, f.plot_right() - f.left);
-    // A dense class's marks keep their line and tooltip, not a label (the
-    // same text over and over).
-    let widths: Vec<f64> = shown
-        .iter()
-        .map(|m| match dense.contains(&m.class) {
-            true => f64::INFINITY,
-            false => measured
-                .get(&m.label)
-                .copied()
-                .unwrap_or_else(|| text_width(&m.label)),
-        })
-        .collect();
-    let placed = labelled(&xs, &widths, f.left, f.plot_right());
-    let label_y = spread(&lines.iter().map(|l| y_of(l.2, top)).collect::<Vec<_>>(), 14.0);
     let (left, right) = (f.left, f.plot_right());
     let svg = use_node_ref();
     let onclick = props.on_pick.clone().map(|pick| {
@@ -357,7 +333,18 @@ pub fn Chart(props: &ChartProps) -> Html {
             }
         })
     });
-    let h_line = |y: f64| html! { <line x1={left.to_string()} x2={right.to_string()} y1={format!("{y:.1}")} y2={format!("{y:.1}")} /> };
+    // What the drawing's two layers are drawn from: neither is drawn again
+    // when only the cursor moves (a request picked) or when an unrelated
+    // control changes (their props compare equal; a session's points and
+    // marks by pointer).
+    let layers = crate::plot::Layers {
+        points: props.points.clone(),
+        what_if: props.what_if.clone(),
+        lines: props.lines.clone(),
+        marks: props.marks.clone(),
+        bands: props.bands.clone(),
+        frame: f,
+    };
     html! {
         <figure class="chart" ref={figure}>
             <svg ref={svg} viewBox={format!("0 0 {:.0} {H}", f.w)} role="img" aria-labelledby="chart-title chart-desc"
@@ -366,43 +353,11 @@ pub fn Chart(props: &ChartProps) -> Html {
                 <desc id="chart-desc">{ format!(
                     "{n} requests; lines: precompute {}, warn {}, compact {}, blocked {}; {} marked events",
                     grouped(t.precompute), grouped(t.warn), grouped(t.compact), grouped(t.blocked), props.marks.len()) }</desc>
-                { for props.bands.iter().enumerate().map(|(k, b)| {
-                    let half = if n > 1 { (f.x(1, n) - f.x(0, n)) / 2.0 } else { 0.0 };
-                    let x0 = (f.x(b.first.min(n.saturating_sub(1)), n) - half).max(left);
-                    let x1 = (f.x(b.end.saturating_sub(1).min(n.saturating_sub(1)), n) + half).min(right);
-                    html! { <rect class={classes!("band", if k % 2 == 0 { "band-even" } else { "band-odd" })}
-                        x={format!("{x0:.1}")} y={TOP.to_string()} width={format!("{:.1}", (x1 - x0).max(0.0))}
-                        height={(H - TOP - BOTTOM).to_string()} data-chapter={b.name.clone()}><title>{ b.name.clone() }</title></rect> }
-                }) }
-                { for ticks.iter().map(|&v| html! { <g class="tick">
-                    { h_line(y_of(v, top)) }
-                    <text x={(left - 6.0).to_string()} y={format!("{:.1}", y_of(v, top) + 4.0)} text-anchor="end">{ short(v) }</text>
-                </g> }) }
-                { for lines.iter().zip(&label_y).map(|(&(name, brief, v, class), ly)| html! { <g class={classes!("line", class)}>
-                    { h_line(y_of(v, top)) }
-                    <text x={(right + 6.0).to_string()} y={format!("{:.1}", ly + 4.0)}>{ format!("{} {}", if f.narrow { brief } else { name }, short(v)) }</text>
-                </g> }) }
-                { for shown.iter().zip(placed).map(|(m, (x, place))| {
-                    let dense = dense.contains(&m.class).then_some("dense");
-                    html! { <g class={classes!("mark", m.class, dense)}>
-                        <line x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={TOP.to_string()} y2={(H - BOTTOM).to_string()} />
-                        if let Some((row, end)) = place {
-                            <text x={format!("{:.1}", if end { x - 3.0 } else { x + 3.0 })} y={(TOP + 10.0 + 14.0 * row as f64).to_string()}
-                                text-anchor={if end { "end" } else { "start" }}>{ m.label.clone() }</text>
-                        }
-                        <title>{ m.label.clone() }</title>
-                    </g> }
-                }) }
+                <crate::plot::Backdrop layers={layers.clone()} measured={(*measured).clone()} />
                 if let Some(c) = props.current.filter(|&c| c < n) {
                     <rect class="cursor" x={format!("{:.1}", f.x(c, n) - 6.0)} y={TOP.to_string()} width="12" height={(H - TOP - BOTTOM).to_string()} />
                 }
-                <path class="series" d={path(&props.points, top, &f)} />
-                if let Some(w) = &props.what_if {
-                    <path class="series what-if" d={path(w, top, &f)}><title>{ "the what-if's count under these settings" }</title></path>
-                }
-                { for props.points.iter().enumerate().filter_map(|(i, p)| p.map(|p| (i, p))).filter(|(_, p)| p.after != p.before).map(|(i, p)| html! {
-                    <circle class="fired" cx={format!("{:.1}", f.x(i, n))} cy={format!("{:.1}", y_of(p.after, top))} r="3.5" />
-                }) }
+                <crate::plot::Series {layers} />
                 <text class="axis" x={((left + right) / 2.0).to_string()} y={(H - 8.0).to_string()} text-anchor="middle">{ "requests, in order →" }</text>
                 <g class="rulers" ref={rulers} visibility="hidden" aria-hidden="true">
                     { for distinct.iter().map(|(l, class)| html! { <g class="mark" data-ruler={*class}><text x="0" y="0">{ l.clone() }</text></g> }) }

@@ -17,6 +17,7 @@ pub mod import;
 pub mod lost;
 pub mod panel;
 pub mod placement;
+pub mod plot;
 pub mod resume;
 pub mod session;
 pub mod sheet;

@@ -20,7 +20,13 @@ use compaction_core::transcript::Importer;
 use compaction_scenarios::sandbox::{session_request, timeline_chart};
 
 fn lap(what: &str, since: &mut Instant) {
-    println!("{what}: {:.1} ms", since.elapsed().as_secs_f64() * 1e3);
+    // Resident memory, where the system says (Linux).
+    let rss = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
+        .map(|pages| format!(", {} MiB resident", (pages * 4096) >> 20))
+        .unwrap_or_default();
+    println!("{what}: {:.1} ms{rss}", since.elapsed().as_secs_f64() * 1e3);
     *since = Instant::now();
 }
 
