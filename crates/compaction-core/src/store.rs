@@ -60,6 +60,11 @@ impl Store {
         self.by_uuid.get(uuid).map(|&i| &self.messages[i])
     }
 
+    /// The place of the message `uuid` in append order.
+    pub(crate) fn position(&self, uuid: &str) -> Option<usize> {
+        self.by_uuid.get(uuid).copied()
+    }
+
     /// Every message, in append order.
     pub fn messages(&self) -> &[Arc<Message>] {
         &self.messages

@@ -2,7 +2,7 @@
 //! reports each decision as a [`Step`]. Sans-IO: messages, "now" and
 //! (later) summaries come in as data; nothing is read from the world.
 
-use crate::hash::{HashMap, HashSet};
+use crate::hash::HashSet;
 use std::sync::Arc;
 
 mod answer;
@@ -154,8 +154,9 @@ pub struct Engine {
     /// compaction or collapse in the view, so a list searched by key: one
     /// hash-table type fewer in the wasm module.
     pub(crate) lineage: Vec<(Uuid, Replaced)>,
-    /// Each message's turn number (1-based; 0 before the first prompt).
-    turn_of: Arc<HashMap<String, usize>>,
+    /// Each message's turn number (1-based; 0 before the first prompt) by
+    /// its place in the store: a list, not a table holding every uuid again.
+    turn_of: Arc<Vec<usize>>,
     /// Tier 3's segment summaries waiting for answers.
     pub(crate) collapse_pending: Vec<tier3::PendingSegment>,
     /// The precomputed summary, pending or ready (R9).
@@ -278,7 +279,7 @@ impl Engine {
     /// view knows it for a summary, so no tier treats it as an ordinary turn.
     pub fn append_summary(&mut self, message: Message) -> Result<(), Error> {
         let stored = self.store.append(message)?;
-        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.0.clone(), self.prompts);
+        self.note_turn();
         self.microcompact.observe(&stored, &self.settings.microcompact);
         self.view
             .push(stored, Source::Summary { replaces: Vec::new() }, Vec::new());
@@ -314,6 +315,25 @@ impl Engine {
         self.view_events.push(event);
     }
 
+    /// Notes the turn of the message the store took last.
+    fn note_turn(&mut self) {
+        let (at, turn) = (self.store.len().saturating_sub(1), self.prompts);
+        let turns = Arc::make_mut(&mut self.turn_of);
+        if turns.len() <= at {
+            turns.resize(at + 1, 0);
+        }
+        if let Some(slot) = turns.get_mut(at) {
+            *slot = turn;
+        }
+    }
+
+    /// The turn of the stored message `uuid` (0: before the first prompt,
+    /// or not one the engine numbered).
+    pub(crate) fn turn_of(&self, uuid: &str) -> usize {
+        let at = self.store.position(uuid);
+        at.and_then(|i| self.turn_of.get(i)).copied().unwrap_or(0)
+    }
+
     /// Makes room for `additional` more messages before a bulk load (no
     /// effect on behaviour; the indices are sized once).
     pub fn reserve(&mut self, additional: usize) {
@@ -335,7 +355,7 @@ impl Engine {
         if stored.is_user_prompt() {
             self.prompts += 1;
         }
-        Arc::make_mut(&mut self.turn_of).insert(stored.uuid.0.clone(), self.prompts);
+        self.note_turn();
         if stored.role == crate::message::Role::Assistant {
             self.calls += 1;
             // A reply appended with no call since a result was reduced was

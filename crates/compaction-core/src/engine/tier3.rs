@@ -123,7 +123,7 @@ impl Engine {
     /// each; returns their turn ranges.
     fn queue_segments(&mut self) -> Vec<(usize, usize)> {
         let found = segments(&self.view, &self.settings.collapse, &self.pinned, |u| {
-            self.turn_of.get(u.as_str()).copied().unwrap_or(0)
+            self.turn_of(u.as_str())
         });
         let mut turns = Vec::with_capacity(found.len());
         for segment in found {
