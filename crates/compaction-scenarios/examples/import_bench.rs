@@ -30,6 +30,25 @@ fn lap(what: &str, since: &mut Instant) {
     *since = Instant::now();
 }
 
+/// The longest of the slices timed, in ms (a page runs each in one task).
+#[derive(Default)]
+struct Longest(f64);
+
+impl Longest {
+    fn time<T>(&mut self, f: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = f();
+        self.0 = self.0.max(start.elapsed().as_secs_f64() * 1e3);
+        out
+    }
+}
+
+impl std::fmt::Display for Longest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.1} ms", self.0)
+    }
+}
+
 fn main() {
     let path = std::env::args().nth(1).expect("a .jsonl path");
     let mut file = std::fs::File::open(&path).unwrap();
@@ -50,13 +69,15 @@ fn main() {
         return;
     }
     let mut finishing = importer.finishing();
-    while !finishing.step() {}
+    let mut longest = Longest::default();
+    while !longest.time(|| finishing.step()) {}
     let transcript = finishing.finish();
-    lap("finish", &mut t);
+    lap(&format!("finish (longest pass {longest})"), &mut t);
     let mut laying = transcript.lay_out();
-    while !laying.step(&transcript, 2_000) {}
+    let mut longest = Longest::default();
+    while !longest.time(|| laying.step(&transcript, 2_000)) {}
     let timeline = laying.finish();
-    lap("timeline", &mut t);
+    lap(&format!("timeline (longest step {longest})"), &mut t);
     let choice = choose(&transcript);
     lap("choice", &mut t);
     let mut settings = choice.preset.settings(choice.window);
@@ -66,9 +87,11 @@ fn main() {
         ..ReplayOptions::default()
     };
     let mut replaying = Replaying::new(choice.preset, settings.clone(), options).unwrap();
-    while !replaying.step(&timeline, 500).unwrap() {}
-    let replay = replaying.finish(&timeline);
-    lap("replay", &mut t);
+    let mut longest = Longest::default();
+    while !longest.time(|| replaying.step(&timeline, 500).unwrap()) {}
+    let mut last = Longest::default();
+    let replay = last.time(|| replaying.finish(&timeline));
+    lap(&format!("replay (longest step {longest}, finish {last})"), &mut t);
     let chart = timeline_chart(&timeline, &replay);
     lap("chart", &mut t);
     println!(
