@@ -73,7 +73,7 @@ if (typeof pkg.__heap === 'function') {
     e.free();
     return now - base;
   };
-  for (const [what, window] of [['no tier fires', 20_000_000], ['window 213k: tiers ran, a compaction pending', settings.window]]) {
+  for (const [what, window] of [['no tier fires', 20_000_000], ['window 213k: its first decision reduced, cleared and snipped', settings.window]]) {
     const h = held(window);
     row(`memory: an engine holds @10k (${what})`, mb(h), `the JSON ${mb(bytes)}`, `${(h / bytes).toFixed(2)}× (≤ 1.2×)`);
   }
