@@ -17,8 +17,11 @@ SIZE_GOAL_SANDBOX_GZIP=200000
 # compaction_formats, compaction_session or sandbox.
 size_budget() {
     case "$1" in
-        compaction_wasm) echo 176000 ;;
-        compaction_formats) echo 200500 ;;
+        # Lowered after the size cuts of 509b844 and 52507f6: 174,549 B
+        # and 199,039 B at 6224be6 (the ~1 KB above them is no room to
+        # grow: a change that needs it says so here).
+        compaction_wasm) echo 175500 ;;
+        compaction_formats) echo 200000 ;;
         # Raised from 78,500: built at opt-level 2 for readSession's speed
         # (scripts/build-pkg.sh), 115,364 B.
         compaction_session) echo 116000 ;;
