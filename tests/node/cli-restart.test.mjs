@@ -25,6 +25,9 @@ const prompt = (i) => {
   return `prompt ${i}: review this file and say what to change: ${code}`;
 };
 
+/** Model calls made so far, by every process: the clock's minutes. */
+let calls = 0;
+
 /** One agent process: an engine, the file it appends to, a client. */
 class Agent {
   constructor(file, api, settings) {
@@ -44,7 +47,10 @@ class Agent {
       return reply.content.map((b) => (b.type === "text" ? b.text : "")).join("");
     };
     for (let attempt = 0; ; attempt++) {
-      const decision = await engine.prepare({ summarize, precompute: false });
+      // The host's clock, one minute a call: what a compaction's summary
+      // and attachments carry, live and in their records alike.
+      const now = new Date(Date.UTC(2026, 11, 6) + 60_000 * ++calls).toISOString();
+      const decision = await engine.prepare({ summarize, precompute: false, now });
       assert.notEqual(decision.status.kind, "blocked", decision.steps.at(-1)?.reason);
       for (const s of decision.steps) this.rules.add(s.rule);
       try {
@@ -76,7 +82,9 @@ async function run(settings) {
       agent = new Agent(file, api, settings);
       const resumed = agent.engine;
       assert.deepEqual(resumed.messages(), live.messages, `restart ${restarts.length + 1}: the resumed view sends what the live one did`);
-      assert.deepEqual(resumed.view().map((m) => m.uuid), live.view.map((m) => m.uuid));
+      // The whole view: uuids, content, and the timestamps the compaction's
+      // messages were given (its records carry the same).
+      assert.deepEqual(resumed.view(), live.view, `restart ${restarts.length + 1}: the resumed view is the live one`);
       assert.deepEqual(resumed.pinned(), live.pinned);
       assert.deepEqual(resumed.count(), live.count, `restart ${restarts.length + 1}: the resumed engine counts as the live one did`);
       restarts.push({ at: i, messages: live.messages.length, count: live.count.tokens, basis: live.count.basis, refusalsBefore });

@@ -108,8 +108,12 @@ impl Engine {
                 )
             })
             .collect();
+        let made = |mut m: Message| {
+            m.timestamp.clone_from(&self.clock);
+            m
+        };
         entries.push((
-            Arc::new(Message::user(summary_uuid.0.clone(), text.clone())),
+            Arc::new(made(Message::user(summary_uuid.0.clone(), text.clone()))),
             Source::Summary { replaces },
         ));
         // Pinned messages of the summarised part follow the summary
@@ -139,6 +143,7 @@ impl Engine {
         let open_tool_use = preserved
             .last()
             .is_some_and(|m| m.tool_use_ids().next().is_some());
+        let attachment_messages: Vec<Message> = attachment_messages.into_iter().map(made).collect();
         let restored = attachment_messages.clone();
         let attachments: Vec<_> = attachment_messages
             .into_iter()

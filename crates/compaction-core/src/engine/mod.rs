@@ -164,6 +164,10 @@ pub struct Engine {
     /// Context the host registered for restoring after a compaction
     /// (R7.7: plan, task state, skills, MCP).
     pub(crate) context: Vec<ContextItem>,
+    /// The host's clock at the last call that gave one: the time a
+    /// compaction's summary and restored attachments carry, as their
+    /// records in the session file do (R7.9), so a resume gives them back.
+    pub(crate) clock: Option<Timestamp>,
 }
 
 /// The view entries a compaction replaced, and the uuids it put in their
@@ -208,6 +212,7 @@ impl Engine {
             collapse_pending: Vec::new(),
             precompute: None,
             context: Vec::new(),
+            clock: None,
         })
     }
 
@@ -392,6 +397,9 @@ impl Engine {
     /// steps, Tier 1 on its own triggers, then Tier 2 while over the compact
     /// line, then the lines' status (R1.7). `now` is the host's clock.
     pub fn before_call(&mut self, now: Option<&Timestamp>) -> Decision {
+        if let Some(now) = now {
+            self.clock = Some(now.clone());
+        }
         let mut steps = std::mem::take(&mut self.pending);
         steps.extend(self.settle_thinking(Tier::BudgetReduction));
         // This call sends what was reduced: replies from now on read it.
