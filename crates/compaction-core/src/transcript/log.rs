@@ -306,31 +306,37 @@ impl SessionLog {
             .rposition(|item| matches!(item, Logged::Message { uuid, .. } if uuid == first))
             .unwrap_or(self.items.len());
         // Each record's parent from the first kept message on, and which of
-        // them are messages.
-        let mut parent_of: HashMap<Uuid, (Option<Uuid>, bool)> = HashMap::default();
+        // them are messages: a list, found by uuid through the map type the
+        // store's index already is (one hash-table type fewer in the wasm
+        // module than a map keyed by `Uuid`).
+        let mut nodes: Vec<(Option<Uuid>, bool)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::default();
+        let mut note = |uuid: &str, node: (Option<Uuid>, bool)| {
+            index.insert(uuid.to_owned(), nodes.len());
+            nodes.push(node);
+        };
         for item in &self.items[start..] {
             match item {
-                Logged::Message { uuid, parent } => {
-                    parent_of.insert(uuid.clone(), (parent.clone(), true));
-                }
+                Logged::Message { uuid, parent } => note(uuid.as_str(), (parent.clone(), true)),
                 Logged::Lines(lines) => {
                     for ids in lines.iter().filter_map(|l| serde_json::from_str::<Ids>(l).ok()) {
                         if let Some(uuid) = ids.uuid {
-                            parent_of.insert(Uuid(uuid), (ids.parent_uuid.map(Uuid), false));
+                            note(&uuid, (ids.parent_uuid.map(Uuid), false));
                         }
                     }
                 }
             }
         }
+        let parent_of = |uuid: &Uuid| index.get(uuid.as_str()).and_then(|&at| nodes.get(at));
         let mut out = vec![first.clone()];
         for pair in kept.windows(2) {
             let [before, this] = pair else { continue };
             // Walk back from `this` over records that are no message.
             let mut between = Vec::new();
-            let mut at = parent_of.get(this).and_then(|(p, _)| p.clone());
+            let mut at = parent_of(this).and_then(|(p, _)| p.clone());
             while let Some(uuid) = at.take() {
-                match parent_of.get(&uuid) {
-                    Some((parent, false)) if between.len() < parent_of.len() => {
+                match parent_of(&uuid) {
+                    Some((parent, false)) if between.len() < index.len() => {
                         at = parent.clone();
                         between.push(uuid);
                     }
