@@ -50,7 +50,19 @@ async function open(query = "", viewport = { width: 1280, height: 800 }) {
 
 async function shot(page, name) {
   const path = join(shots, `${name}.png`);
+  // A panel off screen is not drawn (content-visibility: auto) until it
+  // nears the viewport: the whole page is shown in one tall viewport for
+  // the picture (each panel then takes its real height), then put back.
+  const size = page.viewportSize();
+  for (let i = 0, h = 0; i < 4; i++) {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    if (height === h) break;
+    h = height;
+    await page.setViewportSize({ width: size.width, height: Math.max(height, size.height) });
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+  }
   await page.screenshot({ path, fullPage: true });
+  await page.setViewportSize(size);
   console.log(`screenshot: ${path}`);
 }
 
