@@ -3,7 +3,6 @@
 //! date one change at a time, so a before-call decision costs O(what
 //! changed), not O(history).
 
-use std::cell::Cell;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -11,7 +10,7 @@ use serde::Serialize;
 
 use crate::groups::Segmentation;
 use crate::message::{Block, Content, Message, Uuid};
-use crate::tokens::{Estimator, TokenFigure};
+use crate::tokens::{Basis, Estimator, TokenFigure};
 
 /// Where a view entry comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -125,9 +124,6 @@ pub struct View {
     /// Changes to entries already in the view (never an append): what is
     /// built from a view prefix holds while this stays the same.
     changes: u64,
-    /// The last [`View::count`] and everything it was computed from: a
-    /// decision reads the count several times between changes.
-    counted: Cell<Option<(counting::CountKey, TokenFigure)>>,
 }
 
 impl View {
@@ -518,6 +514,52 @@ impl View {
             prefix_media: self.media,
             prefix_delta: 0,
         });
+    }
+
+    /// The count held against the lines (R1.6): the last reported usage,
+    /// corrected by what the view has freed before it since, plus an
+    /// estimate of everything from that request's reply on, and never less
+    /// than the view's own estimate; only with no usage at all is the whole
+    /// view estimated (plus `system_tokens`, the system prompt and tool
+    /// definitions the host sends). The reply counts at its estimate or its
+    /// reported output, whichever is larger (a session file's recorded
+    /// `output_tokens` is often a streaming snapshot), or at its reported
+    /// output as it stands ([`Estimator::reported_output_as_is`]). The estimate of what
+    /// followed the report is calibrated by earlier reports (R1.6a,
+    /// [`Calibration`]).
+    pub fn count(&self, system_tokens: u64) -> TokenFigure {
+        self.count_plus(system_tokens, 0)
+    }
+
+    /// [`View::count`] as if messages estimated at `extra` tokens were
+    /// appended (without usage).
+    pub fn count_plus(&self, system_tokens: u64, extra: u64) -> TokenFigure {
+        let estimate = self.estimate + extra;
+        match self.anchor {
+            Some(a) => {
+                let since = estimate
+                    .saturating_sub(a.prefix_estimate)
+                    .saturating_add_signed(a.reply_delta);
+                let media = self.media.saturating_sub(a.prefix_media);
+                let since = self.calibration.apply_with_media(since, media, &self.estimator);
+                let reported = a.reported.saturating_add_signed(a.prefix_delta);
+                // Freeing that happened before the usage was reported (a
+                // replayed history whose server had already cleared) must
+                // not be subtracted twice: the view's own estimate is a floor.
+                TokenFigure {
+                    tokens: (reported + since).max(estimate),
+                    basis: Basis::ReportedPlusEstimate,
+                }
+            }
+            None => TokenFigure {
+                tokens: self.calibration.apply_with_media(
+                    system_tokens + estimate,
+                    self.media,
+                    &self.estimator,
+                ),
+                basis: Basis::Estimated,
+            },
+        }
     }
 
     /// Position of the entry with this uuid.

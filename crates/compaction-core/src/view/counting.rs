@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{Anchor, View};
 use crate::message::Uuid;
-use crate::tokens::{Basis, Estimator, TokenFigure};
+use crate::tokens::Estimator;
 
 /// The view's counting state, as data.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -171,79 +171,5 @@ impl View {
             _ => None,
         };
         self.anchor.is_some()
-    }
-}
-
-/// What [`View::count`] is a function of (with the estimator, which a view
-/// never changes once made).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct CountKey {
-    system_tokens: u64,
-    estimate: u64,
-    media: u64,
-    anchor: Option<Anchor>,
-    calibration: Calibration,
-}
-
-impl View {
-    /// The count held against the lines (R1.6): the last reported usage,
-    /// corrected by what the view has freed before it since, plus an
-    /// estimate of everything from that request's reply on, and never less
-    /// than the view's own estimate; only with no usage at all is the whole
-    /// view estimated (plus `system_tokens`, the system prompt and tool
-    /// definitions the host sends). The reply counts at its estimate or its
-    /// reported output, whichever is larger (a session file's recorded
-    /// `output_tokens` is often a streaming snapshot), or at its reported
-    /// output as it stands ([`Estimator::reported_output_as_is`]). The estimate of what
-    /// followed the report is calibrated by earlier reports (R1.6a,
-    /// [`Calibration`]).
-    pub fn count(&self, system_tokens: u64) -> TokenFigure {
-        let key = CountKey {
-            system_tokens,
-            estimate: self.estimate,
-            media: self.media,
-            anchor: self.anchor,
-            calibration: self.calibration,
-        };
-        if let Some((counted, figure)) = self.counted.get() {
-            if counted == key {
-                debug_assert_eq!(figure, self.count_plus(system_tokens, 0));
-                return figure;
-            }
-        }
-        let figure = self.count_plus(system_tokens, 0);
-        self.counted.set(Some((key, figure)));
-        figure
-    }
-
-    /// [`View::count`] as if messages estimated at `extra` tokens were
-    /// appended (without usage).
-    pub fn count_plus(&self, system_tokens: u64, extra: u64) -> TokenFigure {
-        let estimate = self.estimate + extra;
-        match self.anchor {
-            Some(a) => {
-                let since = estimate
-                    .saturating_sub(a.prefix_estimate)
-                    .saturating_add_signed(a.reply_delta);
-                let media = self.media.saturating_sub(a.prefix_media);
-                let since = self.calibration.apply_with_media(since, media, &self.estimator);
-                let reported = a.reported.saturating_add_signed(a.prefix_delta);
-                // Freeing that happened before the usage was reported (a
-                // replayed history whose server had already cleared) must
-                // not be subtracted twice: the view's own estimate is a floor.
-                TokenFigure {
-                    tokens: (reported + since).max(estimate),
-                    basis: Basis::ReportedPlusEstimate,
-                }
-            }
-            None => TokenFigure {
-                tokens: self.calibration.apply_with_media(
-                    system_tokens + estimate,
-                    self.media,
-                    &self.estimator,
-                ),
-                basis: Basis::Estimated,
-            },
-        }
     }
 }

@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::message::Usage;
-use crate::tokens::Basis;
 
 fn msg(uuid: &str, chars: usize) -> Arc<Message> {
     Arc::new(Message::user(uuid, "x".repeat(chars)))
