@@ -25,7 +25,11 @@ size_budget() {
         # Raised from 78,500: built at opt-level 2 for readSession's speed
         # (scripts/build-pkg.sh), 115,364 B.
         compaction_session) echo 116000 ;;
-        sandbox) echo 334000 ;;
+        # 354,500 for 353,672 B at 27d6dfe: the 334,000 first set here came
+        # from an older figure (332,672 B at f56051d); the sandbox was
+        # already 351,394 B when the ratchet landed (7110f34: the session
+        # walk), +2.3 KB since (the timeline's era openings, plot.rs).
+        sandbox) echo 354500 ;;
         *) return 1 ;;
     esac
 }
