@@ -12,6 +12,7 @@ mod assemble;
 mod counting;
 mod decision;
 mod driver;
+mod events;
 mod partial;
 mod pins;
 mod precompute;
@@ -28,6 +29,7 @@ mod tier5;
 
 pub use decision::{CallStatus, Decision};
 pub use driver::{drive, DriveError, Driver, Host};
+pub use events::ViewEvent;
 pub use precompute::{Sidecar, SidecarCheck};
 pub use prepare::{prepare, Preparation, Prepared, Unprepared, MAX_ROUNDS};
 pub use request::{Answer, Outcome, Request};
@@ -49,28 +51,6 @@ use crate::thresholds::Thresholds;
 use crate::time::Timestamp;
 use crate::tokens::TokenFigure;
 use crate::view::{Entry, Source, View};
-
-/// A change to the view that no message record says (R11.6): the host's
-/// session log writes a record of it, so a resume shows the view the live
-/// engine has.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ViewEvent {
-    /// A snip (R5) deleted messages from the view.
-    Snipped {
-        /// The messages deleted.
-        removed: Vec<Uuid>,
-    },
-    /// A collapse (R6) replaced messages with a segment summary.
-    Collapsed {
-        /// The messages replaced (pinned ones it kept are not among them).
-        removed: Vec<Uuid>,
-        /// The summary that took their place.
-        summary: Arc<Message>,
-        /// The message before them in the view (none at its start): the
-        /// summary follows it.
-        after: Option<Uuid>,
-    },
-}
 
 /// The engine for one session: a sans-IO state machine. It never calls a
 /// model, reads a file or a clock; it says what it needs as [`Request`]s
