@@ -104,7 +104,11 @@ check "wasm-bindgen-test: sandbox components in headless Chromium" sandbox_test
 check "build pkg/" bash scripts/build-pkg.sh
 check "pkg/ modules within their gzip budgets (scripts/lib/sizes.sh)" package_within_budgets pkg
 check "npm pack pkg/ and install it" install_pkg
-check "pkg/ under Node (node:test, .d.ts snapshot; the fuzzer at its fixed seeds)" env -u FUZZ_SEED -u FUZZ_OPS node --test tests/node/
+# A timeout, so that a hang fails with the test's name instead of stalling the
+# run. node applies it to each test *file* as well as each test in it: the
+# longest file (e2e/sandbox.test.mjs) takes ~4 min on this 2-core machine.
+TEST_TIMEOUT_MS=600000
+check "pkg/ under Node (node:test, .d.ts snapshot; the fuzzer at its fixed seeds)" env -u FUZZ_SEED -u FUZZ_OPS node --test --test-timeout=$TEST_TIMEOUT_MS tests/node/
 check "example agent loop, every tier (tests/examples/agent-loop.mjs)" node tests/examples/agent-loop.mjs
 check "example AI SDK agent: generateText + prepareStep + MockLanguageModelV3 (tests/examples/ai-sdk-agent.mjs)" node tests/examples/ai-sdk-agent.mjs
 check "tsc --noEmit on sample users of the types (incl. @anthropic-ai/sdk)" tsc -p tests/types
@@ -128,7 +132,7 @@ sandbox_within_budget() {
     within_budget sandbox "$(ls dist/*.wasm 2>/dev/null | head -1)"
 }
 check "sandbox wasm within its gzip budget (scripts/lib/sizes.sh)" sandbox_within_budget
-check "Playwright: pkg/ in a plain page, the sandbox" node --test --test-concurrency=1 tests/e2e/
+check "Playwright: pkg/ in a plain page, the sandbox" node --test --test-concurrency=1 --test-timeout=$TEST_TIMEOUT_MS tests/e2e/
 
 # --- summary ------------------------------------------------------------------
 size() { [ -f "$1" ] && echo "$(stat -c %s "$1") bytes raw, $(gzip -9 -c "$1" | wc -c) gzip"; }
