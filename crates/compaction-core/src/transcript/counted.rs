@@ -102,7 +102,7 @@ pub(crate) struct CountedLine {
 /// Reads a `count_calibrated` record; without a `countMetadata.calibration`
 /// of two whole numbers it says nothing and is kept verbatim (an invalid
 /// record).
-pub(crate) fn read_counted(map: Fields) -> Result<Record, (Invalid, Fields)> {
+pub(crate) fn read_counted(map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let (envelope, meta, map) = envelope_and(map, "countMetadata")?;
     let calibration = meta.get("calibration").and_then(|raw| raw.read::<Fields>());
     let calibration = calibration.and_then(|c| {

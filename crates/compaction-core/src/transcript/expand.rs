@@ -106,7 +106,7 @@ fn got(meta: &Fields, field: &str) -> String {
 
 /// Reads a `compact_expanded` record; without `expandMetadata.boundaryUuid`
 /// it says nothing and is kept verbatim (an invalid record).
-pub(crate) fn read(map: Fields) -> Result<Record, (Invalid, Fields)> {
+pub(crate) fn read(map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let (envelope, meta, map) = envelope_and(map, "expandMetadata")?;
     let Some(boundary) = meta.str_field("boundaryUuid").filter(|b| !b.is_empty()) else {
         let why = format!(
@@ -131,7 +131,7 @@ pub(crate) fn read(map: Fields) -> Result<Record, (Invalid, Fields)> {
 
 /// Reads a `history_snipped` record; without `snipMetadata.removedUuids`
 /// it says nothing and is kept verbatim (an invalid record).
-pub(crate) fn read_snipped(map: Fields) -> Result<Record, (Invalid, Fields)> {
+pub(crate) fn read_snipped(map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let (envelope, meta, map) = envelope_and(map, "snipMetadata")?;
     let Some(removed) = meta.get("removedUuids").and_then(|list| uuid_list(list.text())) else {
         let why = format!(
@@ -151,7 +151,7 @@ pub(crate) fn read_snipped(map: Fields) -> Result<Record, (Invalid, Fields)> {
 
 /// Reads a `history_collapsed` record; without `collapseMetadata.removedUuids`
 /// and `summaryUuid` it says nothing and is kept verbatim (an invalid record).
-pub(crate) fn read_collapsed(map: Fields) -> Result<Record, (Invalid, Fields)> {
+pub(crate) fn read_collapsed(map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let (envelope, meta, map) = envelope_and(map, "collapseMetadata")?;
     let removed = meta.get("removedUuids").and_then(|list| uuid_list(list.text()));
     let summary = meta.str_field("summaryUuid").filter(|u| !u.is_empty());
@@ -177,7 +177,7 @@ pub(crate) fn read_collapsed(map: Fields) -> Result<Record, (Invalid, Fields)> {
 /// Reads a `collapse_expanded` record; without `expandMetadata.summaryUuid`
 /// and `restoredUuids` it says nothing and is kept verbatim (an invalid
 /// record).
-pub(crate) fn read_collapse_expanded(map: Fields) -> Result<Record, (Invalid, Fields)> {
+pub(crate) fn read_collapse_expanded(map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let (envelope, meta, map) = envelope_and(map, "expandMetadata")?;
     let summary = meta.str_field("summaryUuid").filter(|u| !u.is_empty());
     let restored = meta.get("restoredUuids").and_then(|list| uuid_list(list.text()));
@@ -226,7 +226,7 @@ pub(crate) struct PinLine {
 /// Reads a `message_pinned` record; without `pinMetadata.uuid` and a
 /// boolean `pinMetadata.pinned` it says nothing and is kept verbatim (an
 /// invalid record).
-pub(crate) fn read_pinned(map: Fields) -> Result<Record, (Invalid, Fields)> {
+pub(crate) fn read_pinned(map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let (envelope, meta, map) = envelope_and(map, "pinMetadata")?;
     let uuid = meta.str_field("uuid").filter(|u| !u.is_empty());
     let pinned = meta.get("pinned").and_then(|raw| raw.read::<bool>());

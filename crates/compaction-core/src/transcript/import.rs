@@ -8,13 +8,15 @@ use crate::hash::{HashMap, HashSet};
 use std::borrow::Cow;
 
 use super::chain::{NodeKind, Resolving};
+use super::kept::Shared;
 use super::log::UuidMaker;
 use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
 use super::record::{
-    classify, node_of, short, type_label, BoundaryLine, Envelope, LineMap, LineSeed, MessageLine, Record,
+    classify, node_of, short, type_label, BoundaryLine, Envelope, LineFields, LineMap, LineSeed, MessageLine,
+    Record,
 };
 use super::{Problem, ProblemKind};
-use crate::message::{Block, Content, Json, Message, Role, Usage, Uuid};
+use crate::message::{Block, Content, Message, Role, Usage, Uuid};
 use crate::time::Timestamp;
 
 /// Reads a session file fed in chunks: [`Importer::feed`] as the bytes
@@ -40,6 +42,8 @@ pub struct Importer {
     /// its first conversation record is a sidechain record with an
     /// `agentId`), read as the session it is; `None` until that record.
     subagent: Option<bool>,
+    /// The texts of the messages' uninterpreted fields, each kept once.
+    shared: Shared,
 }
 
 /// Values of one string field seen so far; the last one is checked first,
@@ -202,7 +206,7 @@ impl Importer {
 
     /// One record; `raw` is its line, read again only to keep an invalid
     /// record verbatim.
-    fn record(&mut self, line: u32, read: LineMap, raw: &[u8]) {
+    fn record(&mut self, line: u32, read: LineMap<'_>, raw: &[u8]) {
         let LineMap {
             fields: mut record,
             payload,
@@ -220,10 +224,9 @@ impl Importer {
         }
         if sidechain && self.subagent == Some(true) {
             // A subagent's own records are its conversation: read as main.
-            record.insert(
-                "isSidechain".to_owned(),
-                Json::from_value(&serde_json::Value::Bool(false)),
-            );
+            if let Ok(no) = serde_json::from_str::<&serde_json::value::RawValue>("false") {
+                record.insert(Cow::Borrowed("isSidechain"), no);
+            }
         }
         let map = &record;
         let counts = &mut self.transcript.counts;
@@ -343,7 +346,7 @@ impl Importer {
         parsed
     }
 
-    fn message(&mut self, line: u32, m: MessageLine) {
+    fn message(&mut self, line: u32, m: MessageLine<'_>) {
         let uuid = m.envelope.uuid.clone();
         let parent = m.envelope.parent.clone();
         let index = self.transcript.messages.len();
@@ -392,8 +395,8 @@ impl Importer {
                     is_compact_summary: m.is_compact_summary,
                     is_api_error_message: m.is_api_error_message,
                     preserved: false,
-                    extra: m.extra,
-                    message_extra: m.message_extra,
+                    extra: self.shared.keep(&m.extra),
+                    message_extra: self.shared.own(&m.message_extra),
                 });
             }
         }
@@ -465,7 +468,7 @@ impl Finishing {
 
 /// Counts a record under its `type` (`system/<subtype>` for system
 /// records), allocating only for a type not seen before.
-fn count_type(counts: &mut BTreeMap<String, u32>, map: &Fields) {
+fn count_type(counts: &mut BTreeMap<String, u32>, map: &LineFields<'_>) {
     let kind = map.str_field("type");
     let kind = match kind.as_deref() {
         Some("system") | None => None,
@@ -480,12 +483,12 @@ fn count_type(counts: &mut BTreeMap<String, u32>, map: &Fields) {
 /// One line read as a record; `text` is the line when it is UTF-8.
 /// `payloads`: a conversation record's `message` read in the same pass
 /// ([`LineMap`]).
-fn read_line(
-    raw: &[u8],
-    text: Option<&str>,
+fn read_line<'a>(
+    raw: &'a [u8],
+    text: Option<&'a str>,
     sidechains: bool,
     payloads: bool,
-) -> serde_json::Result<LineMap> {
+) -> serde_json::Result<LineMap<'a>> {
     let seed = LineSeed { sidechains, payloads };
     match text {
         Some(text) => {

@@ -82,6 +82,7 @@ pub mod expand;
 pub mod export;
 pub mod fidelity;
 mod import;
+mod kept;
 pub mod lacks;
 mod line;
 pub mod log;
@@ -96,6 +97,7 @@ use serde::Serialize;
 
 pub use crate::message::surrogates::replace_lone_surrogates;
 pub use import::Importer;
+pub use kept::KeptFields;
 pub use model::{
     Boundary, BoundarySummary, CompactMetadata, Era, ImportedMessage, Inspection, Microcompaction,
     PreservedMessages, PreservedSegment, Transcript,

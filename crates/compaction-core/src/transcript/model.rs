@@ -58,11 +58,11 @@ pub struct ImportedMessage {
     /// `version`, `gitBranch`…; not `toolUseResult`), verbatim, for export. Not
     /// serialized.
     #[serde(skip)]
-    pub extra: Fields,
+    pub extra: super::KeptFields,
     /// The first line's other `message` fields (`model`, `stop_reason`, the
     /// raw `usage`…), verbatim, for export. Not serialized.
     #[serde(skip)]
-    pub message_extra: Fields,
+    pub message_extra: super::KeptFields,
 }
 
 fn is_false(b: &bool) -> bool {

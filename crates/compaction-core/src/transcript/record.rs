@@ -4,12 +4,15 @@
 
 use std::borrow::Cow;
 
-use super::line::is_sidechain;
-pub(crate) use super::line::{LineMap, LineSeed, Payload};
+use serde_json::value::RawValue;
+
+use super::line::{bool_of, is_sidechain, text_of};
+pub(crate) use super::line::{LineFields, LineMap, LineSeed, Payload};
 use super::metadata::compact_metadata;
 pub(super) use super::metadata::uuid_list;
 use super::model::CompactMetadata;
 use super::model::Fields;
+use crate::message::Text;
 use crate::message::{Content, Json, Role, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
@@ -32,10 +35,11 @@ pub(super) const METADATA_TYPES: &[&str] = &[
 /// `system` and sidechain records.
 const NODE_TYPES: &[&str] = &["progress", "attachment"];
 
-/// What one parsed line is.
-pub(crate) enum Record {
+/// What one parsed line is (a message line's uninterpreted fields
+/// borrowed from the line).
+pub(crate) enum Record<'de> {
     /// A `user` or `assistant` line.
-    Message(MessageLine),
+    Message(MessageLine<'de>),
     /// A `system` record with `subtype: "compact_boundary"`.
     Boundary(BoundaryLine),
     /// A `system` record with `subtype: "microcompact_boundary"`.
@@ -73,7 +77,7 @@ pub(crate) struct Envelope {
 }
 
 /// A `user`/`assistant` line, its fields taken out of the JSON.
-pub(crate) struct MessageLine {
+pub(crate) struct MessageLine<'de> {
     pub envelope: Envelope,
     pub role: Role,
     pub content: Content,
@@ -84,9 +88,9 @@ pub(crate) struct MessageLine {
     pub is_compact_summary: bool,
     pub is_api_error_message: bool,
     /// Top-level fields not interpreted (`cwd`, `gitBranch`, `todos`…).
-    pub extra: Fields,
+    pub extra: LineFields<'de>,
     /// `message` fields not interpreted (`model`, `stop_reason`, raw usage…).
-    pub message_extra: Fields,
+    pub message_extra: LineFields<'de>,
 }
 
 /// A `compact_boundary` record.
@@ -124,7 +128,7 @@ pub(crate) struct NodeLine {
 pub(crate) type Invalid = String;
 
 /// The record's `type` for counting: `system/<subtype>` for system records.
-pub(crate) fn type_label(map: &Fields) -> String {
+pub(crate) fn type_label(map: &LineFields<'_>) -> String {
     match (map.str_field("type"), map.str_field("_type")) {
         (Some(kind), _) if kind == "system" => match map.str_field("subtype") {
             Some(subtype) => format!("system/{subtype}"),
@@ -140,17 +144,21 @@ pub(crate) fn type_label(map: &Fields) -> String {
 /// the caller keeps it verbatim and reports the reason.
 /// `payload` is the record's `message` if the line's read took it out
 /// ([`LineMap::payload`]).
-pub(crate) fn classify(
-    mut map: Fields,
-    payload: Option<Payload>,
+pub(crate) fn classify<'de>(
+    mut map: LineFields<'de>,
+    payload: Option<Payload<'de>>,
     first_line: bool,
-) -> Result<Record, (Invalid, Fields)> {
+) -> Result<Record<'de>, (Invalid, Fields)> {
     let kind = match map.get("type") {
-        Some(kind) => match kind.as_str() {
-            Some(kind) => kind.into_owned(),
-            None => return Err((format!("`type` must be a string, got {}", short(kind)), map)),
+        Some(kind) => match text_of(kind.get()) {
+            Some(kind) => kind,
+            None => {
+                let why = format!("`type` must be a string, got {}", short_text(kind.get()));
+                return Err((why, map.to_fields()));
+            }
         },
         None => {
+            let map = map.to_fields();
             if first_line && map.str_field("_type").as_deref() == Some("hive-mind-meta") {
                 return Ok(Record::Header(map));
             }
@@ -160,57 +168,60 @@ pub(crate) fn classify(
             });
         }
     };
-    match kind.as_str() {
+    let subtype = map.str_field("subtype");
+    let subtype = if kind == "system" {
+        subtype.as_deref()
+    } else {
+        None
+    };
+    match (kind.as_ref(), subtype) {
         // Sidechain conversation records are counted and linked, not kept.
-        "user" | "assistant" | "system" if is_sidechain(&map) => match envelope(&mut map) {
+        ("user" | "assistant" | "system", _) if is_sidechain(&map) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine {
                 envelope,
                 tool_call: None,
             })),
-            Err(why) => Err((why, map)),
+            Err(why) => Err((why, map.to_fields())),
         },
-        "user" | "assistant" => message(map, payload, &kind),
-        "system" if map.str_field("subtype").as_deref() == Some("compact_boundary") => boundary(map),
-        "system" if map.str_field("subtype").as_deref() == Some("microcompact_boundary") => microcompact(map),
-        "system" if map.str_field("subtype").as_deref() == Some(super::expand::EXPANDED_SUBTYPE) => {
-            super::expand::read(map)
+        ("user" | "assistant", _) => message(map, payload, &kind),
+        (_, Some("compact_boundary")) => boundary(map.to_fields()),
+        (_, Some("microcompact_boundary")) => microcompact(map.to_fields()),
+        (_, Some(super::expand::EXPANDED_SUBTYPE)) => super::expand::read(map.to_fields()),
+        (_, Some(super::expand::SNIPPED_SUBTYPE)) => super::expand::read_snipped(map.to_fields()),
+        (_, Some(super::expand::COLLAPSED_SUBTYPE)) => super::expand::read_collapsed(map.to_fields()),
+        (_, Some(super::expand::COLLAPSE_EXPANDED_SUBTYPE)) => {
+            super::expand::read_collapse_expanded(map.to_fields())
         }
-        "system" if map.str_field("subtype").as_deref() == Some(super::expand::SNIPPED_SUBTYPE) => {
-            super::expand::read_snipped(map)
-        }
-        "system" if map.str_field("subtype").as_deref() == Some(super::expand::COLLAPSED_SUBTYPE) => {
-            super::expand::read_collapsed(map)
-        }
-        "system" if map.str_field("subtype").as_deref() == Some(super::expand::COLLAPSE_EXPANDED_SUBTYPE) => {
-            super::expand::read_collapse_expanded(map)
-        }
-        "system" if map.str_field("subtype").as_deref() == Some(super::expand::PINNED_SUBTYPE) => {
-            super::expand::read_pinned(map)
-        }
-        "system" if map.str_field("subtype").as_deref() == Some(super::counted::COUNTED_SUBTYPE) => {
-            super::counted::read_counted(map)
-        }
-        "summary" => Ok(Record::Title),
-        k if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
+        (_, Some(super::expand::PINNED_SUBTYPE)) => super::expand::read_pinned(map.to_fields()),
+        (_, Some(super::counted::COUNTED_SUBTYPE)) => super::counted::read_counted(map.to_fields()),
+        ("summary", _) => Ok(Record::Title),
+        (k, _) if k == "system" || NODE_TYPES.contains(&k) => match envelope(&mut map) {
             Ok(envelope) => Ok(Record::Node(NodeLine {
                 envelope,
                 tool_call: (k == "progress")
                     .then(|| map.str_field("parentToolUseID").map(Cow::into_owned))
                     .flatten(),
             })),
-            Err(why) => Err((why, map)),
+            Err(why) => Err((why, map.to_fields())),
         },
-        k if METADATA_TYPES.contains(&k) => Ok(Record::Metadata),
-        _ => Ok(Record::Unknown {
-            node: node_of(&map),
-            value: map,
-        }),
+        (k, _) if METADATA_TYPES.contains(&k) => Ok(Record::Metadata),
+        _ => {
+            let map = map.to_fields();
+            Ok(Record::Unknown {
+                node: node_of(&map),
+                value: map,
+            })
+        }
     }
 }
 
 /// A short rendering of a JSON value for a problem's detail.
 pub(crate) fn short(value: &Json) -> String {
-    let text = value.text();
+    short_text(value.text())
+}
+
+/// [`short`] of a JSON text.
+pub(crate) fn short_text(text: &str) -> String {
     match text.char_indices().nth(60) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_owned(),
@@ -231,47 +242,58 @@ pub(crate) fn node_of(map: &Fields) -> Option<NodeLine> {
     })
 }
 
+/// A record's fields an envelope is read from: owned ([`Fields`]) or
+/// borrowed from the line ([`LineFields`]).
+pub(crate) trait Lookup {
+    /// The JSON text of `key`'s value.
+    fn text(&self, key: &str) -> Option<&str>;
+    /// Takes `key` out.
+    fn take(&mut self, key: &str);
+}
+
+impl Lookup for Fields {
+    fn text(&self, key: &str) -> Option<&str> {
+        self.get(key).map(Json::text)
+    }
+    fn take(&mut self, key: &str) {
+        self.remove(key);
+    }
+}
+
+impl Lookup for LineFields<'_> {
+    fn text(&self, key: &str) -> Option<&str> {
+        self.get(key).map(RawValue::get)
+    }
+    fn take(&mut self, key: &str) {
+        self.remove(key);
+    }
+}
+
 /// Takes `uuid`, `parentUuid`, `isSidechain` and `timestamp` out of a
 /// record (they are kept typed, not in `extra`).
-pub(super) fn envelope(map: &mut Fields) -> Result<Envelope, Invalid> {
-    let uuid = match map.get("uuid") {
-        Some(raw) => match raw.as_str() {
+pub(super) fn envelope(map: &mut impl Lookup) -> Result<Envelope, Invalid> {
+    let uuid = match map.text("uuid") {
+        Some(raw) => match text_of(raw) {
             Some(uuid) if !uuid.is_empty() => Uuid::from(uuid.as_ref()),
-            _ => return Err(format!("`uuid` must be a non-empty string, got {}", short(raw))),
-        },
-        None => return Err("missing `uuid`".to_owned()),
-    };
-    let parent = match map.get("parentUuid") {
-        None => None,
-        Some(raw) if raw.is_null() => None,
-        Some(raw) => match raw.as_str() {
-            Some(p) => Some(Uuid::from(p.as_ref())),
-            None => {
+            _ => {
                 return Err(format!(
-                    "`parentUuid` must be a string or null, got {}",
-                    short(raw)
+                    "`uuid` must be a non-empty string, got {}",
+                    short_text(raw)
                 ))
             }
         },
+        None => return Err("missing `uuid`".to_owned()),
     };
-    let sidechain = match map.get("isSidechain") {
-        None => false,
-        Some(raw) if raw.is_null() => false,
-        Some(raw) => match raw.read::<bool>() {
-            Some(b) => b,
-            None => return Err(format!("`isSidechain` must be a boolean, got {}", short(raw))),
-        },
-    };
-    let timestamp = match map.get("timestamp") {
-        None => None,
-        Some(raw) if raw.is_null() => None,
-        Some(raw) => Some(
-            raw.as_str()
-                .map_or_else(|| raw.text().to_owned(), |t| t.into_owned()),
-        ),
+    let parent = typed(map, "parentUuid", "a string or null", |raw| {
+        text_of(raw).map(|p| Uuid::from(p.as_ref()))
+    })?;
+    let sidechain = typed(map, "isSidechain", "a boolean", bool_of)?.unwrap_or(false);
+    let timestamp = match map.text("timestamp") {
+        None | Some("null") => None,
+        Some(raw) => Some(text_of(raw).map_or_else(|| raw.to_owned(), Cow::into_owned)),
     };
     for key in ["uuid", "parentUuid", "isSidechain", "timestamp"] {
-        map.remove(key);
+        map.take(key);
     }
     Ok(Envelope {
         uuid,
@@ -281,9 +303,26 @@ pub(super) fn envelope(map: &mut Fields) -> Result<Envelope, Invalid> {
     })
 }
 
+/// The value at `key` as `read` reads it (`None` when absent or null), or
+/// an error saying it `must` be something else.
+fn typed<T>(
+    map: &impl Lookup,
+    key: &str,
+    must: &str,
+    read: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, Invalid> {
+    match map.text(key) {
+        None | Some("null") => Ok(None),
+        Some(raw) => match read(raw) {
+            Some(value) => Ok(Some(value)),
+            None => Err(format!("`{key}` must be {must}, got {}", short_text(raw))),
+        },
+    }
+}
+
 /// A boolean field taken out; `false` when absent or not a boolean (then
 /// it stays in the record).
-fn flag(map: &mut Fields, key: &str) -> bool {
+fn flag(map: &mut LineFields<'_>, key: &str) -> bool {
     match map.bool_field(key) {
         Some(b) => {
             map.remove(key);
@@ -293,7 +332,11 @@ fn flag(map: &mut Fields, key: &str) -> bool {
     }
 }
 
-fn message(mut map: Fields, payload: Option<Payload>, kind: &str) -> Result<Record, (Invalid, Fields)> {
+fn message<'de>(
+    mut map: LineFields<'de>,
+    payload: Option<Payload<'de>>,
+    kind: &str,
+) -> Result<Record<'de>, (Invalid, Fields)> {
     let role = if kind == "user" {
         Role::User
     } else {
@@ -305,14 +348,14 @@ fn message(mut map: Fields, payload: Option<Payload>, kind: &str) -> Result<Reco
         Some(payload) => payload,
         None => {
             let Some(message) = map.remove("message") else {
-                return Err(("missing `message`".to_owned(), map));
+                return Err(("missing `message`".to_owned(), map.to_fields()));
             };
             // One pass: the content straight into blocks (what the engine
             // does not interpret keeps its bytes and key order), the other
             // fields as text.
-            match serde_json::from_str::<Payload>(message.text()) {
+            match serde_json::from_str::<Payload<'de>>(message.get()) {
                 Ok(payload) => payload,
-                Err(_) => return Err((payload_error(&message), map)),
+                Err(_) => return Err((payload_error(message.get()), map.to_fields())),
             }
         }
     };
@@ -321,11 +364,13 @@ fn message(mut map: Fields, payload: Option<Payload>, kind: &str) -> Result<Reco
             content: Some(content),
             rest,
         } => (content, rest),
-        Payload { content: None, .. } => return Err(("`message` has no `content`".to_owned(), map)),
+        Payload { content: None, .. } => {
+            return Err(("`message` has no `content`".to_owned(), map.to_fields()))
+        }
     };
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
-        Err(why) => return Err((why, map)),
+        Err(why) => return Err((why, map.to_fields())),
     };
     message_extra.remove("role");
     let message_id = message_extra.str_field("id").map(Cow::into_owned);
@@ -334,7 +379,7 @@ fn message(mut map: Fields, payload: Option<Payload>, kind: &str) -> Result<Reco
     // A synthetic message (an API error, an interruption) came from no
     // request: it has no usage, whatever zeros it carries.
     let usage = match message_extra.get("usage") {
-        Some(raw) if !synthetic && !is_api_error_message => usage(raw),
+        Some(raw) if !synthetic && !is_api_error_message => usage(raw.get()),
         _ => None,
     };
     let request_id = match map.str_field("requestId") {
@@ -372,20 +417,72 @@ fn message(mut map: Fields, payload: Option<Payload>, kind: &str) -> Result<Reco
 
 /// The four counters of an API `usage` object, read leniently: a missing
 /// or non-numeric counter is 0; anything but an object is no usage.
-fn usage(raw: &Json) -> Option<Usage> {
-    if !raw.is_object() {
+fn usage(raw: &str) -> Option<Usage> {
+    if !raw.starts_with('{') {
         return None;
     }
-    let n = |key: &str| raw.field::<u64>(key).unwrap_or(0);
+    // One pass over the object; each counter as `Json::field` reads it
+    // alone: the last of a repeated key, and none once one of its values
+    // is not a whole number (that read stops there).
+    let mut counters = [Counter::Absent; 4];
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let _ = serde::Deserializer::deserialize_map(&mut de, Counters(&mut counters));
+    let n = |i: usize| match counters[i] {
+        Counter::Read(n) => n,
+        Counter::Absent | Counter::Unreadable => 0,
+    };
     Some(Usage {
-        input_tokens: n("input_tokens"),
-        output_tokens: n("output_tokens"),
-        cache_creation_input_tokens: n("cache_creation_input_tokens"),
-        cache_read_input_tokens: n("cache_read_input_tokens"),
+        input_tokens: n(0),
+        output_tokens: n(1),
+        cache_creation_input_tokens: n(2),
+        cache_read_input_tokens: n(3),
     })
 }
 
-fn boundary(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
+/// The `usage` counters [`usage`] reads, in its order.
+const COUNTERS: [&str; 4] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+];
+
+/// One counter of a `usage` read so far.
+#[derive(Clone, Copy)]
+enum Counter {
+    Absent,
+    Read(u64),
+    Unreadable,
+}
+
+/// Reads the [`COUNTERS`] of a `usage` object in one pass.
+struct Counters<'a>(&'a mut [Counter; 4]);
+
+impl<'de> serde::de::Visitor<'de> for Counters<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            let value: &'de RawValue = map.next_value()?;
+            let Some(at) = COUNTERS.iter().position(|c| *c == key) else {
+                continue;
+            };
+            if let Some(slot) = self.0.get_mut(at) {
+                if !matches!(slot, Counter::Unreadable) {
+                    *slot =
+                        serde_json::from_str::<u64>(value.get()).map_or(Counter::Unreadable, Counter::Read);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn boundary(mut map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
         Err(why) => return Err((why, map)),
@@ -410,7 +507,7 @@ fn boundary(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
 
 /// A `microcompact_boundary`'s envelope and `microcompactMetadata`; a
 /// metadata field of the wrong shape reads as absent.
-fn microcompact(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
+fn microcompact(mut map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
     let envelope = match envelope(&mut map) {
         Ok(envelope) => envelope,
         Err(why) => return Err((why, map)),
@@ -438,9 +535,9 @@ fn microcompact(mut map: Fields) -> Result<Record, (Invalid, Fields)> {
 
 /// Why a `message` did not read as a [`Payload`], in words naming the
 /// field (read again step by step: only for a record that is invalid).
-fn payload_error(message: &Json) -> Invalid {
-    let Some(mut fields) = message.read::<Fields>() else {
-        return format!("`message` must be an object, got {}", short(message));
+fn payload_error(message: &str) -> Invalid {
+    let Ok(mut fields) = serde_json::from_str::<Fields>(message) else {
+        return format!("`message` must be an object, got {}", short_text(message));
     };
     match fields.remove("content") {
         None => "`message` has no `content`".to_owned(),
