@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 use crate::message::{Message, Uuid};
 use crate::summary::{parse_summary, user_prompt_text};
 use crate::view::{Source, View};
@@ -59,7 +59,7 @@ pub struct Segment {
 
 /// Which view positions belong to a legal group holding a pinned message
 /// (extension): a collapse keeps those verbatim after its summary.
-pub fn pinned_positions(view: &View, pinned: &HashSet<String>) -> Vec<bool> {
+pub fn pinned_positions(view: &View, pinned: &KeySet<String>) -> Vec<bool> {
     let mut marked = vec![false; view.len()];
     if pinned.is_empty() {
         return marked;
@@ -84,7 +84,7 @@ pub fn pinned_positions(view: &View, pinned: &HashSet<String>) -> Vec<bool> {
 pub fn segments(
     view: &View,
     settings: &CollapseSettings,
-    pinned: &HashSet<String>,
+    pinned: &KeySet<String>,
     turn_of: impl Fn(&Uuid) -> usize,
 ) -> Vec<Segment> {
     let in_pinned = pinned_positions(view, pinned);

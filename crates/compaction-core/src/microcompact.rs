@@ -4,7 +4,7 @@
 //! time-based, where the client replaces them with a canonical sentinel
 //! after an idle gap (R4.4, R4.5).
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -124,7 +124,7 @@ pub struct Microcompact {
     /// Names of tools seen that are not eligible, sorted, each once.
     other_tools: Vec<String>,
     /// Results the client replaced with the sentinel.
-    client_cleared: HashSet<String>,
+    client_cleared: KeySet<String>,
     /// The first this many of `calls` are cleared by the server.
     server_cleared: usize,
     /// `calls.len()` when the cache-aware path last fired.
@@ -156,7 +156,7 @@ impl Microcompact {
 
     /// Bookkeeping after the view was rebuilt (snip, compaction).
     pub fn rebuild(&mut self, view: &View, settings: &MicrocompactSettings) {
-        let in_view: HashSet<&str> = view.messages().flat_map(|m| m.tool_use_ids()).collect();
+        let in_view: KeySet<&str> = view.messages().flat_map(|m| m.tool_use_ids()).collect();
         let cleared_before = self.calls[..self.server_cleared.min(self.calls.len())]
             .iter()
             .filter(|id| in_view.contains(id.as_str()))
@@ -236,10 +236,10 @@ impl Microcompact {
         let actual = actual.min(self.calls.len());
         let predicted = self.server_cleared.min(self.calls.len());
         let changed = if actual > predicted {
-            let ids: HashSet<&str> = self.calls[predicted..actual].iter().map(String::as_str).collect();
+            let ids: KeySet<&str> = self.calls[predicted..actual].iter().map(String::as_str).collect();
             clear_results(view, &ids, None)
         } else {
-            let ids: HashSet<&str> = self.calls[actual..predicted].iter().map(String::as_str).collect();
+            let ids: KeySet<&str> = self.calls[actual..predicted].iter().map(String::as_str).collect();
             restore_results(view, &ids)
         };
         self.server_cleared = actual;
@@ -259,7 +259,7 @@ impl Microcompact {
         settings: &MicrocompactSettings,
         now: Option<&Timestamp>,
         system_tokens: u64,
-        protected: &HashSet<String>,
+        protected: &KeySet<String>,
     ) -> Outcome {
         let idle_ms = match (now, &self.last_assistant) {
             // Saturating: timestamps are input and may be any i64.
@@ -311,7 +311,7 @@ impl Microcompact {
         tool_ids: &[String],
         settings: &MicrocompactSettings,
     ) -> Vec<BlockRef> {
-        let ids: HashSet<&str> = tool_ids.iter().map(String::as_str).collect();
+        let ids: KeySet<&str> = tool_ids.iter().map(String::as_str).collect();
         let blocks = clear_results(view, &ids, Some(&settings.sentinel));
         self.client_cleared.extend(tool_ids.iter().cloned());
         blocks
@@ -322,7 +322,7 @@ impl Microcompact {
         view: &mut View,
         s: &MicrocompactSettings,
         system_tokens: u64,
-        protected: &HashSet<String>,
+        protected: &KeySet<String>,
     ) -> Outcome {
         let total = self.calls.len();
         let due = total >= s.first_after && self.fired_at.is_none_or(|at| total >= at + s.every);
@@ -338,7 +338,7 @@ impl Microcompact {
             let clear_to = (total - s.keep_recent)
                 .min(first_protected.unwrap_or(usize::MAX))
                 .max(self.server_cleared);
-            let ids: HashSet<&str> = self.calls[self.server_cleared..clear_to]
+            let ids: KeySet<&str> = self.calls[self.server_cleared..clear_to]
                 .iter()
                 .map(String::as_str)
                 .collect();
@@ -378,12 +378,12 @@ impl Microcompact {
         s: &MicrocompactSettings,
         idle_ms: i64,
         system_tokens: u64,
-        protected: &HashSet<String>,
+        protected: &KeySet<String>,
     ) -> Outcome {
         let keep_from = self.calls.len().saturating_sub(s.time_keep_recent);
         // Results the server already clears stay the server's.
         let from = self.server_cleared.min(keep_from);
-        let ids: HashSet<&str> = self.calls[from..keep_from]
+        let ids: KeySet<&str> = self.calls[from..keep_from]
             .iter()
             .filter(|id| !self.client_cleared.contains(id.as_str()) && !protected.contains(id.as_str()))
             .map(String::as_str)
@@ -444,7 +444,7 @@ fn dedup(uuids: impl Iterator<Item = crate::message::Uuid>) -> Vec<crate::messag
 
 /// Shows the client's copy again for the results answering `ids` that the
 /// view predicted the server clears (R13.4: it did not).
-fn restore_results(view: &mut View, ids: &HashSet<&str>) -> Vec<BlockRef> {
+fn restore_results(view: &mut View, ids: &KeySet<&str>) -> Vec<BlockRef> {
     let mut touched = Vec::new();
     for index in 0..view.len() {
         let entry = &view.entries()[index];
@@ -490,7 +490,7 @@ fn restore_results(view: &mut View, ids: &HashSet<&str>) -> Vec<BlockRef> {
 /// Results already holding the sentinel are left byte-identical (R4.5), and
 /// results no bigger than the sentinel are left alone (clearing them would
 /// raise the count).
-fn clear_results(view: &mut View, ids: &HashSet<&str>, sentinel: Option<&str>) -> Vec<BlockRef> {
+fn clear_results(view: &mut View, ids: &KeySet<&str>, sentinel: Option<&str>) -> Vec<BlockRef> {
     let mut touched = Vec::new();
     for index in 0..view.len() {
         let entry = &view.entries()[index];

@@ -3,7 +3,7 @@
 //! The turn in progress is never snipped. The store keeps every snipped
 //! message (extension: Claude Code discards them).
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 
 use crate::message::Uuid;
 use crate::step::{CacheEffect, Evidence, Owner, Step, Tier};
@@ -13,7 +13,7 @@ use crate::view::{Source, View};
 /// only the turn in progress, turns holding a pinned message (extension)
 /// and turns holding a summary or collapse (they stand for older history)
 /// are left. `None` when nothing was snipped.
-pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<String>) -> Option<Step> {
+pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &KeySet<String>) -> Option<Step> {
     let before = view.count(system_tokens);
     let mut removed: Vec<Uuid> = Vec::new();
     let mut turns = 0;
@@ -70,7 +70,7 @@ pub fn snip(view: &mut View, line: u64, system_tokens: u64, pinned: &HashSet<Str
 /// `excess`: never the last turn (in progress), none holding a pinned
 /// message, each bounded by legal cuts (a turn whose end is not a legal cut
 /// runs on to the next one that is).
-fn oldest_snippable_turns(view: &View, pinned: &HashSet<String>, excess: u64) -> Vec<std::ops::Range<usize>> {
+fn oldest_snippable_turns(view: &View, pinned: &KeySet<String>, excess: u64) -> Vec<std::ops::Range<usize>> {
     let seg = view.segmentation();
     let starts = seg.turn_starts();
     let mut out = Vec::new();

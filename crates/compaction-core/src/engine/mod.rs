@@ -2,7 +2,7 @@
 //! reports each decision as a [`Step`]. Sans-IO: messages, "now" and
 //! (later) summaries come in as data; nothing is read from the world.
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 use std::sync::Arc;
 
 mod answer;
@@ -89,7 +89,9 @@ use crate::view::{Entry, Source, View};
 /// [`Error::WrongAnswer`]; either way nothing changes.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    pub(crate) settings: EngineSettings,
+    /// Shared: never changed after [`Engine::new`], so the copy a dry run
+    /// ([`Engine::plan`]) makes shares it instead of copying every field.
+    pub(crate) settings: Arc<EngineSettings>,
     lines: Thresholds,
     pub(crate) store: Store,
     pub(crate) view: View,
@@ -128,7 +130,7 @@ pub struct Engine {
     /// Pinned messages (extension): never snipped, cleared or summarised
     /// away. Uuid-keyed tables here and in the store are keyed by the text:
     /// one hash-table type for strings in the wasm module, not two.
-    pub(crate) pinned: HashSet<String>,
+    pub(crate) pinned: KeySet<String>,
     /// What each compaction and collapse replaced, by summary uuid, for
     /// `expand` (extension; R6.2's collapse store). One entry per
     /// compaction or collapse in the view, so a list searched by key: one
@@ -170,7 +172,7 @@ impl Engine {
         Ok(Engine {
             view: View::new(settings.estimator.clone()),
             lines,
-            settings,
+            settings: Arc::new(settings),
             store: Store::new(),
             microcompact: Microcompact::default(),
             pending: Vec::new(),
@@ -186,7 +188,7 @@ impl Engine {
             prompts: 0,
             calls: 0,
             reactive: None,
-            pinned: HashSet::default(),
+            pinned: KeySet::default(),
             lineage: Vec::new(),
             turn_of: Arc::default(),
             collapse_pending: Vec::new(),
@@ -567,7 +569,7 @@ impl Engine {
     }
 
     /// `tool_use_id`s used or answered by pinned messages.
-    fn protected_tool_ids(&self) -> HashSet<String> {
+    fn protected_tool_ids(&self) -> KeySet<String> {
         self.pinned
             .iter()
             .filter_map(|uuid| self.store.get_text(uuid))

@@ -1,7 +1,7 @@
 //! Extensions over Claude Code (ANCHORS.md §3): pinned messages, and
 //! expanding a compaction or collapse back to what it replaced.
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 
 use super::Engine;
 use crate::error::Error;
@@ -60,8 +60,8 @@ impl Engine {
             });
         };
         let before = self.count();
-        // By text: a `HashSet<&str>` is already in the module, a `HashSet<&Uuid>` would be one more.
-        let produced: HashSet<&str> = replaced.produced.iter().map(Uuid::as_str).collect();
+        // By text: a `KeySet<&str>` is already in the module, a `KeySet<&Uuid>` would be one more.
+        let produced: KeySet<&str> = replaced.produced.iter().map(Uuid::as_str).collect();
         let mut entries: Vec<Entry> = Vec::new();
         for (i, entry) in self.view.entries().iter().enumerate() {
             if i == position {

@@ -13,7 +13,7 @@
 //! The analysis block holds only counts, never message text, so a message
 //! that contains `</analysis>` cannot end it early.
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 
 use super::emphasis;
 use super::prompt::{PromptOptions, SECTIONS};
@@ -181,8 +181,8 @@ impl Facts {
         let mut facts = Facts::default();
         // Tool name per tool_use id (the first use of an id wins), sorted by id.
         let mut tool_names: Vec<(&str, &str)> = Vec::new();
-        let mut seen_read: HashSet<String> = HashSet::default();
-        let mut seen_edited: HashSet<String> = HashSet::default();
+        let mut seen_read: KeySet<String> = KeySet::default();
+        let mut seen_edited: KeySet<String> = KeySet::default();
         for message in messages {
             facts.messages += 1;
             if let Some(text) = user_prompt_text(message) {

@@ -17,7 +17,7 @@
 //! checked. Read-only paths are not checked: R7.7 attachments restore
 //! recent files, and a path that was only read carries no change to lose.
 
-use crate::hash::HashSet;
+use crate::hash::KeySet;
 
 use serde::Serialize;
 
@@ -83,7 +83,7 @@ pub(crate) fn check_retention_of<'a>(
     // hundreds of KB that then need no normalising.
     let mut normalised_summary: Option<String> = None;
     let mut report = RetentionReport::default();
-    let mut seen_paths: HashSet<String> = HashSet::default();
+    let mut seen_paths: KeySet<String> = KeySet::default();
     // Where the previous prompt and path were found: a summary usually
     // quotes them in history order, so the next one is looked for there
     // first (see [`occurs`]).
