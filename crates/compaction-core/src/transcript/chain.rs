@@ -462,44 +462,19 @@ impl Graph {
     /// The newest era ending at node `start`: the boundary that opens it
     /// and the walked nodes after it (newest first).
     pub(super) fn segment(&self, start: usize, visited: &mut HashSet<usize>) -> (Option<usize>, Vec<usize>) {
-        let start_line = self.nodes.get(start).map_or(0, |n| n.line);
-        let mut nodes = Vec::new();
-        let mut at = Some(start);
-        while let Some(i) = at {
-            let Some(node) = self.nodes.get(i) else { break };
-            if let NodeKind::Boundary(b) = node.kind {
-                // A boundary met twice (logical parents that loop) ends the
-                // history instead of repeating it.
-                let first_time = visited.insert(i);
-                return (first_time.then_some(b), nodes);
-            }
-            // A preserved message reached from after its boundary: the
-            // boundary relinks it, so the era starts there.
-            if let NodeKind::Message(m) = node.kind {
-                let opener = self.preserved_by.get(&m).and_then(|bs| {
-                    bs.iter()
-                        .copied()
-                        .filter(|&b| {
-                            let line = self.boundary_line(b);
-                            line > node.line && line < start_line
-                        })
-                        .max()
-                });
-                if opener.is_some() {
-                    return (opener, nodes);
-                }
-            }
-            if !visited.insert(i) {
-                break;
-            }
-            nodes.push(i);
-            at = match node.link {
-                Link::Parent(p) => Some(p),
-                Link::Dangling(fallback) => fallback,
-                Link::Root | Link::Pending(_) => None,
-            };
+        let mut walk = self.walk_from(start);
+        while !walk.step(self, visited, usize::MAX) {}
+        walk.finish()
+    }
+
+    /// [`Graph::segment`] to be walked a slice at a time ([`Walk::step`]).
+    pub(super) fn walk_from(&self, start: usize) -> Walk {
+        Walk {
+            start_line: self.nodes.get(start).map_or(0, |n| n.line),
+            at: Some(start),
+            nodes: Vec::new(),
+            opener: None,
         }
-        (None, nodes)
     }
 
     pub(super) fn boundary_line(&self, b: usize) -> u32 {
@@ -512,6 +487,77 @@ impl Graph {
     /// The node a walk for the resumed view starts from.
     pub fn view_start(&self) -> Option<usize> {
         self.leaf
+    }
+}
+
+/// A walk back from a node to the boundary that opens its era
+/// ([`Graph::segment`]), resumable between any two nodes.
+#[derive(Debug)]
+pub(super) struct Walk {
+    start_line: u32,
+    /// The next node.
+    at: Option<usize>,
+    /// The nodes walked, newest first.
+    nodes: Vec<usize>,
+    /// The boundary that opens the era, once the walk met it.
+    opener: Option<usize>,
+}
+
+impl Walk {
+    /// Walks up to `budget` more nodes; true once the walk is done.
+    pub(super) fn step(&mut self, graph: &Graph, visited: &mut HashSet<usize>, budget: usize) -> bool {
+        for _ in 0..budget {
+            let Some(i) = self.at.take() else {
+                return true;
+            };
+            let Some(node) = graph.nodes.get(i) else {
+                return true;
+            };
+            if let NodeKind::Boundary(b) = node.kind {
+                // A boundary met twice (logical parents that loop) ends the
+                // history instead of repeating it.
+                let first_time = visited.insert(i);
+                self.opener = first_time.then_some(b);
+                return true;
+            }
+            // A preserved message reached from after its boundary: the
+            // boundary relinks it, so the era starts there.
+            if let NodeKind::Message(m) = node.kind {
+                let opener = graph.preserved_by.get(&m).and_then(|bs| {
+                    bs.iter()
+                        .copied()
+                        .filter(|&b| {
+                            let line = graph.boundary_line(b);
+                            line > node.line && line < self.start_line
+                        })
+                        .max()
+                });
+                if opener.is_some() {
+                    self.opener = opener;
+                    return true;
+                }
+            }
+            if !visited.insert(i) {
+                return true;
+            }
+            self.nodes.push(i);
+            self.at = match node.link {
+                Link::Parent(p) => Some(p),
+                Link::Dangling(fallback) => fallback,
+                Link::Root | Link::Pending(_) => None,
+            };
+        }
+        self.at.is_none()
+    }
+
+    /// How many nodes it walked so far.
+    pub(super) fn walked(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The boundary that opens the era, and the nodes walked after it.
+    pub(super) fn finish(self) -> (Option<usize>, Vec<usize>) {
+        (self.opener, self.nodes)
     }
 }
 

@@ -22,7 +22,19 @@ impl Graph {
         visited: &mut HashSet<usize>,
     ) -> (Era, Option<usize>) {
         let (boundary, walked) = self.segment(start, visited);
-        let era = self.assemble(start, boundary, &walked, messages, &HashSet::default());
+        self.era_walked(start, boundary, &walked, messages)
+    }
+
+    /// [`Graph::era`] once the walk from `start` is done: it met the
+    /// boundary `boundary` and the nodes `walked`.
+    pub fn era_walked(
+        &self,
+        start: usize,
+        boundary: Option<usize>,
+        walked: &[usize],
+        messages: &[ImportedMessage],
+    ) -> (Era, Option<usize>) {
+        let era = self.assemble(start, boundary, walked, messages, &HashSet::default());
         let before = boundary.and_then(|b| self.before_boundary.get(b).copied().flatten());
         (era, before)
     }

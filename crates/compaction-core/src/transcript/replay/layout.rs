@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::{Actual, Timeline};
 use crate::hash::HashSet;
+use crate::transcript::chain::Walk;
 use crate::transcript::{Era, Transcript};
 
 /// Where a [`LayingOut`] stands.
@@ -18,6 +19,9 @@ enum Stage {
     /// Walking the record graph back from the leaf, an era at a time:
     /// where the next walk starts.
     Walk(Option<usize>),
+    /// Walking one era back from this node ([`LayingOut::walk`]), a
+    /// slice of nodes at a time.
+    Walking(usize),
     /// Copying each era's messages: the era, and the next of its messages.
     Copy(usize, usize),
     /// Placing the recorded microcompactions.
@@ -35,6 +39,8 @@ pub struct LayingOut {
     /// The eras walked, newest first until the walk ends.
     eras: Vec<Era>,
     visited: HashSet<usize>,
+    /// The era walk under way.
+    walk: Option<Walk>,
     /// Each timeline message's line in the file.
     lines: Vec<u32>,
     /// Per real boundary, the evidence of missing records, until it goes
@@ -58,6 +64,7 @@ impl Transcript {
             stage: Stage::Lacks,
             eras: Vec::new(),
             visited: HashSet::default(),
+            walk: None,
             lines: Vec::new(),
             lacks: Vec::new(),
         }
@@ -93,22 +100,39 @@ impl LayingOut {
                     };
                 }
                 Stage::Walk(start) => {
-                    // A walk costs about what it met.
                     spent += 1;
                     self.stage = match start.filter(|at| !self.visited.contains(at)) {
                         Some(at) => {
-                            let (era, before) =
-                                transcript.graph.era(at, &transcript.messages, &mut self.visited);
-                            let more = era.boundary.is_some();
-                            spent += era.messages.len();
-                            self.eras.push(era);
-                            Stage::Walk(if more { before } else { None })
+                            self.walk = Some(transcript.graph.walk_from(at));
+                            Stage::Walking(at)
                         }
                         None => {
                             self.eras.reverse();
                             Stage::Copy(0, 0)
                         }
                     };
+                }
+                Stage::Walking(at) => {
+                    // A walk costs about the nodes it met, its era's
+                    // assembly about its messages.
+                    let Some(walk) = self.walk.as_mut() else {
+                        self.stage = Stage::Walk(None);
+                        continue;
+                    };
+                    let before = walk.walked();
+                    let done = walk.step(&transcript.graph, &mut self.visited, budget - spent);
+                    spent += (walk.walked() - before).max(1);
+                    if done {
+                        let (boundary, walked) = self.walk.take().map(Walk::finish).unwrap_or_default();
+                        let (era, before) =
+                            transcript
+                                .graph
+                                .era_walked(at, boundary, &walked, &transcript.messages);
+                        let more = era.boundary.is_some();
+                        spent += era.messages.len();
+                        self.eras.push(era);
+                        self.stage = Stage::Walk(if more { before } else { None });
+                    }
                 }
                 Stage::Copy(era, from) => {
                     self.stage = match self.copy(transcript, era, from, budget - spent) {
