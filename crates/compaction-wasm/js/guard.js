@@ -38,11 +38,47 @@ export function codedError(code, field, message, cause) {
 
 const coded = (code, message, cause) => codedError(code, "", message, cause);
 
+// A decision is a copy of the template the engine keeps (its last
+// decision's fields, each made by JSON.parse once; src/js/crossing.rs): a
+// host that changes a decision changes nothing else. Only a summary
+// request's `messages` is given as it is, the same array on every call
+// while the request is pending.
+const { keys, defineProperty } = Object;
+const copy = (value) => {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copy);
+  const out = {};
+  for (const key of keys(value)) {
+    // JSON.parse makes `__proto__` an own property; `out[key] =` would set the prototype.
+    if (key === "__proto__") defineProperty(out, key, { value: copy(value[key]), writable: true, enumerable: true, configurable: true });
+    else out[key] = copy(value[key]);
+  }
+  return out;
+};
+const request = (r) => {
+  const out = {};
+  for (const key of keys(r)) out[key] = key === "messages" ? r[key] : copy(r[key]);
+  return out;
+};
+function decision(template, tokens) {
+  const out = {};
+  for (const key of keys(template)) out[key] = key === "requests" ? template[key].map(request) : copy(template[key]);
+  out.count.tokens = tokens;
+  return out;
+}
+
 /** Installs the guard on `Class` (named `name` in messages); idempotent. */
 export function guard(Class, name) {
   const proto = Class.prototype;
   if (Object.hasOwn(proto, "__guarded")) return;
   Object.defineProperty(proto, "__guarded", { value: true });
+  // Given to the module at the first call (it may not be loaded yet now).
+  let crossing = typeof Class.__crossing === "function" ? Class.__crossing : null;
+  const ready = () => {
+    if (crossing === null) return;
+    crossing(decision);
+    crossing = null;
+  };
   const poisoned = new WeakSet();
   const poisonedError = (cause) =>
     coded(
@@ -125,6 +161,7 @@ export function guard(Class, name) {
       }
     };
     const prepare = function prepare(host) {
+      ready();
       start.call(this, host);
       return drive(this);
     };
@@ -139,6 +176,7 @@ export function guard(Class, name) {
         if (poisoned.has(this)) throw poisonedError();
         let out;
         try {
+          ready();
           out = method.apply(this, args);
         } catch (e) {
           throw settle(this, key, e);

@@ -385,7 +385,7 @@ impl Run {
                                 report: self.host.on_precompute.clone(),
                             }),
                         };
-                        return to_js(&out).map(|d| Next::Done(d, started));
+                        return s.crossing.cross(out).map(|d| Next::Done(d, started));
                     };
                     let next = self.host.begin(&request);
                     (request, next)

@@ -19,8 +19,12 @@ pub fn applied_edits(
     if !value.is_object() {
         return Ok(Vec::new());
     }
-    // The field's name is written only for an error: this runs on every append.
-    let cm = match js_sys::Reflect::get(value, &JsValue::from_str("context_management")) {
+    // The field's name is written only for an error, and its key made
+    // once: this runs on every append.
+    thread_local! {
+        static KEY: JsValue = JsValue::from_str("context_management");
+    }
+    let cm = match KEY.with(|key| js_sys::Reflect::get(value, key)) {
         Ok(cm) => cm,
         Err(e) => return Err(crate::js::threw(&format!("{field}.context_management"), &e)),
     };

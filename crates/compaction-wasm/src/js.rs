@@ -561,4 +561,4 @@ pub use shared::SharedParams;
 mod shared;
 
 #[cfg(feature = "engine")]
-pub(crate) mod memo;
+pub(crate) mod crossing;

@@ -8,7 +8,7 @@ use tsify::Tsify;
 use super::*;
 
 /// What the host must do with the call (SPEC R1.7).
-#[derive(Debug, Clone, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind", rename_all_fields = "camelCase")]
 pub enum CallStatus {
     /// Send it.
@@ -72,7 +72,7 @@ impl From<&core_engine::CallStatus> for CallStatus {
 }
 
 /// What a summary is for.
-#[derive(Debug, Clone, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind", rename_all_fields = "camelCase")]
 pub enum Purpose {
     /// A Tier 4 compaction.
@@ -90,7 +90,7 @@ pub enum Purpose {
 
 /// The engine needs a summary: send `messages`, then `prompt` as a user
 /// message, to `model` with tools denied; answer with the request's `id`.
-#[derive(Debug, Clone, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryRequest {
     /// Answer with this id.
@@ -118,7 +118,7 @@ pub struct SummaryRequest {
 }
 
 /// How a summary call may use tools: `{ type: "none" }`, not at all.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Copy, Serialize, Deserialize, Tsify)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum ToolChoice {
     /// The model answers with text and calls no tool.
@@ -198,7 +198,7 @@ pub fn param(m: compaction_core::message::Message) -> MessageParam {
 
 /// The engine needs file contents to re-attach recently read files
 /// (SPEC R7.7): answer with `{ kind: "files", files, hooks? }`.
-#[derive(Debug, Clone, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
 #[serde(deny_unknown_fields)]
 pub struct FileRequest {
     /// Answer with this id.
@@ -235,7 +235,7 @@ impl FileRequest {
 /// Before every compaction, manual, automatic or reactive, the engine asks
 /// your PreCompact hooks (SPEC R7.2): answer with `{ kind: "hook", block?,
 /// addedInstructions? }`.
-#[derive(Debug, Clone, Deserialize, Tsify)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Tsify)]
 #[serde(rename_all = "camelCase")]
 pub struct PreCompactRequest {
     /// Answer with this id.
@@ -250,7 +250,7 @@ pub struct PreCompactRequest {
 
 /// Something the engine asks of you, by `kind`; answer it with
 /// `engine.answer(request.id, answer)`, or let `prepare(host)` do it.
-#[derive(Debug, Clone, Tsify)]
+#[derive(Debug, Clone, PartialEq, Tsify)]
 #[serde(rename_all = "camelCase", tag = "kind")]
 pub enum Request {
     /// Your PreCompact hooks' output, before every compaction.
@@ -342,7 +342,6 @@ pub struct Decision {
     #[tsify(type = "TokenFigure")]
     pub count: compaction_core::tokens::TokenFigure,
     /// The lines it was held against.
-    #[serde(serialize_with = "crate::js::memo::lines")]
     pub lines: Thresholds,
     /// What to do with the call.
     pub status: CallStatus,
@@ -350,7 +349,6 @@ pub struct Decision {
     /// your `clearThinking` edit first, cache-aware microcompact's clearing,
     /// server compaction (R13.4).
     #[tsify(type = "ContextManagement | null")]
-    #[serde(serialize_with = "crate::js::memo::edits")]
     pub context_management: Option<compaction_core::api::ContextManagement>,
     /// The beta headers the call needs (`betas` of
     /// `client.beta.messages.create`), sorted (R13.4).

@@ -227,7 +227,7 @@ impl Engine {
             let now = s.now(now)?;
             let d = s.engine.before_call(now.as_ref());
             let d = s.decision(d);
-            to_js(&d)
+            s.crossing.cross(d)
         })
     }
 

@@ -38,6 +38,8 @@ pub(crate) struct State {
     /// What the count rested on at the last `count_calibrated` record (or
     /// the start): a change writes the next one.
     pub(crate) counted: compaction_core::view::Counting,
+    /// The last decision handed out, to cross the next one as a copy.
+    pub(crate) crossing: crate::js::crossing::Crossing,
 }
 
 impl State {
@@ -50,6 +52,7 @@ impl State {
             formatted: None,
             precompute: crate::driver::Background::default(),
             counted: compaction_core::view::Counting::default(),
+            crossing: Default::default(),
         })
     }
 

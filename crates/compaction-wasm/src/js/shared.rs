@@ -3,7 +3,7 @@
 //! out carries the JS array made the first time, neither written nor
 //! parsed again. Each to_js writes a placeholder for the arrays it has and
 //! puts them in after `JSON.parse`, in the places requests are: the value
-//! itself, or its `requests`.
+//! itself, its `requests`, or its elements (a list of requests).
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
@@ -34,6 +34,14 @@ thread_local! {
 /// `output_config`).
 #[derive(Debug, Clone)]
 pub struct SharedParams(pub Arc<[Message]>);
+
+/// The same shared messages (what crosses as the same array), never
+/// compared message by message.
+impl PartialEq for SharedParams {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
 
 #[derive(Serialize)]
 struct Param<'a> {
@@ -113,9 +121,13 @@ pub(super) fn to_js(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Re
 /// Puts the arrays in, and keeps the ones `JSON.parse` just made.
 fn splice(out: &JsValue, written: Written) {
     let key = JsValue::from_str("messages");
-    let requests = js_sys::Reflect::get(out, &JsValue::from_str("requests"))
-        .ok()
-        .filter(js_sys::Array::is_array)
+    let list = match js_sys::Array::is_array(out) {
+        true => Some(out.clone()),
+        false => js_sys::Reflect::get(out, &JsValue::from_str("requests"))
+            .ok()
+            .filter(js_sys::Array::is_array),
+    };
+    let requests = list
         .map(|r| js_sys::Array::from(&r).to_vec())
         .unwrap_or_else(|| vec![out.clone()]);
     let mut written = written.into_iter();
