@@ -1,10 +1,11 @@
-// A browser benchmark, not a timed test: importing a Claude Code session
+// A browser benchmark: importing a Claude Code session
 // file of tens of MB into the sandbox. It prints how long the import takes
 // (read in chunks, parsed, resumed, replayed and charted in the page), how
 // responsive the page stays meanwhile (the longest gap between 4 ms timer
 // ticks, and the longest task Chromium reports), and what a control change
-// costs afterwards (the what-if replay of the whole session). It asserts only
-// that the import finishes and nothing errors.
+// costs afterwards (the what-if replay of the whole session). For the 23 MB
+// file it asserts only that the import finishes and nothing errors; for the
+// large files see below.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -98,7 +99,18 @@ test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_0
 // records in one era (313 MB), generated here; the import's time, its
 // phases after the reading, and the longest task after the reading (by
 // its main-thread CPU time in a trace, and by wall time).
-test("importing 100k boundaries and 1M records (reported, not asserted)", { timeout: 900_000 }, async () => {
+//
+// Asserted where the acceptance is met, by what the page's own work costs:
+// the 100k-boundary file imports within 10 s of the main thread's CPU time
+// and runs no task over 200 ms of CPU after the reading. Wall times are
+// printed beside them: on this 2-core machine with builds beside the tests
+// they grow with the load (the same dist/: 8.3 s at load 5.6, 19.4 s at
+// 7.5). The 1M-record file is reported, not asserted: it does not meet
+// either bound yet (13:13 UTC, 7b38606: 18.1 s, 10.4 s of CPU, one task of
+// 290 ms after the reading).
+const ASSERTED = new Set(["b100k.jsonl"]);
+
+test("importing 100k boundaries (under 10 s of CPU, no task over 200 ms after the reading) and 1M records (reported)", { timeout: 900_000 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), "import-bench-large-"));
   await boundaries(join(dir, "b100k.jsonl"), 100_000);
   await boundaries(join(dir, "r1m.jsonl"), 1, 1_000_000);
@@ -109,10 +121,14 @@ test("importing 100k boundaries and 1M records (reported, not asserted)", { time
       const { page, errors } = await pageWithErrors(context);
       await page.goto(`${files.url}/`);
       await page.locator(".strip").first().waitFor();
-      const { t0, seconds, phases, afterRead: after, afterReadCpu: cpu } = await importSession(page, `/large/${name}`, { timeout: 600_000, browser });
+      const { t0, seconds, phases, afterRead: after, afterReadCpu: cpu, cpu: total, readCpu } = await importSession(page, `/large/${name}`, { timeout: 600_000, browser });
       const laps = Object.entries(phases).filter(([k]) => k !== "readEnd").map(([k, v]) => `${k} ${v.toFixed(0)}`).join(", ");
       const over = cpu.filter((t) => t > 200).length;
-      console.log(`import-bench: ${name}: import ${seconds.toFixed(1)} s in the page (reading ${((phases.readEnd - t0) / 1000).toFixed(1)} s; then ${laps} ms); after the reading the longest task ${Math.max(0, ...cpu).toFixed(0)} ms of CPU (${over} over 200 ms), by wall time ${after.length} long tasks, longest ${Math.max(0, ...after).toFixed(0)} ms`);
+      console.log(`import-bench: ${name}: import ${seconds.toFixed(1)} s in the page, ${total.toFixed(1)} s of main-thread CPU (reading ${((phases.readEnd - t0) / 1000).toFixed(1)} s, ${readCpu.toFixed(1)} s of CPU; then ${laps} ms); after the reading the longest task ${Math.max(0, ...cpu).toFixed(0)} ms of CPU (${over} over 200 ms), by wall time ${after.length} long tasks, longest ${Math.max(0, ...after).toFixed(0)} ms`);
+      if (ASSERTED.has(name)) {
+        assert.ok(total < 10, `${name}: the import took ${total.toFixed(1)} s of main-thread CPU (${seconds.toFixed(1)} s wall)`);
+        assert.equal(over, 0, `${name}: tasks over 200 ms of CPU after the reading: ${cpu.filter((t) => t > 200).map((t) => t.toFixed(0)).join(", ")} ms`);
+      }
       assert.deepEqual(errors, []);
       await context.close();
     }
