@@ -5,7 +5,7 @@
 
 use std::rc::Rc;
 
-use compaction_core::transcript::choice::{choose, Choice};
+use compaction_core::transcript::choice::{Choice, Tally};
 use compaction_core::transcript::replay::{Replay, Timeline};
 use compaction_core::transcript::{Importer, Transcript};
 use compaction_scenarios::figures::grouped;
@@ -177,23 +177,15 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
             transcript.problems.len()
         ));
     }
-    // The timeline, a slice at a time: the page stays responsive.
+    // The timeline, then the settings chosen from the file, a slice at a
+    // time: the page stays responsive.
     let mut laying = transcript.lay_out();
-    loop {
-        yield_now().await;
-        let start = now();
-        let mut done = false;
-        while !done && now() - start < SLICE_MS {
-            done = laying.step(&transcript, BATCH);
-        }
-        if done {
-            break;
-        }
-    }
+    in_slices(|| laying.step(&transcript, BATCH)).await;
     let timeline = Rc::new(laying.finish());
     phases.lap("timeline");
-    yield_now().await;
-    let choice = Rc::new(choose(&transcript));
+    let mut tally = Tally::default();
+    in_slices(|| tally.step(&transcript, BATCH)).await;
+    let choice = Rc::new(tally.choose(&transcript));
     phases.lap("choice");
     yield_now().await;
     Ok(Imported {
@@ -203,6 +195,22 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
         choice,
         transcript: Rc::new(transcript),
     })
+}
+
+/// Runs `step` until it says done, yielding to the browser before each
+/// slice of [`SLICE_MS`].
+async fn in_slices(mut step: impl FnMut() -> bool) {
+    loop {
+        yield_now().await;
+        let start = now();
+        let mut done = false;
+        while !done && now() - start < SLICE_MS {
+            done = step();
+        }
+        if done {
+            return;
+        }
+    }
 }
 
 /// How long each phase after the reading took, in ms, published as

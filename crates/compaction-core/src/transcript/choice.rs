@@ -173,6 +173,60 @@ fn prev((a, b, c): Version) -> Version {
 /// The settings a replay of `transcript` uses when none are given: see
 /// [`Choice`].
 pub fn choose(transcript: &Transcript) -> Choice {
+    let mut tally = Tally::default();
+    while !tally.step(transcript, usize::MAX) {}
+    tally.choose(transcript)
+}
+
+/// [`choose`]'s pass over the messages (the model most requests used, and
+/// the largest request), advanced a slice of messages at a time
+/// ([`Tally::step`]) so that a page can yield between slices; then
+/// [`Tally::choose`].
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Each model and how many requests used it, in order of first use.
+    models: Vec<(String, usize)>,
+    /// The largest request's prompt tokens.
+    largest: u64,
+    /// The messages tallied.
+    done: usize,
+}
+
+impl Tally {
+    /// Tallies up to `budget` more messages; true once all are.
+    pub fn step(&mut self, transcript: &Transcript, budget: usize) -> bool {
+        let to = transcript.messages.len().min(self.done.saturating_add(budget));
+        for m in transcript.messages.get(self.done..to).unwrap_or_default() {
+            if m.message.role != Role::Assistant || m.is_api_error_message {
+                continue;
+            }
+            self.largest = self
+                .largest
+                .max(m.message.usage.as_ref().map_or(0, |u| u.prompt_tokens()));
+            let Some(model) = m.message_extra.str_field("model") else {
+                continue;
+            };
+            if model.starts_with('<') {
+                continue; // `<synthetic>`
+            }
+            match self.models.iter_mut().find(|(name, _)| *name == model) {
+                Some((_, n)) => *n += 1,
+                None => self.models.push((model.into_owned(), 1)),
+            }
+        }
+        self.done = to;
+        self.done >= transcript.messages.len()
+    }
+
+    /// The choice, once [`Tally::step`] said done.
+    pub fn choose(self, transcript: &Transcript) -> Choice {
+        let Tally { models, largest, .. } = self;
+        choose_from(transcript, &models, largest)
+    }
+}
+
+/// [`choose`] once the messages are tallied.
+fn choose_from(transcript: &Transcript, models: &[(String, usize)], largest: u64) -> Choice {
     let version = transcript.versions.last().cloned();
     let (row, range, why) = version_row(version.as_deref());
     let preset = row.map_or(Preset::Seed, |r| r.preset);
@@ -194,25 +248,7 @@ pub fn choose(transcript: &Transcript) -> Choice {
                 .to_owned(),
         );
     }
-    // The model most requests used, and the largest request.
-    let mut models: Vec<(String, usize)> = Vec::new();
-    let mut largest = 0u64;
-    for m in &transcript.messages {
-        if m.message.role != Role::Assistant || m.is_api_error_message {
-            continue;
-        }
-        largest = largest.max(m.message.usage.as_ref().map_or(0, |u| u.prompt_tokens()));
-        let Some(model) = m.message_extra.str_field("model") else {
-            continue;
-        };
-        if model.starts_with('<') {
-            continue; // `<synthetic>`
-        }
-        match models.iter_mut().find(|(name, _)| *name == model) {
-            Some((_, n)) => *n += 1,
-            None => models.push((model.into_owned(), 1)),
-        }
-    }
+    // The model most requests used.
     let model = models
         .iter()
         .max_by_key(|(_, n)| *n)
