@@ -165,9 +165,13 @@ pub(crate) fn betas(needs: &Needs, context_management: Option<&ContextManagement
     if needs.features.output_config > 0 {
         out.push(BETA_OUTPUT_CONFIG);
     }
-    out.sort_unstable();
+    // Sorted as `String`s by the stable sort, the one sort of strings the
+    // wasm module holds anyway (an unstable sort of `&str` was code of its
+    // own); equal strings are alike, so the order is the same.
+    let mut out: Vec<String> = out.into_iter().map(str::to_owned).collect();
+    out.sort();
     out.dedup();
-    out.into_iter().map(str::to_owned).collect()
+    out
 }
 
 /// An on-demand compaction request's `compaction` parameter (beta
@@ -208,7 +212,7 @@ pub(crate) fn on_demand_betas(features: crate::view::Features) -> Vec<String> {
     };
     let mut out = betas(&needs, None);
     out.push(BETA_COMPACT_ON_DEMAND.to_owned());
-    out.sort_unstable();
+    out.sort();
     out
 }
 

@@ -82,6 +82,46 @@ pub struct Decision {
 }
 
 impl Engine {
+    /// A dry run of [`Engine::before_call`]: the same decision, nothing
+    /// changed (R3.4).
+    pub fn plan(&self, now: Option<&crate::time::Timestamp>) -> Decision {
+        self.scratch().before_call(now)
+    }
+
+    /// A copy of this engine to run a call on and drop: all a call reads,
+    /// but not what only the host reads back and a call only adds to (what
+    /// each compaction replaced, kept for `expand`; the view events not yet
+    /// taken), so a dry run neither copies nor carries that code.
+    fn scratch(&self) -> Engine {
+        Engine {
+            settings: self.settings.clone(),
+            lines: self.lines.clone(),
+            store: self.store.clone(),
+            view: self.view.clone(),
+            microcompact: self.microcompact.clone(),
+            pending: self.pending.clone(),
+            view_events: Vec::new(),
+            unsent_reduction: self.unsent_reduction,
+            system_tokens: self.system_tokens,
+            hook: self.hook.clone(),
+            run: self.run.clone(),
+            requests: self.requests,
+            compactions: self.compactions,
+            cumulative_dropped: self.cumulative_dropped,
+            breakers: self.breakers.clone(),
+            prompts: self.prompts,
+            calls: self.calls,
+            reactive: self.reactive,
+            pinned: self.pinned.clone(),
+            lineage: Vec::new(),
+            turn_of: self.turn_of.clone(),
+            collapse_pending: self.collapse_pending.clone(),
+            precompute: self.precompute.clone(),
+            context: self.context.clone(),
+            clock: self.clock.clone(),
+        }
+    }
+
     pub(super) fn status(&self, count: TokenFigure) -> CallStatus {
         let l = &self.lines;
         if count.tokens >= l.blocked {

@@ -496,12 +496,6 @@ impl Engine {
         }
     }
 
-    /// A dry run of [`Engine::before_call`]: the same decision, nothing
-    /// changed (R3.4).
-    pub fn plan(&self, now: Option<&Timestamp>) -> Decision {
-        self.clone().before_call(now)
-    }
-
     /// The view's messages with these uuids, borrowed; `None` when one is
     /// not in the view.
     pub(crate) fn messages_of(&self, uuids: &[Uuid]) -> Option<Vec<&Arc<Message>>> {
