@@ -78,26 +78,24 @@ impl Observer for () {}
 struct PolicyHost<'a> {
     policy: &'a HostPolicy,
     /// What a read returns, by path.
-    disk: &'a Disk,
+    disk: &'a Disk<'a>,
     /// Tier 4 summary requests asked during the current event.
     asked: usize,
 }
 
-/// The host's files: the scenario's own list, then each path as the
-/// session last read it whole.
-struct Disk {
-    files: Vec<(String, String)>,
+/// The host's files: the scenario's own list (each file's text made only
+/// when it is read: most plays read none), then each path as the session
+/// last read it whole.
+struct Disk<'a> {
+    own: &'a [(String, u64)],
+    read: Vec<(String, String)>,
 }
 
-impl Disk {
-    fn of(scenario: &Scenario) -> Disk {
-        let mut files: Vec<(String, String)> = scenario
-            .files
-            .iter()
-            .map(|(path, tokens)| (path.clone(), crate::disk::file_text(path, *tokens)))
-            .collect();
+impl<'a> Disk<'a> {
+    fn of(scenario: &'a Scenario) -> Disk<'a> {
         // Reads by tool_use id, then their results.
         let mut reads: Vec<(String, String)> = Vec::new();
+        let mut read: Vec<(String, String)> = Vec::new();
         for event in &scenario.events {
             let Event::Append(m) = event else { continue };
             for block in m.content.blocks() {
@@ -118,18 +116,24 @@ impl Disk {
                         if scenario.files.iter().any(|(p, _)| p == path) {
                             continue;
                         }
-                        files.retain(|(p, _)| p != path);
-                        files.push((path.clone(), text.clone()));
+                        read.retain(|(p, _)| p != path);
+                        read.push((path.clone(), text.clone()));
                     }
                     _ => {}
                 }
             }
         }
-        Disk { files }
+        Disk {
+            own: &scenario.files,
+            read,
+        }
     }
 
     fn read(&self, path: &str) -> String {
-        self.files
+        if let Some((_, tokens)) = self.own.iter().find(|(p, _)| p == path) {
+            return crate::disk::file_text(path, *tokens);
+        }
+        self.read
             .iter()
             .find(|(p, _)| p == path)
             .map_or_else(|| file_content(path), |(_, text)| text.clone())

@@ -39,11 +39,17 @@ pub struct Line {
     pub sources: Vec<usize>,
 }
 
-/// Where each piece of the summarised messages' text is.
+/// Where each piece of the summarised messages' text is, of the pieces
+/// the summary's lines quote ([`Wanted`]): the messages can hold thousands
+/// of lines, the summary a few dozen.
 #[derive(Default)]
 struct Index<'a> {
+    /// What the summary's lines look up.
+    wanted: Wanted<'a>,
     /// A trimmed line of a text, a path or a tool result's line → items.
     lines: HashMap<&'a str, Vec<usize>>,
+    /// The kept start of a cut line → items with a line that starts so.
+    starts: HashMap<&'a str, Vec<usize>>,
     /// A tool's name → items calling it.
     tools: HashMap<&'a str, Vec<usize>>,
     /// A `tool_use` id → the items of its call and result.
@@ -57,10 +63,46 @@ fn add<'a>(map: &mut HashMap<&'a str, Vec<usize>>, key: &'a str, item: usize) {
     }
 }
 
+/// The lines and line starts a summary's lines are looked up by.
+#[derive(Default)]
+struct Wanted<'a> {
+    lines: HashSet<&'a str>,
+    starts: Vec<&'a str>,
+}
+
+impl<'a> Wanted<'a> {
+    /// What [`sources`] may look up for each line of `summary`.
+    fn of(summary: &'a str) -> Self {
+        let mut wanted = Wanted::default();
+        for line in summary.lines() {
+            match looked_up(line) {
+                Key::Line(l) => {
+                    wanted.lines.insert(l);
+                }
+                Key::Start(s) => wanted.starts.push(s),
+            }
+        }
+        wanted
+    }
+}
+
 impl<'a> Index<'a> {
+    /// A line, a path: indexed when a summary line quotes it whole or
+    /// quotes its start.
+    fn line(&mut self, line: &'a str, item: usize) {
+        if self.wanted.lines.contains(line) {
+            add(&mut self.lines, line, item);
+        }
+        for &start in &self.wanted.starts {
+            if line.starts_with(start) {
+                add(&mut self.starts, start, item);
+            }
+        }
+    }
+
     fn text(&mut self, text: &'a str, item: usize) {
         for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            add(&mut self.lines, line, item);
+            self.line(line, item);
         }
     }
 
@@ -118,22 +160,21 @@ pub(super) fn sections(
         .filter(|(_, i)| replaced.contains(&i.uuid))
         .filter_map(|(at, i)| engine.store().get(&i.uuid).map(|m| (at, m.as_ref())))
         .collect();
-    let mut index = Index::default();
+    let mut index = Index {
+        wanted: Wanted::of(summary),
+        ..Index::default()
+    };
     let mut paths = Vec::new();
     for &(at, m) in &summarised {
         index.message(m, at, &mut paths);
     }
     for (at, p) in &paths {
-        add(&mut index.lines, p.as_str(), *at);
+        index.line(p.as_str(), *at);
     }
     let mut out: Vec<Section> = Vec::new();
     for line in summary.lines() {
-        let heading = SECTIONS
-            .iter()
-            .enumerate()
-            .find(|(i, title)| line.trim() == format!("{}. {title}:", i + 1));
-        match (heading, out.last_mut()) {
-            (Some((_, title)), _) => out.push(Section {
+        match (heading(line), out.last_mut()) {
+            (Some(title), _) => out.push(Section {
                 title,
                 lines: Vec::new(),
             }),
@@ -145,6 +186,37 @@ pub(super) fn sections(
         }
     }
     out
+}
+
+/// The section a line opens (`N. Title:`, the N-th of [`SECTIONS`]), if
+/// it is a heading.
+fn heading(line: &str) -> Option<&'static str> {
+    let (n, rest) = line.trim().split_once(". ")?;
+    // The number as `format!` writes it: digits, no leading zero.
+    if n.starts_with('0') || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let title = SECTIONS.get(n.parse::<usize>().ok()?.checked_sub(1)?)?;
+    (rest.strip_suffix(':')? == *title).then_some(title)
+}
+
+/// What a summary line that names no message, tool or failed call is
+/// looked up by.
+enum Key<'a> {
+    /// A line quoted whole.
+    Line(&'a str),
+    /// The kept start of a line the summary cut.
+    Start(&'a str),
+}
+
+fn looked_up(line: &str) -> Key<'_> {
+    let text = line.trim();
+    let text = text.strip_prefix("- ").unwrap_or(text);
+    let text = text.strip_prefix("Continue with: ").unwrap_or(text);
+    match text.rsplit_once(" ...[") {
+        Some((kept, marker)) if marker.ends_with(" chars removed]") && !kept.is_empty() => Key::Start(kept),
+        _ => Key::Line(text),
+    }
 }
 
 /// The items a summary line was taken from.
@@ -176,20 +248,9 @@ fn sources(line: &str, index: &Index<'_>, summarised: &[(usize, &Message)]) -> V
         // A failed call: "- Tool (id): its first line".
         found.extend(id);
     } else {
-        let text = ["Continue with: "]
-            .iter()
-            .find_map(|p| text.strip_prefix(p))
-            .unwrap_or(text);
-        match text.rsplit_once(" ...[") {
-            // Cut: the kept start of a line.
-            Some((kept, marker)) if marker.ends_with(" chars removed]") && !kept.is_empty() => {
-                for (l, items) in &index.lines {
-                    if l.starts_with(kept) {
-                        found.extend(items);
-                    }
-                }
-            }
-            _ => found.extend(index.lines.get(text).into_iter().flatten()),
+        match looked_up(line) {
+            Key::Start(kept) => found.extend(index.starts.get(kept).into_iter().flatten()),
+            Key::Line(text) => found.extend(index.lines.get(text).into_iter().flatten()),
         }
     }
     found.sort_unstable();

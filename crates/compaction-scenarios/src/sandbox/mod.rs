@@ -11,6 +11,7 @@ use serde::Serialize;
 mod chart;
 mod cut;
 mod flows;
+mod focus;
 mod items;
 mod journal;
 mod lost;
@@ -21,6 +22,7 @@ mod walk;
 pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
 pub use cut::{Groups, SEED_002_REASON};
 pub use flows::{failure_stages, lit, Flow, Stage, FLOWS};
+pub use focus::{default_moment, explore_at};
 pub use items::{items, label, Fate, Item, Kind, Thought};
 pub use journal::{journal, BoundaryCard, Journal, Place, Record, Resumed};
 pub use lost::{Line, Section};
@@ -276,6 +278,16 @@ pub fn scenario_reading(name: &str, extra_groups: usize, reads: &[String]) -> Op
 
 /// Plays `scenario` with `knobs` (its window, budgets, switches).
 pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error> {
+    play_watched(scenario, knobs, None)
+}
+
+/// Plays `scenario` with `knobs`, laying out every event (`focus: None`)
+/// or only the `focus`-th.
+pub(super) fn play_watched(
+    scenario: &Scenario,
+    knobs: &Knobs,
+    focus: Option<usize>,
+) -> Result<Exploration, Error> {
     let scenario = with_knobs(scenario, knobs);
     let messages = scenario
         .events
@@ -295,6 +307,7 @@ pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error>
         stale: Stale::default(),
         undercount: 0,
         groups: None,
+        focus,
     };
     let (_, engine) = scenarios::play_observed(&scenario, &knobs.policy, &mut watch)?;
     let starts: Vec<usize> = scenario
@@ -365,6 +378,15 @@ struct Watch {
     undercount: u64,
     /// The view before an event that may compact.
     groups: Option<ViewBefore>,
+    /// The only moment laid out (`None`: every one).
+    focus: Option<usize>,
+}
+
+impl Watch {
+    /// Whether the current event is laid out (views, requests, groups).
+    fn detailed(&self) -> bool {
+        self.focus.is_none_or(|f| f == self.moments.len())
+    }
 }
 
 /// The view before an event that may compact, for its [`Groups`].
@@ -378,10 +400,13 @@ struct ViewBefore {
 
 impl Observer for Watch {
     fn before(&mut self, engine: &mut Engine, event: &Event) -> Vec<Step> {
-        self.before = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
-        self.request_before = request::entries(engine, &self.preserved);
+        let detailed = self.detailed();
+        if detailed {
+            self.before = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
+            self.request_before = request::entries(engine, &self.preserved);
+        }
         // The view's first entry follows the system prompt's item, if any.
-        let first = self.before.len() - engine.view().len();
+        let first = self.before.len().saturating_sub(engine.view().len());
         // The view's messages, kept until the event is known to compact:
         // its groups are worked out only then.
         let movable = match event {
@@ -389,7 +414,7 @@ impl Observer for Watch {
             Event::Call(_) => Some(false),
             Event::Append(_) | Event::Pin(_) => None,
         };
-        self.groups = movable.map(|movable| ViewBefore {
+        self.groups = movable.filter(|_| detailed).map(|movable| ViewBefore {
             messages: engine
                 .view()
                 .entries()
@@ -428,19 +453,6 @@ impl Observer for Watch {
                 .cloned()
                 .collect();
         }
-        let after = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
-        let replaced: HashSet<&Uuid> = after.iter().flat_map(|i| i.replaces.iter()).collect();
-        let kept: HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
-        let gone = before
-            .iter()
-            .filter(|i| i.kind != Kind::System && !kept.contains(&i.uuid));
-        let (summarised, dropped) = gone.fold((0, 0), |(s, d), i| {
-            if replaced.contains(&i.uuid) {
-                (s + 1, d)
-            } else {
-                (s, d + 1)
-            }
-        });
         let mut tiers: Vec<Tier> = Vec::new();
         for step in &frame.steps {
             let fired = step.count_before.tokens != step.count_after.tokens;
@@ -476,6 +488,42 @@ impl Observer for Watch {
                 Tier::Compact
             });
         }
+        let tokens_before = frame
+            .steps
+            .first()
+            .map_or(frame.count.tokens, |s| s.count_before.tokens);
+        if !self.detailed() {
+            self.moments.push(Moment {
+                frame: frame.clone(),
+                before: Vec::new(),
+                after: Vec::new(),
+                dropped: 0,
+                summarised: 0,
+                tokens_before,
+                tiers,
+                outcome,
+                request_before: Vec::new(),
+                request_after: Vec::new(),
+                stored: engine.store().len(),
+                undercount: self.undercount,
+                groups: None,
+                lost: Vec::new(),
+            });
+            return;
+        }
+        let after = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
+        let replaced: HashSet<&Uuid> = after.iter().flat_map(|i| i.replaces.iter()).collect();
+        let kept: HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
+        let gone = before
+            .iter()
+            .filter(|i| i.kind != Kind::System && !kept.contains(&i.uuid));
+        let (summarised, dropped) = gone.fold((0, 0), |(s, d), i| {
+            if replaced.contains(&i.uuid) {
+                (s + 1, d)
+            } else {
+                (s, d + 1)
+            }
+        });
         let system = request::system_segments(engine, &self.system);
         let entries = std::mem::take(&mut self.request_before);
         let request_before = request::segments(&system, &entries, |u| {
@@ -505,10 +553,6 @@ impl Observer for Watch {
             Some(Outcome::Compacted { summary, .. }) => lost::sections(summary, &before, &replaced, engine),
             _ => Vec::new(),
         };
-        let tokens_before = frame
-            .steps
-            .first()
-            .map_or(frame.count.tokens, |s| s.count_before.tokens);
         self.moments.push(Moment {
             frame: frame.clone(),
             before,

@@ -3,6 +3,7 @@
 //! engine.
 
 mod cut;
+mod focus;
 mod golden;
 mod lost;
 mod plausible;
