@@ -86,7 +86,7 @@ if (typeof pkg.__heap === 'function') {
   row('memory', 'not measured: this build has no __heap()', '', '');
 }
 
-// append + beforeCall: per call, steady and with a request pending: a
+// append + beforeCall: per call, steady, on an unchanged history, and with a request pending: a
 // precompute, a compaction's summary (its PreCompact hooks answered), Tier
 // 3's segment summaries (tests/bench/engine.mjs's incremental, here its
 // medians only). Each pending state's window puts the history's count
@@ -97,6 +97,8 @@ const tokens = probe.beforeCall().count.tokens;
 probe.free();
 const states = {
   steady: { settings: {}, window: () => 20_000_000, kind: null },
+  // The same engine called again with nothing appended: beforeCall alone.
+  unchanged: { settings: {}, window: () => 20_000_000, kind: null, unchanged: true },
   precompute: { settings: {}, fits: (l) => l.precompute <= tokens && tokens + 150_000 < l.warn, kind: 'precompute' },
   summary: { settings: { snip: false, collapse: false }, fits: (l) => l.compact < tokens && tokens < l.blocked, kind: 'summary' },
   collapseSegment: { settings: { snip: false, collapse: true }, fits: (l) => l.compact < tokens && tokens < l.blocked, kind: 'collapseSegment' },
@@ -128,12 +130,12 @@ for (const [state, s] of Object.entries(states)) {
   for (let i = 0; i < 1_000; i++) {
     const m = i % 2 === 0 ? { role: 'assistant', content: `step ${i}: ${'x'.repeat(400)}` } : { role: 'user', content: `next ${i}` };
     const t = ms();
-    e.append(m);
+    if (!s.unchanged) e.append(m);
     e.beforeCall();
     if (i >= 100) per.push((ms() - t) * 1000);
   }
   e.free();
-  const what = s.kind === null ? 'steady' : `${pending.length} request(s) pending (${[...new Set(pending.map((r) => r.kind))].join(', ')})`;
+  const what = s.unchanged ? 'unchanged history (beforeCall alone)' : s.kind === null ? 'steady' : `${pending.length} request(s) pending (${[...new Set(pending.map((r) => r.kind))].join(', ')})`;
   row(`append + beforeCall @10k, ${what}`, `${median(per).toFixed(1)} µs`, '', '≤ 10 µs');
 }
 

@@ -43,26 +43,35 @@ const coded = (code, message, cause) => codedError(code, "", message, cause);
 // host that changes a decision changes nothing else. Only a summary
 // request's `messages` is given as it is, the same array on every call
 // while the request is pending.
-const { keys, defineProperty } = Object;
+// Each object is copied by a spread (V8's fastest clone; it makes a
+// `__proto__` key an own property, as JSON.parse does), then its values
+// that are objects in turn; `for…in` meets a polluted prototype's keys too,
+// hence `hasOwn`.
+const { hasOwn } = Object;
 const copy = (value) => {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(copy);
-  const out = {};
-  for (const key of keys(value)) {
-    // JSON.parse makes `__proto__` an own property; `out[key] =` would set the prototype.
-    if (key === "__proto__") defineProperty(out, key, { value: copy(value[key]), writable: true, enumerable: true, configurable: true });
-    else out[key] = copy(value[key]);
+  const out = { ...value };
+  for (const key in out) {
+    const v = out[key];
+    if (typeof v === "object" && v !== null && hasOwn(out, key)) out[key] = copy(v);
   }
   return out;
 };
 const request = (r) => {
-  const out = {};
-  for (const key of keys(r)) out[key] = key === "messages" ? r[key] : copy(r[key]);
+  const out = { ...r };
+  for (const key in out) {
+    const v = out[key];
+    if (typeof v === "object" && v !== null && key !== "messages" && hasOwn(out, key)) out[key] = copy(v);
+  }
   return out;
 };
 function decision(template, tokens) {
-  const out = {};
-  for (const key of keys(template)) out[key] = key === "requests" ? template[key].map(request) : copy(template[key]);
+  const out = { ...template };
+  for (const key in out) {
+    const v = out[key];
+    if (typeof v === "object" && v !== null && hasOwn(out, key)) out[key] = key === "requests" ? v.map(request) : copy(v);
+  }
   out.count.tokens = tokens;
   return out;
 }

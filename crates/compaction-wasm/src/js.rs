@@ -273,7 +273,8 @@ pub fn from_js_at<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, 
 
 /// `value` as JSON text.
 fn from_js_text(value: &JsValue) -> Result<String, String> {
-    if value.is_undefined() || value.is_function() || value.is_symbol() {
+    // An object (a message appended) is asked one question, not three.
+    if !value.is_object() && (value.is_undefined() || value.is_function() || value.is_symbol()) {
         return Err("expected a JSON value".to_owned());
     }
     let json = js_sys::JSON::stringify(value).map_err(|e| {
@@ -506,28 +507,32 @@ fn utf8(text: &js_sys::JsString) -> String {
     thread_local! {
         static ENCODER: TextEncoder = TextEncoder::new();
     }
-    let units = text.length() as usize;
-    let mut buf = vec![0u8; units];
-    let (mut written, mut rest) = (0usize, text.clone());
+    let units = text.length();
+    let mut buf = vec![0u8; units as usize];
+    // What is left to write, and its length: the whole text at first (no
+    // copy of the handle, no second call for its length).
+    let (mut written, mut rest, mut left) = (0usize, None::<js_sys::JsString>, units);
     loop {
+        let from = rest.as_ref().unwrap_or(text);
         let memory = wasm_bindgen::memory().unchecked_into::<js_sys::WebAssembly::Memory>();
         let view = js_sys::Uint8Array::new_with_byte_offset_and_length(
             &memory.buffer(),
             buf.as_ptr() as u32 + written as u32,
             (buf.len() - written) as u32,
         );
-        let done = ENCODER.with(|e| e.encode_into(&rest, &view));
+        let done = ENCODER.with(|e| e.encode_into(from, &view));
         written += done.written() as usize;
         let read = done.read();
-        if read >= rest.length() {
+        if read >= left {
             break;
         }
-        rest = rest.slice(read, rest.length());
+        rest = Some(from.slice(read, left));
+        left -= read;
         // What is left needs one to three bytes a unit: room for one
         // each, or half again the buffer, whichever is more, never past
         // three (reserving three at once made a mostly-ASCII text's buffer
         // three times its size: the peak of a plan(json)).
-        let units = rest.length() as usize;
+        let units = left as usize;
         let at_least = written + units + 4;
         let grown = buf.len() + buf.len() / 2;
         buf.resize(at_least.max(grown).min(written + 3 * units + 4), 0);
