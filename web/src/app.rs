@@ -5,10 +5,10 @@
 
 use std::rc::Rc;
 
+use compaction_scenarios as scenarios;
 use compaction_scenarios::sandbox::{
-    explain, explore, journal as journal_of, Exploration, Journal, Outcome, PrecomputeSwitch,
+    default_moment, explain, explore_at, journal as journal_of, Exploration, Journal, Outcome,
 };
-use compaction_scenarios::{self as scenarios, Scenario};
 use yew::prelude::*;
 
 use crate::chart::{Band, Chart, Mark, Point};
@@ -19,7 +19,9 @@ pub use crate::gauge::{Readout, ReadoutProps};
 use crate::glossary::Glossary;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
 use crate::resume::ResumeLane;
+use crate::run::{asked, run, RunKey};
 use crate::sheet::Sheet;
+use crate::shown::Shown;
 use crate::state::{field_of, Action, Field, SandboxState};
 use crate::strip::RequestStrip;
 use crate::timeline::{forward, tier_name};
@@ -29,53 +31,13 @@ use crate::walk::{stepper, timeline};
 /// How long after the last control change the URL is written.
 const URL_WRITE_DELAY_MS: u32 = 200;
 
-/// How long after a change the resume lane's file is written.
-const JOURNAL_DELAY_MS: u32 = 60;
+/// How long after a change the resume lane's file is written: after the
+/// frame that shows the change, even one a loaded machine takes 50 ms to
+/// draw (the file is a second play of the scenario, with its log).
+const JOURNAL_DELAY_MS: u32 = 150;
 
 /// The resume lane's file, for the controls and event it was written for.
 type JournalFor = ((RunKey, usize), Option<Journal>);
-
-/// What the engine computed for the controls (or why it could not).
-type Run = Result<Rc<Exploration>, String>;
-
-/// The controls the engine run depends on (not the cursor).
-#[derive(Debug, Clone, PartialEq)]
-struct RunKey {
-    scenario: String,
-    fields: [String; 8],
-    switches: [bool; 4],
-    failing: Vec<String>,
-    hook: String,
-    instructions: String,
-    reads: String,
-    precompute: PrecomputeSwitch,
-    thinking: compaction_core::api::ThinkingMode,
-}
-
-impl RunKey {
-    fn of(s: &SandboxState) -> Self {
-        RunKey {
-            scenario: s.scenario.clone(),
-            fields: s.fields.clone(),
-            switches: s.switches,
-            failing: s.failing.clone(),
-            hook: s.hook_instructions.clone(),
-            instructions: s.instructions.clone(),
-            reads: s.reads.clone(),
-            precompute: s.precompute,
-            thinking: s.thinking,
-        }
-    }
-}
-
-/// The scenario the controls name, built (memoised on what it depends on).
-type Built = Result<Rc<Scenario>, String>;
-
-fn run(state: &SandboxState, scenario: &Built) -> Run {
-    let scenario = scenario.as_ref().map_err(Clone::clone)?;
-    let knobs = state.knobs_for(scenario)?;
-    explore(scenario, &knobs).map(Rc::new).map_err(|e| e.to_string())
-}
 
 /// The query string the page was opened with.
 fn initial_query() -> String {
@@ -106,10 +68,19 @@ pub fn App() -> Html {
         use_memo(deps, move |_| state.scenario().map(Rc::new))
     };
     let key = RunKey::of(&state);
+    // The event the last run laid out: where the next one likely opens.
+    let guess = use_mut_ref(|| 0usize);
     let result = {
         let state = state.clone();
         let built = built.clone();
-        use_memo(key, move |_| run(&state, &built))
+        let guess = guess.clone();
+        use_memo(key, move |_| {
+            let run = run(&state, &built, asked(&state), *guess.borrow());
+            if let Ok((_, shown)) = &run {
+                *guess.borrow_mut() = *shown;
+            }
+            run
+        })
     };
     let replayed = crate::session::use_replayed(&imported, &state);
     // An imported session, walked: the request picked (`None`: the first
@@ -160,13 +131,16 @@ pub fn App() -> Html {
 
     // An invalid value (a window typed digit by digit, a field emptied)
     // keeps the last good run on screen; the field says what is wrong.
-    let last_good = use_mut_ref(|| None::<Rc<Exploration>>);
-    let exploration = match result.as_ref() {
-        Ok(e) => {
-            *last_good.borrow_mut() = Some(e.clone());
-            Some(e.clone())
+    let last_good = use_mut_ref(|| None::<(Rc<Exploration>, usize)>);
+    let (exploration, laid_out) = match result.as_ref() {
+        Ok(run) => {
+            *last_good.borrow_mut() = Some(run.clone());
+            (Some(run.0.clone()), run.1)
         }
-        Err(_) => last_good.borrow().clone(),
+        Err(_) => match last_good.borrow().clone() {
+            Some((e, at)) => (Some(e), at),
+            None => (None, 0),
+        },
     };
     let problem: Option<(Field, String)> = result
         .as_ref()
@@ -182,14 +156,22 @@ pub fn App() -> Html {
     let last = step_counts.len().saturating_sub(1);
     // Opened without an event: the last one where a tier fired.
     let moment = match (state.moment, exploration.as_ref()) {
-        (usize::MAX, Some(e)) => e
-            .moments
-            .iter()
-            .rposition(|m| !m.tiers.is_empty() || m.outcome.is_some())
-            .unwrap_or(last),
+        (usize::MAX, Some(e)) => default_moment(&e.moments),
         (m, _) => m.min(last),
     };
     let cursor = (moment, state.step);
+    // The event shown, laid out whole.
+    let shown = {
+        let laid = exploration.as_ref().and_then(|e| Shown::of(e, laid_out));
+        let state = state.clone();
+        let built = built.clone();
+        crate::shown::use_shown(laid, laid_out, moment, move |at| {
+            let scenario = built.as_ref().as_ref().ok()?;
+            let knobs = state.knobs_for(scenario).ok()?;
+            let (e, k) = explore_at(scenario, &knobs, Some(at), at).ok()?;
+            Shown::of(&Rc::new(e), k)
+        })
+    };
 
     // The session file around the compaction shown, and its resume:
     // computed when a compaction is shown (a second play, with the log).
@@ -298,7 +280,7 @@ pub fn App() -> Html {
             stepper(e, cursor, &step_counts, &go, &playing),
             // Embedded alone, the evidence is the panel: open.
             timeline(
-                e,
+                shown.as_ref(),
                 cursor,
                 &state,
                 state.expert || embed.as_deref() == Some("timeline"),
@@ -310,12 +292,7 @@ pub fn App() -> Html {
         (Some(Ok(w)), Some(i), Some(at)) => Some((w.clone(), i.clone(), at)),
         _ => None,
     };
-    let strip = match (
-        &session,
-        exploration
-            .as_ref()
-            .and_then(|e| e.moments.get(cursor.0).cloned()),
-    ) {
+    let strip = match (&session, shown.clone()) {
         (Some((w, i, at)), _) => {
             let (request, error) = match &walk {
                 Some(Ok(r)) => (Some(r.clone()), None),
@@ -343,9 +320,8 @@ pub fn App() -> Html {
     };
     let try_this = match exploration.as_ref() {
         Some(e) if problem.is_none() && session.is_none() => {
-            let sent_now: u64 = e
-                .moments
-                .get(cursor.0)
+            let sent_now: u64 = shown
+                .as_ref()
                 .map(|m| m.request_after.iter().map(|s| s.tokens).sum())
                 .unwrap_or(0);
             let on_apply = {
@@ -362,10 +338,7 @@ pub fn App() -> Html {
         }
         _ => html! {},
     };
-    let context = exploration
-        .as_ref()
-        .and_then(|e| e.moments.get(cursor.0).cloned())
-        .map(|m| {
+    let context = shown.clone().map(|m| {
             let touched: Vec<String> = cursor
                 .1
                 .and_then(|s| m.frame.steps.get(s))

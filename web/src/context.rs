@@ -10,6 +10,7 @@ use yew::prelude::*;
 
 use crate::cut::CutHandle;
 use crate::lost::WhatWasLost;
+use crate::shown::Shown;
 use crate::thinking::{run_tags, ThinkingView};
 
 /// A kind's name on screen and its CSS class.
@@ -91,7 +92,7 @@ pub const SHOWN: usize = 30;
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ContextViewProps {
     /// The event.
-    pub moment: Moment,
+    pub moment: Shown,
     /// Messages the current step touched.
     pub touched: Vec<String>,
     /// Summaries whose lineage is open (uuids), and lists shown whole
@@ -132,7 +133,7 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
             </ul>
             { stack("Before", &m.before, total_before, widest, props, &before_rows) }
             { stack("After", &m.after, total_after, widest, props, &after_rows) }
-            <ThinkingView before={m.before.clone()} after={m.after.clone()} mode={props.thinking} touched={props.touched.clone()} />
+            <ThinkingView moment={props.moment.clone()} mode={props.thinking} touched={props.touched.clone()} />
             { outcome(m) }
         </div>
     }

@@ -8,6 +8,8 @@
 
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{rebuild, Goes, Moment, Outcome, Part, Rebuild, Segment};
+
+use crate::shown::Shown;
 use yew::prelude::*;
 
 /// A segment as drawn: the engine's segment, and whether it is a preview
@@ -153,7 +155,7 @@ pub fn label(d: &Drawn) -> String {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct RequestStripProps {
     /// The event shown.
-    pub moment: Moment,
+    pub moment: Shown,
     /// The step shown (`None`: the whole event).
     pub step: Option<usize>,
     /// What walks the events (the stepper), drawn right under the lanes.

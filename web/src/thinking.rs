@@ -5,6 +5,8 @@
 
 use compaction_core::api::ThinkingMode;
 use compaction_scenarios::sandbox::{Fate, Item, Thought};
+
+use crate::shown::Shown;
 use yew::prelude::*;
 
 /// A fate's short name (its `data-fate`), and what it means under
@@ -68,10 +70,8 @@ pub fn run_tags(items: &[Item]) -> Html {
 /// Props of [`ThinkingView`].
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ThinkingViewProps {
-    /// The request before the event.
-    pub before: Vec<Item>,
-    /// The request after it.
-    pub after: Vec<Item>,
+    /// The event: its request before and after.
+    pub moment: Shown,
     /// The setting the engine ran with.
     pub mode: ThinkingMode,
     /// Messages the current step touched.
@@ -83,11 +83,12 @@ pub struct ThinkingViewProps {
 #[component]
 pub fn ThinkingView(props: &ThinkingViewProps) -> Html {
     let rows: Vec<(&Item, &Thought)> = props
+        .moment
         .after
         .iter()
         .flat_map(|i| i.thinking.iter().map(move |t| (i, t)))
         .collect();
-    if rows.is_empty() && tally(&props.before) == [0; 3] {
+    if rows.is_empty() && tally(&props.moment.before) == [0; 3] {
         return html! {};
     }
     html! {
@@ -96,8 +97,8 @@ pub fn ThinkingView(props: &ThinkingViewProps) -> Html {
             <p class="thinking-setting">{ "Setting " }<code>{ format!("thinking: {}", props.mode.name()) }</code>
                 { ". A block is signed over everything before it; once the client rewrites any of that, the block no longer matches." }</p>
             <ul class="thinking-counts">
-                <li data-side="before"><strong>{ "Before: " }</strong>{ tally_text(tally(&props.before)) }</li>
-                <li data-side="after"><strong>{ "After: " }</strong>{ tally_text(tally(&props.after)) }</li>
+                <li data-side="before"><strong>{ "Before: " }</strong>{ tally_text(tally(&props.moment.before)) }</li>
+                <li data-side="after"><strong>{ "After: " }</strong>{ tally_text(tally(&props.moment.after)) }</li>
             </ul>
             <dl class="thinking-legend">
                 { for [Fate::Kept, Fate::Dropped, Fate::Stale].into_iter().filter(|f| rows.iter().any(|(_, t)| t.fate == *f)).map(|f| {

@@ -5,6 +5,8 @@
 use compaction_core::step::{Evidence, Owner, Step, Tier};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{lit, Flow, Moment, FLOWS};
+
+use crate::shown::Shown;
 use yew::prelude::*;
 
 /// Where the timeline stands: an event, and a step in it (`None`: the
@@ -84,7 +86,7 @@ pub fn event_name(m: &Moment) -> String {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct StepListProps {
     /// The event.
-    pub moment: Moment,
+    pub moment: Shown,
     /// The step lit, if one.
     pub current: Option<usize>,
     /// Called with a step's index when it is chosen.
@@ -142,7 +144,7 @@ pub struct FlowsProps {
     /// Whether the event is a compaction (shows seed 002's three diagrams).
     pub compaction: bool,
     /// The event (which failure branches it took, whether it rebuilt).
-    pub moment: Moment,
+    pub moment: Shown,
 }
 
 /// The flow diagrams, each stage marked when a step happens there (as

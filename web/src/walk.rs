@@ -7,6 +7,7 @@ use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{Cost, Exploration};
 use yew::prelude::*;
 
+use crate::shown::Shown;
 use crate::state::{Action, SandboxState};
 use crate::timeline::{back, event_name, forward, tier_name, Flows, StepList};
 
@@ -97,12 +98,12 @@ pub fn stepper(
 /// The engine's evidence for the event: its steps (tier, rule, owner,
 /// evidence, tokens, reason) and the flow diagrams, in a drawer.
 pub fn timeline(
-    e: &Exploration,
+    shown: Option<&Shown>,
     cursor: (usize, Option<usize>),
     state: &UseReducerHandle<SandboxState>,
     open: bool,
 ) -> Html {
-    let Some(m) = e.moments.get(cursor.0) else {
+    let Some(m) = shown else {
         return html! { <p class="muted">{ "This scenario has no model call." }</p> };
     };
     let on_pick = {

@@ -80,7 +80,7 @@ async fn step_list_shows_every_step_of_the_engine_and_reports_a_pick() {
     Renderer::<StepList>::with_root_and_props(
         root.clone(),
         StepListProps {
-            moment: m,
+            moment: m.into(),
             current: Some(1),
             on_pick,
         },
@@ -117,7 +117,7 @@ async fn flows_light_the_stages_of_the_steps_they_are_given() {
         FlowsProps {
             steps: m.frame.steps.clone(),
             compaction: true,
-            moment: m.clone(),
+            moment: m.clone().into(),
         },
     )
     .render();
@@ -136,7 +136,7 @@ async fn flows_light_the_stages_of_the_steps_they_are_given() {
         FlowsProps {
             steps: Vec::new(),
             compaction: false,
-            moment: m.clone(),
+            moment: m.clone().into(),
         },
     )
     .render();
@@ -152,7 +152,7 @@ async fn context_view_shows_the_engines_counts_before_and_after() {
     Renderer::<ContextView>::with_root_and_props(
         root.clone(),
         ContextViewProps {
-            moment: m.clone(),
+            moment: m.clone().into(),
             touched: Vec::new(),
             open: Vec::new(),
             on_lineage: Callback::noop(),
