@@ -13,11 +13,15 @@
 //     (the engine run + Yew's diff and DOM patch);
 //   input→layout: the render, then style and layout forced, in one task;
 //   input→frame: the wall time to the second animation frame.
-// It asserts that each change took effect; the frame budget (a median cpu
-// under 16 ms) is printed per case, not asserted: on this machine the
-// built-in scenarios cost 20–60 ms of main-thread CPU per change (the
-// engine run and Yew's patch ~10 ms, style, layout and paint ~6 ms; see
-// README "How fast"), so an assertion would fail until that is cut.
+// It asserts that each change took effect, and the frame budget for each
+// case marked `asserted`: the least cpu of its 7 changes under 16 ms. A
+// change's cost is what it costs when the machine lets it run; on this
+// loaded 2-core machine the other processes only add to it (the thread
+// clock runs slower beside a busy sibling core), so the least of 7 is the
+// statistic load does not make flaky, and a change that costs over 16 ms
+// fails it every time. The medians are printed beside it. The cases not
+// marked still take more than a frame here (README "How fast"), and are
+// marked as they come under it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -89,11 +93,12 @@ const SETTLED = `window.settled = async (t0) => {
   return performance.now() - t0;
 };`;
 
-/** Medians of the CPU time, the render, the work before the next frame, and the frame. */
+/** Medians of the CPU time (and its least), the render, the work before the next frame, and the frame. */
 function summary(times) {
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return {
     cpu: median(times.map((t) => t.cpu)),
+    best: Math.min(...times.map((t) => t.cpu)),
     all: times.map((t) => t.cpu),
     render: median(times.map((t) => t.render)),
     work: median(times.map((t) => t.work)),
@@ -101,7 +106,7 @@ function summary(times) {
   };
 }
 
-test("re-render cost after a control change (reported, not asserted)", { timeout: 300_000 }, async () => {
+test("re-render cost after a control change (the 16 ms frame asserted where marked)", { timeout: 300_000 }, async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/`);
@@ -109,30 +114,39 @@ test("re-render cost after a control change (reported, not asserted)", { timeout
   await page.evaluate(SETTLED);
 
   const report = [];
+  // Each case: what, its medians, and whether the 16 ms frame is asserted.
+  const add = async (what, t, asserted = false) => report.push([what, await t, asserted]);
   const windows = ["210000", "220000", "230000", "240000", "250000", "260000", "270000"];
-  report.push(["compact-analysis (the default), window", await measure(page, "Context window (tokens)", windows)]);
+  await add("compact-analysis (the default), window", measure(page, "Context window (tokens)", windows), true);
+  await add("compact-analysis, tokens per file", measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), true);
+  await add("compact-analysis, tokens for all files", measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), true);
+  await add("compact-analysis, files restored", measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), true);
+  await add("compact-analysis, extra message groups", measure(page, "Extra message groups", ["1", "2", "3", "4", "5", "6", "0"]));
   const groups = async () => Number((await page.locator(".controls").textContent()).match(/sees (\d+) legal groups/)[1]);
   const base = await groups();
   await page.getByLabel("Extra message groups").fill("200");
   await page.waitForFunction((g) => document.querySelector(".controls").textContent.includes(`sees ${g} legal groups`), base + 200);
-  report.push(["compact-analysis + 200 more groups, groups preserved",
-    await measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"])]);
+  await add("compact-analysis + 200 more groups, groups preserved",
+    measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"]));
   await page.getByLabel("Scenario").selectOption("run-through");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "run-through");
-  report.push(["run-through (all tiers), window", await measure(page, "Context window (tokens)", windows)]);
+  await add("run-through (all tiers), window", measure(page, "Context window (tokens)", windows));
 
   await page.getByLabel("Scenario").selectOption("compact-analysis");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "compact-analysis");
   await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)")
     .setInputFiles({ name: "bench-2000.jsonl", mimeType: "application/x-ndjson", buffer: session(2000) });
   await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("2000 messages"), null, { timeout: 60_000 });
-  report.push(["imported session, 2,000 messages: window (replay + chart)", await measure(page, "Context window (tokens)", windows)]);
-  report.push(["imported session, 2,000 messages: hook switch (compact-analysis re-runs, the replay is kept)",
-    await changes(page, [1, 2, 3, 4, 5, 6, 7])]);
-  for (const [what, t] of report) {
+  await add("imported session, 2,000 messages: window (replay + chart)", measure(page, "Context window (tokens)", windows));
+  await add("imported session, 2,000 messages: hook switch (compact-analysis re-runs, the replay is kept)",
+    changes(page, [1, 2, 3, 4, 5, 6, 7]), true);
+  for (const [what, t, asserted] of report) {
     const budget = t.cpu < 16 ? "within" : "over";
-    console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+    console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? " (asserted under 16)" : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
   }
+  const over = report.filter(([, t, asserted]) => asserted && !(t.best < 16));
+  assert.deepEqual(over.map(([what, t]) => `${what}: least ${t.best.toFixed(1)} ms of ${t.all.map((x) => x.toFixed(1)).join(", ")}`), [],
+    "a control change over the 16 ms frame");
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "270000");
   assert.deepEqual(errors, []);
   await context.close();
