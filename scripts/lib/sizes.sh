@@ -17,17 +17,22 @@ SIZE_GOAL_SANDBOX_GZIP=200000
 # compaction_formats, compaction_session or sandbox.
 size_budget() {
     case "$1" in
-        # Lowered after the size cuts of session 18 (the engine's settings
-        # shared, one table type for its sets and maps, a dry run's copy
-        # without what only `expand` and the host read back, betas sorted
-        # by the strings' stable sort): 172,994 B and 197,618 B (174,217
-        # and 198,763 at 4002aa4; Debian build). The ~0.5 KB above them is
-        # no room to grow: a change that needs it says so here.
-        compaction_wasm) echo 173500 ;;
-        compaction_formats) echo 198100 ;;
+        # What CI's build measures at bb1b9fe: 173,675 B and 198,188 B
+        # (174,217 and 198,763 at 4002aa4). Session 18's size cuts (the
+        # engine's settings shared, one table type for its sets and maps,
+        # a dry run's copy without what only `expand` and the host read
+        # back, betas sorted by the strings' stable sort) took 1,223 B and
+        # 1,145 B off; 8fe84de's decision template (js/crossing.rs) and
+        # 840eefb put 681 B and 570 B back. The ~0.3 KB above them is no
+        # room to grow: a change that needs it says so here.
+        compaction_wasm) echo 174000 ;;
+        compaction_formats) echo 198500 ;;
         # Raised from 78,500: built at opt-level 2 for readSession's speed
-        # (scripts/build-pkg.sh), 115,364 B.
-        compaction_session) echo 116000 ;;
+        # (scripts/build-pkg.sh), 115,364 B. Then raised from 116,000: the
+        # session reader of 8cd8ab3 (a line's fields borrowed, a message's
+        # other fields kept as one JSON text) made it 118,854 B, 118,928 B
+        # at bb1b9fe; still inside the 120 KB a module may take.
+        compaction_session) echo 119500 ;;
         # 354,500 for 353,672 B at 27d6dfe: the 334,000 first set here came
         # from an older figure (332,672 B at f56051d); the sandbox was
         # already 351,394 B when the ratchet landed (7110f34: the session
