@@ -12,6 +12,11 @@
 //! every call while the request is pending, as before (`shared`).
 //! Without the package's entries (wasm-bindgen's glue alone) nothing is
 //! registered and decisions cross as JSON text.
+//!
+//! Its size: +681 B gzip on the engine module, +569 B on the formats one
+//! (the comparisons, and each field's serializer called from here as well
+//! as from `Decision`'s), for a steady call 14.7 -> 9.5 us and one with 12
+//! requests pending 101 -> 31 us.
 
 use std::cell::RefCell;
 
