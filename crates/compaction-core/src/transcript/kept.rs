@@ -12,7 +12,6 @@ use serde_json::value::RawValue;
 
 use super::line::LineFields;
 use super::model::Fields;
-use crate::hash::HashSet;
 use crate::message::{field_in, Json, Text};
 
 /// Fields of a record kept verbatim, in the order they came, as one JSON
@@ -68,12 +67,17 @@ impl fmt::Debug for KeptFields {
     }
 }
 
-/// The texts kept so far, each once.
+/// The texts kept last, newest first: consecutive records of a session
+/// repeat the few their kinds have (no hash table: its code would weigh
+/// more in the modules than a look through a handful of texts costs).
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
-    texts: HashSet<Arc<str>>,
+    texts: Vec<Arc<str>>,
     buffer: Vec<u8>,
 }
+
+/// How many texts [`Shared`] remembers.
+const REMEMBERED: usize = 8;
 
 impl Shared {
     /// `fields` kept: the text a record with the same fields already has,
@@ -85,11 +89,12 @@ impl Shared {
         let Some(text) = write(&mut self.buffer, fields) else {
             return KeptFields::new();
         };
-        if let Some(kept) = self.texts.get(text) {
-            return KeptFields(Some(Arc::clone(kept)));
-        }
-        let text: Arc<str> = Arc::from(text);
-        self.texts.insert(Arc::clone(&text));
+        let text = match self.texts.iter().position(|kept| **kept == *text) {
+            Some(at) => self.texts.remove(at),
+            None => Arc::from(text),
+        };
+        self.texts.insert(0, Arc::clone(&text));
+        self.texts.truncate(REMEMBERED);
         KeptFields(Some(text))
     }
 

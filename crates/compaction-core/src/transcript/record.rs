@@ -12,7 +12,7 @@ use super::metadata::compact_metadata;
 pub(super) use super::metadata::uuid_list;
 use super::model::CompactMetadata;
 use super::model::Fields;
-use crate::message::Text;
+use crate::message::field_in;
 use crate::message::{Content, Json, Role, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
@@ -271,7 +271,7 @@ impl Lookup for LineFields<'_> {
 
 /// Takes `uuid`, `parentUuid`, `isSidechain` and `timestamp` out of a
 /// record (they are kept typed, not in `extra`).
-pub(super) fn envelope(map: &mut impl Lookup) -> Result<Envelope, Invalid> {
+pub(super) fn envelope(map: &mut dyn Lookup) -> Result<Envelope, Invalid> {
     let uuid = match map.text("uuid") {
         Some(raw) => match text_of(raw) {
             Some(uuid) if !uuid.is_empty() => Uuid::from(uuid.as_ref()),
@@ -306,7 +306,7 @@ pub(super) fn envelope(map: &mut impl Lookup) -> Result<Envelope, Invalid> {
 /// The value at `key` as `read` reads it (`None` when absent or null), or
 /// an error saying it `must` be something else.
 fn typed<T>(
-    map: &impl Lookup,
+    map: &dyn Lookup,
     key: &str,
     must: &str,
     read: impl Fn(&str) -> Option<T>,
@@ -421,65 +421,13 @@ fn usage(raw: &str) -> Option<Usage> {
     if !raw.starts_with('{') {
         return None;
     }
-    // One pass over the object; each counter as `Json::field` reads it
-    // alone: the last of a repeated key, and none once one of its values
-    // is not a whole number (that read stops there).
-    let mut counters = [Counter::Absent; 4];
-    let mut de = serde_json::Deserializer::from_str(raw);
-    let _ = serde::Deserializer::deserialize_map(&mut de, Counters(&mut counters));
-    let n = |i: usize| match counters[i] {
-        Counter::Read(n) => n,
-        Counter::Absent | Counter::Unreadable => 0,
-    };
+    let n = |key: &str| field_in::<u64>(raw, key).unwrap_or(0);
     Some(Usage {
-        input_tokens: n(0),
-        output_tokens: n(1),
-        cache_creation_input_tokens: n(2),
-        cache_read_input_tokens: n(3),
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
     })
-}
-
-/// The `usage` counters [`usage`] reads, in its order.
-const COUNTERS: [&str; 4] = [
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-];
-
-/// One counter of a `usage` read so far.
-#[derive(Clone, Copy)]
-enum Counter {
-    Absent,
-    Read(u64),
-    Unreadable,
-}
-
-/// Reads the [`COUNTERS`] of a `usage` object in one pass.
-struct Counters<'a>(&'a mut [Counter; 4]);
-
-impl<'de> serde::de::Visitor<'de> for Counters<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
-            let value: &'de RawValue = map.next_value()?;
-            let Some(at) = COUNTERS.iter().position(|c| *c == key) else {
-                continue;
-            };
-            if let Some(slot) = self.0.get_mut(at) {
-                if !matches!(slot, Counter::Unreadable) {
-                    *slot =
-                        serde_json::from_str::<u64>(value.get()).map_or(Counter::Unreadable, Counter::Read);
-                }
-            }
-        }
-        Ok(())
-    }
 }
 
 fn boundary(mut map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
