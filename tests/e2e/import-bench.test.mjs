@@ -8,7 +8,7 @@
 // large files see below.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,14 +20,14 @@ import { boundaries, importSession, pickFile, session } from "./session-gen.mjs"
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const messages = 8000;
 const file = session(messages, { resultLines: 600 });
-let server, browser;
+let server, browser, dir;
 
 before(async () => {
   // The file is served next to the page and handed to the file input from
   // there, as a user's pick would be: Playwright's setInputFiles would send
   // 23 MB through the debugging protocol and decode it inside the page, a
   // multi-second stall that is the harness's, not the sandbox's.
-  const dir = mkdtempSync(join(tmpdir(), "import-bench-"));
+  dir = mkdtempSync(join(tmpdir(), "import-bench-"));
   writeFileSync(join(dir, "large.jsonl"), file);
   server = await serve({ "/": join(root, "dist"), "/bench/": dir });
   browser = await launch();
@@ -35,6 +35,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_000 }, async () => {
@@ -134,5 +135,7 @@ test("importing 100k boundaries (under 10 s of CPU, no task over 200 ms after th
     }
   } finally {
     await files.close();
+    // 512 MB a run: a machine that runs the suite often fills its disk.
+    rmSync(dir, { recursive: true, force: true });
   }
 });
