@@ -31,8 +31,10 @@ size_budget() {
         # (scripts/build-pkg.sh), 115,364 B. Then raised from 116,000: the
         # session reader of 8cd8ab3 (a line's fields borrowed, a message's
         # other fields kept as one JSON text) made it 118,854 B, 118,928 B
-        # at bb1b9fe; still inside the 120 KB a module may take.
-        compaction_session) echo 119500 ;;
+        # at bb1b9fe; still inside the 120 KB a module may take. Lowered
+        # to 118,500 for 118,070 B at 0859673 as CI built it (d6df509's
+        # cuts).
+        compaction_session) echo 118500 ;;
         # 354,500 for 353,672 B at 27d6dfe: the 334,000 first set here came
         # from an older figure (332,672 B at f56051d); the sandbox was
         # already 351,394 B when the ratchet landed (7110f34: the session
