@@ -31,6 +31,22 @@ out="$ROOT/pkg"
 rm -rf "$out"
 mkdir -p "$out"
 
+# split_loader_types DTS INIT_DTS: wasm-bindgen's loader types (`InitInput`,
+# `InitOutput`, `initSync`, the default `init`), from `export type InitInput`
+# to the end of DTS, move to INIT_DTS. They name browser-only types
+# (`RequestInfo`, `BufferSource`, `WebAssembly.*`), so a Node project whose
+# `lib` has no "dom" failed to compile the package's types under
+# `skipLibCheck: false`, though the Node entries never use them; only the
+# `/web` entries (web.d.ts, formats-web.d.ts, session-web.d.ts) load a module
+# by hand, and they import `InitOutput` from INIT_DTS.
+split_loader_types() {
+    local dts="$1" init="$2" at
+    at="$(grep -n '^export type InitInput' "$dts" | head -n1 | cut -d: -f1)"
+    [ -n "$at" ] || die "$dts has no 'export type InitInput': wasm-bindgen's output changed"
+    tail -n +"$at" "$dts" >"$init"
+    head -n $((at - 1)) "$dts" >"$dts.head" && mv "$dts.head" "$dts"
+}
+
 # build_module FEATURE NAME OPT: one module of the package, its Rust code
 # optimised at OPT (the workspace's release profile says "z").
 build_module() {
@@ -46,6 +62,7 @@ build_module() {
         echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/compaction_wasm.wasm"
     )" || die "building the $feature module failed (see above)"
     wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
+    split_loader_types "$out/$name.d.ts" "$out/${name}_init.d.ts"
     # --low-memory-unused: Rust's wasm layout puts the stack below 1 MiB
     # and data above it, so the low 1 KiB is only ever the far end of an
     # overflowing stack; binaryen may then fold constant offsets into loads

@@ -48,28 +48,35 @@ test("the README's TypeScript loop compiles strict against SDK 1.14 with no cast
     // it) and the SDK, as a user's project would.
     symlinkSync(modules, join(dir, "node_modules"), "dir");
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "stranger", private: true, type: "module" }));
-    writeFileSync(
-      join(dir, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          target: "es2022",
-          module: "nodenext",
-          moduleResolution: "nodenext",
-          lib: ["es2022", "dom", "esnext.disposable"],
-          types: [],
-          skipLibCheck: false,
-          outDir: ".",
-        },
-        files: ["agent.mts"],
-      }),
-    );
     writeFileSync(join(dir, "agent.mts"), loop);
-    try {
-      execFileSync(tsc, ["-p", dir], { encoding: "utf8", stdio: "pipe" });
-    } catch (e) {
-      assert.fail(`tsc refused the README's loop:\n${e.stdout}${e.stderr}`);
+    // Two projects: one with the browser's `lib` ("dom"), and a Node one
+    // (`@types/node`, no "dom"), each checking the package's .d.ts too.
+    for (const [project, lib, types] of [
+      ["dom", ["es2022", "dom", "esnext.disposable"], []],
+      ["node", ["es2022", "esnext.disposable"], ["node"]],
+    ]) {
+      writeFileSync(
+        join(dir, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            exactOptionalPropertyTypes: true,
+            target: "es2022",
+            module: "nodenext",
+            moduleResolution: "nodenext",
+            lib,
+            types,
+            skipLibCheck: false,
+            outDir: ".",
+          },
+          files: ["agent.mts"],
+        }),
+      );
+      try {
+        execFileSync(tsc, ["-p", dir], { encoding: "utf8", stdio: "pipe" });
+      } catch (e) {
+        assert.fail(`tsc (${project} project) refused the README's loop:\n${e.stdout}${e.stderr}`);
+      }
     }
     assert.ok(existsSync(join(dir, "agent.mjs")), "tsc wrote agent.mjs");
 

@@ -2,7 +2,7 @@
 // `context-compaction/formats`, and the two ways to load its .wasm (nothing
 // is loaded on import), as in `context-compaction/web`.
 export * from "./formats.js";
-import type { InitOutput } from "./compaction_formats.js";
+import type { InitOutput } from "./compaction_formats_init.js";
 import type { WasmSource } from "./web.js";
 export type { WasmSource };
 

@@ -2,7 +2,7 @@
 // `context-compaction/session`, and the two ways to load its .wasm (nothing
 // is loaded on import), as in `context-compaction/web`.
 export * from "./session.js";
-import type { InitOutput } from "./compaction_session.js";
+import type { InitOutput } from "./compaction_session_init.js";
 import type { WasmSource } from "./web.js";
 export type { WasmSource };
 
