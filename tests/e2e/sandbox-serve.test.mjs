@@ -7,7 +7,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -17,11 +17,19 @@ import { launch, pageWithErrors } from "./browser.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const script = join(root, "scripts/serve.sh");
-let child, browser;
+let child, browser, serveDist;
 
 after(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) process.kill(-child.pid, "SIGTERM");
+  if (child && child.exitCode === null) {
+    process.kill(-child.pid, "SIGTERM");
+    await new Promise((r) => {
+      child.once("exit", r);
+      setTimeout(r, 10_000).unref();
+    });
+  }
+  // The debug build serve.sh wrote (18 MB): every run left one.
+  if (serveDist) rmSync(serveDist, { recursive: true, force: true, maxRetries: 3 });
 });
 
 const freePort = () =>
@@ -51,7 +59,7 @@ test("serve.sh refuses to serve into dist/", () => {
 test("serve.sh serves the sandbox with no console error and leaves dist/ alone", { timeout: 1_200_000 }, async () => {
   const before = distHash();
   const port = await freePort();
-  const serveDist = mkdtempSync(join(tmpdir(), "serve-dist-"));
+  serveDist = mkdtempSync(join(tmpdir(), "serve-dist-"));
   child = spawn("bash", [script], {
     env: { ...process.env, PORT: String(port), SERVE_DIST: serveDist },
     detached: true, // its own process group: trunk and cargo stop with it

@@ -9,7 +9,7 @@
 // records take to import is reported by import-bench.test.mjs.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -36,6 +36,8 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  // The generated files (213 MB): every run left them in the temp folder.
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /**

@@ -6,7 +6,7 @@
 // target/screenshots/walk-*.png.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
@@ -18,7 +18,7 @@ import { pickFile } from "./session-gen.mjs";
 
 const root = new URL("../..", import.meta.url).pathname;
 const shots = join(root, "target/screenshots");
-let server, browser;
+let server, browser, dir;
 
 const SUMMARY = "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n1. Primary Request and Intent:\n   Move the billing service to PostgreSQL.\n2. Key Technical Concepts:\n   - SQLAlchemy, Alembic migrations\n\nRecent messages are preserved verbatim.";
 
@@ -59,7 +59,7 @@ export function compacted() {
 
 before(async () => {
   mkdirSync(shots, { recursive: true });
-  const dir = mkdtempSync(join(tmpdir(), "sandbox-walk-"));
+  dir = mkdtempSync(join(tmpdir(), "sandbox-walk-"));
   writeFileSync(join(dir, "compacted.jsonl"), compacted());
   server = await serve({ "/": join(root, "dist"), "/files/": dir });
   browser = await launch();
@@ -67,6 +67,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
