@@ -337,7 +337,7 @@ impl Engine {
 
     /// [`Engine::append`] of a message shared with its caller (a replay
     /// appends the same messages under many settings).
-    pub(crate) fn append_shared(&mut self, message: Arc<Message>) -> Result<(), Error> {
+    pub fn append_shared(&mut self, message: Arc<Message>) -> Result<(), Error> {
         let stored = self.store.append_shared(message)?;
         if stored.is_user_prompt() {
             self.prompts += 1;
