@@ -1,6 +1,8 @@
 //! Writing a session: prompts, replies, tool calls with their results,
 //! usage, calls and idle time, each message with a deterministic uuid.
 
+use std::sync::Arc;
+
 use serde_json::json;
 
 use compaction_core::message::{Block, Content, Extra, Json, Message, Role, ToolResultContent};
@@ -35,7 +37,7 @@ impl Builder {
 
     pub(crate) fn prompt(&mut self, text: &str) -> &mut Self {
         let id = self.id("user");
-        self.events.push(Event::Append(Message::user(id, text)));
+        self.events.push(Event::Append(Arc::new(Message::user(id, text))));
         self
     }
 
@@ -52,7 +54,7 @@ impl Builder {
         let id = self.id("assistant");
         let mut m = Message::assistant(id, text);
         m.timestamp = Some(at(self.minute));
-        self.events.push(Event::Append(m));
+        self.events.push(Event::Append(Arc::new(m)));
         self
     }
 
@@ -88,8 +90,8 @@ impl Builder {
                 extra: Default::default(),
             }]),
         );
-        self.events.push(Event::Append(call));
-        self.events.push(Event::Append(result));
+        self.events.push(Event::Append(Arc::new(call)));
+        self.events.push(Event::Append(Arc::new(result)));
         self.minute += 1;
         self
     }
@@ -135,6 +137,7 @@ impl Builder {
             .rev()
             .find(|e| matches!(e, Event::Append(m) if m.role == Role::Assistant))
         {
+            let m = Arc::make_mut(m);
             let first = block(&m.uuid.0);
             let rest = match std::mem::replace(&mut m.content, Content::Blocks(Vec::new())) {
                 Content::Text(text) => vec![Block::text(text)],

@@ -19,6 +19,8 @@ mod play;
 pub mod sandbox;
 mod sessions;
 
+use std::sync::Arc;
+
 use compaction_core::engine::EngineSettings;
 use compaction_core::message::{Message, Uuid};
 use compaction_core::time::Timestamp;
@@ -32,8 +34,9 @@ pub use sessions::{
 /// One thing that happens in a scenario.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    /// A message enters the session.
-    Append(Message),
+    /// A message enters the session (shared: every play of a scenario
+    /// appends the same messages, without a copy).
+    Append(Arc<Message>),
     /// The user pins a message already appended (extension): snip never
     /// deletes its turn, a collapse or compaction keeps it verbatim.
     Pin(Uuid),

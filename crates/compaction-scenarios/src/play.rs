@@ -188,7 +188,19 @@ pub fn play_observed(
     policy: &HostPolicy,
     observer: &mut dyn Observer,
 ) -> Result<(Vec<Frame>, Engine), Error> {
-    let mut settings = scenario.settings.clone();
+    play_with(scenario, scenario.settings.clone(), None, policy, observer)
+}
+
+/// [`play_observed`] with `settings` instead of the scenario's, and every
+/// `/compact` given `instructions` instead of its own when they are `Some`
+/// (the sandbox's knobs, without a copy of the scenario).
+pub(crate) fn play_with(
+    scenario: &Scenario,
+    mut settings: compaction_core::engine::EngineSettings,
+    instructions: Option<&Option<String>>,
+    policy: &HostPolicy,
+    observer: &mut dyn Observer,
+) -> Result<(Vec<Frame>, Engine), Error> {
     if policy.primary_unavailable {
         settings.compact.fallback_models = vec!["fallback-model".to_owned()];
     }
@@ -202,7 +214,7 @@ pub fn play_observed(
     for (i, event) in scenario.events.iter().enumerate() {
         match event {
             Event::Append(m) => {
-                engine.append(m.clone())?;
+                engine.append_shared(m.clone())?;
                 continue;
             }
             Event::Pin(uuid) => {
@@ -225,9 +237,9 @@ pub fn play_observed(
                 steps.extend(d.steps);
                 ("call", Some(d.status), d.compaction)
             }
-            Event::Compact(instructions) => {
+            Event::Compact(own) => {
                 let out = engine.compact(CompactOptions {
-                    instructions: instructions.clone(),
+                    instructions: instructions.unwrap_or(own).clone(),
                 });
                 steps.extend(out.steps);
                 ("compact", None, out.compaction)

@@ -3,7 +3,7 @@
 
 use compaction_core::error::Error;
 
-use super::{play_watched, Exploration, Knobs, Moment};
+use super::{play_watched, Exploration, Focus, Knobs, Moment};
 use crate::Scenario;
 
 /// The event a screen shows first: the last one where a tier fired or a
@@ -21,8 +21,10 @@ pub fn default_moment(moments: &[Moment]) -> usize {
 /// groups and lost lines of its event; the others' are empty. That is the
 /// bulk of the work: a control change costs one play of the engine and the
 /// layout of one event, not of every event. `guess` is the moment `at:
-/// None` is expected to be (the last one shown): when it is not, the
-/// scenario is played again for the right one.
+/// None` is expected to be (the last one shown): the play lays out that
+/// one and every one after it (a control that moves the last tier later
+/// still costs one play), and when the moment is earlier the scenario is
+/// played again for it.
 pub fn explore_at(
     scenario: &Scenario,
     knobs: &Knobs,
@@ -30,13 +32,43 @@ pub fn explore_at(
     guess: usize,
 ) -> Result<(Exploration, usize), Error> {
     let focus = at.unwrap_or(guess);
-    let e = play_watched(scenario, knobs, Some(focus))?;
+    let mut e = play_watched(
+        scenario,
+        knobs,
+        if at.is_some() {
+            Focus::One(focus)
+        } else {
+            Focus::From(focus)
+        },
+    )?;
     let shown = match at {
         Some(at) => at.min(e.moments.len().saturating_sub(1)),
         None => default_moment(&e.moments),
     };
-    if shown == focus || e.moments.is_empty() {
+    let laid = if at.is_some() {
+        shown == focus
+    } else {
+        shown >= focus
+    };
+    if laid || e.moments.is_empty() {
+        for (i, m) in e.moments.iter_mut().enumerate().skip(focus) {
+            if i != shown {
+                bare(m);
+            }
+        }
         return Ok((e, shown));
     }
-    Ok((play_watched(scenario, knobs, Some(shown))?, shown))
+    Ok((play_watched(scenario, knobs, Focus::One(shown))?, shown))
+}
+
+/// `m` without what only a moment laid out holds.
+fn bare(m: &mut Moment) {
+    m.before = Vec::new();
+    m.after = Vec::new();
+    m.dropped = 0;
+    m.summarised = 0;
+    m.request_before = Vec::new();
+    m.request_after = Vec::new();
+    m.groups = None;
+    m.lost = Vec::new();
 }

@@ -113,7 +113,6 @@ impl Journal {
 /// with `knobs`, and its resume. `Ok(None)` when that moment wrote no
 /// boundary.
 pub fn journal(scenario: &Scenario, knobs: &Knobs, moment: usize) -> Result<Option<Journal>, Error> {
-    let scenario = super::with_knobs(scenario, knobs);
     let mut w = Writer {
         log: SessionLog::new("5f1c2a9e-0000-4000-8000-sandbox".to_owned()),
         logged: 0,
@@ -125,7 +124,7 @@ pub fn journal(scenario: &Scenario, knobs: &Knobs, moment: usize) -> Result<Opti
         jsonl: None,
         precompute: knobs.precompute,
     };
-    let (_, engine) = crate::play_observed(&scenario, &knobs.policy, &mut w)?;
+    let (_, engine) = super::play_knobbed(scenario, knobs, &mut w)?;
     if w.at.is_some() && w.jsonl.is_none() {
         w.finish(&engine);
     }

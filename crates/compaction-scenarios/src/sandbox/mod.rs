@@ -278,17 +278,22 @@ pub fn scenario_reading(name: &str, extra_groups: usize, reads: &[String]) -> Op
 
 /// Plays `scenario` with `knobs` (its window, budgets, switches).
 pub fn explore(scenario: &Scenario, knobs: &Knobs) -> Result<Exploration, Error> {
-    play_watched(scenario, knobs, None)
+    play_watched(scenario, knobs, Focus::All)
 }
 
-/// Plays `scenario` with `knobs`, laying out every event (`focus: None`)
-/// or only the `focus`-th.
-pub(super) fn play_watched(
-    scenario: &Scenario,
-    knobs: &Knobs,
-    focus: Option<usize>,
-) -> Result<Exploration, Error> {
-    let scenario = with_knobs(scenario, knobs);
+/// Which events a play lays out.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Focus {
+    /// Every one.
+    All,
+    /// Only the `n`-th.
+    One(usize),
+    /// The `n`-th and every one after it.
+    From(usize),
+}
+
+/// Plays `scenario` with `knobs`, laying out the events `focus` names.
+pub(super) fn play_watched(scenario: &Scenario, knobs: &Knobs, focus: Focus) -> Result<Exploration, Error> {
     let messages = scenario
         .events
         .iter()
@@ -309,7 +314,7 @@ pub(super) fn play_watched(
         groups: None,
         focus,
     };
-    let (_, engine) = scenarios::play_observed(&scenario, &knobs.policy, &mut watch)?;
+    let (_, engine) = play_knobbed(scenario, knobs, &mut watch)?;
     let starts: Vec<usize> = scenario
         .phases
         .iter()
@@ -339,25 +344,26 @@ pub(super) fn play_watched(
     })
 }
 
-/// `scenario` with the knobs' window, budgets and instructions.
-fn with_knobs(scenario: &Scenario, knobs: &Knobs) -> Scenario {
-    let mut scenario = scenario.clone();
-    let t = &mut scenario.settings.thresholds;
+/// Plays `scenario` with the knobs' window, budgets and instructions
+/// (the scenario itself is not copied: its messages are shared).
+pub(super) fn play_knobbed(
+    scenario: &Scenario,
+    knobs: &Knobs,
+    observer: &mut dyn Observer,
+) -> Result<(Vec<Frame>, Engine), Error> {
+    let mut settings = scenario.settings.clone();
+    let t = &mut settings.thresholds;
     t.window = knobs.window;
     t.max_output_tokens = knobs.max_output_tokens;
     t.override_pct = knobs.override_pct;
-    scenario.settings.compact.preserve_groups = knobs.preserve_groups;
-    scenario.settings.compact.attachments = knobs.attachments;
-    scenario.settings.api.thinking = knobs.thinking;
-    if let Some(text) = &knobs.instructions {
-        let text = Some(text.trim().to_owned()).filter(|t| !t.is_empty());
-        for event in &mut scenario.events {
-            if let Event::Compact(i) = event {
-                i.clone_from(&text);
-            }
-        }
-    }
-    scenario
+    settings.compact.preserve_groups = knobs.preserve_groups;
+    settings.compact.attachments = knobs.attachments;
+    settings.api.thinking = knobs.thinking;
+    let instructions = knobs
+        .instructions
+        .as_ref()
+        .map(|text| Some(text.trim().to_owned()).filter(|t| !t.is_empty()));
+    crate::play::play_with(scenario, settings, instructions.as_ref(), &knobs.policy, observer)
 }
 
 /// Records each event's view and outcome, and loads precomputes.
@@ -378,14 +384,19 @@ struct Watch {
     undercount: u64,
     /// The view before an event that may compact.
     groups: Option<ViewBefore>,
-    /// The only moment laid out (`None`: every one).
-    focus: Option<usize>,
+    /// The moments laid out.
+    focus: Focus,
 }
 
 impl Watch {
     /// Whether the current event is laid out (views, requests, groups).
     fn detailed(&self) -> bool {
-        self.focus.is_none_or(|f| f == self.moments.len())
+        let n = self.moments.len();
+        match self.focus {
+            Focus::All => true,
+            Focus::One(f) => f == n,
+            Focus::From(f) => f <= n,
+        }
     }
 }
 

@@ -75,7 +75,7 @@ fn mirrors_match_the_engine() {
         for event in &scenario.events {
             match event {
                 Event::Append(m) => {
-                    engine.append(m.clone()).unwrap();
+                    engine.append((**m).clone()).unwrap();
                     continue;
                 }
                 Event::Pin(uuid) => {
