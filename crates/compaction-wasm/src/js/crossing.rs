@@ -2,8 +2,10 @@
 //! the last decision it handed out and, as JS values, one per field (made
 //! by `JSON.parse` once, never handed out); a new decision replaces only
 //! the fields that differ (usually none but the count's tokens), and the
-//! package's `decision(template, tokens)` (guard.js) returns a fresh deep
-//! copy of it. Writing and parsing the whole decision as JSON was half of
+//! package's `decision(template, tokens, …)` (guard.js) returns a fresh
+//! deep copy of it. A status or a step that differs only in its numbers
+//! (the lines step, on every call while over a line, has the count in it)
+//! has only those set, by `decision`. Writing and parsing the whole decision as JSON was half of
 //! `append` + `beforeCall` in a steady 10k-message engine, and most of it
 //! while requests were pending (a summary request's prompt alone is 3 KB).
 //!
@@ -24,18 +26,32 @@ use wasm_bindgen::prelude::*;
 
 use compaction_core::tokens::TokenFigure;
 
-use crate::dto::{Decision, Progress};
+use compaction_core::step::Step;
+
+use crate::dto::{CallStatus, Decision, Progress, Request, SummaryRequest};
 use crate::engine::Engine;
 
 #[wasm_bindgen]
 extern "C" {
-    /// guard.js's `decision(template, tokens)`.
+    /// guard.js's `decision(template, tokens, status, before, after,
+    /// reason)`.
     #[wasm_bindgen(extends = js_sys::Function)]
     #[derive(Clone)]
     type Build;
-    /// `build.call(null, template, tokens)`, its throw returned.
+    /// `build.call(null, template, tokens, status, before, after,
+    /// reason)`, its throw returned.
     #[wasm_bindgen(method, catch, js_name = call)]
-    fn call(this: &Build, this_arg: &JsValue, template: &JsValue, tokens: f64) -> Result<JsValue, JsValue>;
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        this: &Build,
+        this_arg: &JsValue,
+        template: &JsValue,
+        tokens: f64,
+        status: Option<f64>,
+        before: Option<f64>,
+        after: Option<f64>,
+        reason: Option<&str>,
+    ) -> Result<JsValue, JsValue>;
 }
 
 thread_local! {
@@ -71,29 +87,45 @@ impl Crossing {
             return super::to_js(&d);
         };
         // Kept only once patched whole: an error leaves none.
-        let template = match self.last.take() {
+        let (template, status, step) = match self.last.take() {
             Some((last, template)) => {
-                patch(&template, &last, &d)?;
-                template
+                let status = status_number(&last.status, &d.status);
+                let step = lines_step(&last.steps, &d.steps);
+                patch(&template, &last, &d, (status.is_some(), step.is_some()))?;
+                (template, status, step)
             }
-            None => super::to_js(&d)?,
+            None => (super::to_js(&d)?, None, None),
         };
-        let out = build.call(&JsValue::NULL, &template, d.count.tokens as f64)?;
+        let out = build.call(
+            &JsValue::NULL,
+            &template,
+            d.count.tokens as f64,
+            status,
+            step.map(|s| s.count_before.tokens as f64),
+            step.map(|s| s.count_after.tokens as f64),
+            step.map(|s| s.reason.as_str()),
+        )?;
         self.last = Some((d, template));
         Ok(out)
     }
 }
 
-/// `patch(template, last, d)`: sets each field of `template` (made for
-/// `last`) that differs in `d`; and `KEYS`, the fields as JS names them.
-/// Every field is named: one added to `Decision` fails to compile until it
-/// crosses too.
+/// `patch(template, last, d, numbers)`: sets each field of `template`
+/// (made for `last`) that differs in `d`, but the status and the step whose
+/// numbers alone `build` sets (`numbers`: whether it sets the status's, the
+/// step's); and `KEYS`, the fields as JS names them. Every field is named:
+/// one added to `Decision` fails to compile until it crosses too.
 macro_rules! fields {
-    ($last:ident; $($field:ident $key:literal $changed:expr;)*) => {
+    ($last:ident, $numbers:ident; $($field:ident $key:literal $changed:expr;)*) => {
         #[cfg(test)]
         const KEYS: &[&str] = &[$($key),*];
 
-        fn patch(template: &JsValue, $last: &Decision, d: &Decision) -> Result<(), JsValue> {
+        fn patch(
+            template: &JsValue,
+            $last: &Decision,
+            d: &Decision,
+            $numbers: (bool, bool),
+        ) -> Result<(), JsValue> {
             let Decision { $($field),* } = d;
             $(
                 if $changed {
@@ -105,14 +137,15 @@ macro_rules! fields {
     };
 }
 
-fields! { last;
-    // Steps are new whenever there are any (a step has the count in it):
-    // not compared.
-    steps "steps" !(steps.is_empty() && last.steps.is_empty());
+fields! { last, numbers;
+    // Steps are new whenever there are any, but for one that differs from
+    // the last call's only in its counts' tokens and its reason (the lines
+    // step, on every call while over a line).
+    steps "steps" !(numbers.1 || (steps.is_empty() && last.steps.is_empty()));
     // The count's tokens are `build`'s second argument.
     count "count" TokenFigure { tokens: last.count.tokens, ..*count } != last.count;
     lines "lines" *lines != last.lines;
-    status "status" *status != last.status;
+    status "status" *status != last.status && !numbers.0;
     context_management "contextManagement" *context_management != last.context_management;
     betas "betas" *betas != last.betas;
     thinking "thinking" *thinking != last.thinking;
@@ -123,12 +156,86 @@ fields! { last;
         (None, None) | (Some(Progress::Waiting), Some(Progress::Waiting))
     );
     breaker "breaker" *breaker != last.breaker;
-    requests "requests" *requests != last.requests;
+    requests "requests" !same_requests(&last.requests, requests);
+}
+
+/// `status`'s number, when only that differs from `last` (over by, tokens
+/// left, pending: the one number a status has).
+fn status_number(last: &CallStatus, status: &CallStatus) -> Option<f64> {
+    let number = |s: &CallStatus| match *s {
+        CallStatus::Proceed => None,
+        CallStatus::Warn { tokens_left: n }
+        | CallStatus::CompactionDue { over_by: n }
+        | CallStatus::WaitForCollapse { pending: n }
+        | CallStatus::Blocked { over_by: n } => Some(n),
+    };
+    let same_kind = std::mem::discriminant(last) == std::mem::discriminant(status);
+    number(status).filter(|n| same_kind && Some(*n) != number(last))
+}
+
+/// The one step of `steps` when `last` had one alike but for its counts'
+/// tokens and its reason, both notes (no message, no block touched).
+fn lines_step<'a>(last: &[Step], steps: &'a [Step]) -> Option<&'a Step> {
+    let ([a], [b]) = (last, steps) else {
+        return None;
+    };
+    // Every field named: one added to `Step` fails to compile here.
+    let Step {
+        tier,
+        rule,
+        owner,
+        evidence,
+        count_before,
+        count_after,
+        messages,
+        blocks,
+        cache,
+        model_calls,
+        reason: _,
+    } = b;
+    let alike = a.tier == *tier
+        && a.rule == *rule
+        && a.owner == *owner
+        && a.evidence == *evidence
+        && a.count_before.basis == count_before.basis
+        && a.count_after.basis == count_after.basis
+        && a.messages.is_empty()
+        && messages.is_empty()
+        && a.blocks.is_empty()
+        && blocks.is_empty()
+        && a.cache == *cache
+        && a.model_calls == *model_calls;
+    alike.then_some(b)
+}
+
+/// Whether `requests` are `last`'s. A summary request's messages are made
+/// for it when it is built, and shared by every copy the engine hands out
+/// while what it stands on is unchanged: the same messages, the same
+/// request (its prompt, 3 KB for a compaction's, is not compared again).
+fn same_requests(last: &[Request], requests: &[Request]) -> bool {
+    last.len() == requests.len()
+        && last
+            .iter()
+            .zip(requests)
+            .all(|(a, b)| match (built(a), built(b)) {
+                (Some(x), Some(y)) if x.messages == y.messages => {
+                    std::mem::discriminant(a) == std::mem::discriminant(b) && x.id == y.id
+                }
+                _ => a == b,
+            })
 }
 
 /// `template[key] = value`.
 fn set(template: &JsValue, key: &str, value: Result<JsValue, JsValue>) -> Result<(), JsValue> {
     js_sys::Reflect::set(template, &JsValue::from_str(key), &value?).map(|_| ())
+}
+
+/// A summary request's fields, for the three summary kinds.
+fn built(r: &Request) -> Option<&SummaryRequest> {
+    match r {
+        Request::Summary(s) | Request::CollapseSegment(s) | Request::Precompute(s) => Some(s),
+        Request::PreCompact(_) | Request::Files(_) => None,
+    }
 }
 
 #[cfg(test)]
@@ -162,5 +269,27 @@ mod tests {
         // In the order written (no value here holds a key of its own).
         let at = |key: &str| text.find(&format!("\"{key}\":")).unwrap();
         assert!(super::KEYS.windows(2).all(|w| at(w[0]) < at(w[1])));
+    }
+
+    #[test]
+    fn a_status_number_is_set_only_between_statuses_of_one_kind() {
+        let number = super::status_number;
+        let due = |over_by| CallStatus::CompactionDue { over_by };
+        assert_eq!(number(&due(1.0), &due(2.0)), Some(2.0));
+        assert_eq!(number(&due(2.0), &due(2.0)), None);
+        assert_eq!(number(&CallStatus::Blocked { over_by: 1.0 }, &due(2.0)), None);
+        assert_eq!(number(&CallStatus::Proceed, &CallStatus::Proceed), None);
+        let warn = |tokens_left| CallStatus::Warn { tokens_left };
+        assert_eq!(number(&warn(5.0), &warn(4.0)), Some(4.0));
+        // A status has one number besides its kind: the one guard.js sets.
+        for status in [
+            due(1.0),
+            warn(1.0),
+            CallStatus::WaitForCollapse { pending: 1.0 },
+            CallStatus::Blocked { over_by: 1.0 },
+        ] {
+            let value = serde_json::to_value(&status).unwrap();
+            assert_eq!(value.as_object().unwrap().len(), 2, "{value}");
+        }
     }
 }
