@@ -146,6 +146,7 @@ async fn read(file: &File, loading: &UseStateHandle<Loading>) -> Result<Imported
     let blob = Blob::from(web_sys::Blob::from(file.clone()));
     let total = blob.size();
     let mut importer = Importer::new();
+    importer.expect(total);
     let mut at = 0;
     loading.set(Loading::Reading(0, total));
     while at < total {

@@ -23,6 +23,15 @@ impl Timestamp {
         })
     }
 
+    /// [`Timestamp::parse`] keeping `text` itself, not a copy; `Err` gives
+    /// it back when it is not a valid timestamp.
+    pub fn parse_owned(text: String) -> Result<Self, String> {
+        match parse_rfc3339(&text) {
+            Some(unix_ms) => Ok(Timestamp { text, unix_ms }),
+            None => Err(text),
+        }
+    }
+
     /// A timestamp from milliseconds since the epoch, written in UTC.
     pub fn from_unix_ms(unix_ms: i64) -> Self {
         Timestamp {
@@ -111,12 +120,13 @@ fn days_in_month(year: i64, month: i64) -> i64 {
 
 fn parse_rfc3339(s: &str) -> Option<i64> {
     let b = s.as_bytes();
+    // A run of ASCII digits (never more than 4 here: no overflow).
     let num = |range: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(range)?;
         if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
             return None;
         }
-        std::str::from_utf8(part).ok()?.parse().ok()
+        Some(digits(part))
     };
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
         return None;
@@ -144,8 +154,8 @@ fn parse_rfc3339(s: &str) -> Option<i64> {
             return None;
         }
         // Milliseconds: the first three digits, right-padded.
-        let digits = &s[start..end.min(start + 3)];
-        millis = digits.parse::<i64>().ok()? * 10_i64.pow(3 - digits.len() as u32);
+        let first = &b[start..end.min(start + 3)];
+        millis = digits(first) * 10_i64.pow(3 - first.len() as u32);
         i = end;
     }
     let offset_minutes = match b.get(i)? {
@@ -167,6 +177,13 @@ fn parse_rfc3339(s: &str) -> Option<i64> {
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + hour * 3_600 + minute * 60 + second.min(59) - offset_minutes * 60;
     Some(secs * 1_000 + millis)
+}
+
+/// The number a run of ASCII digits writes (checked by the caller; at most
+/// four digits, so no overflow).
+fn digits(run: &[u8]) -> i64 {
+    run.iter()
+        .fold(0, |n, d| n * 10 + i64::from(d.wrapping_sub(b'0')))
 }
 
 fn format_rfc3339(unix_ms: i64) -> String {

@@ -55,6 +55,7 @@ fn main() {
     let mut t = Instant::now();
     let start = t;
     let mut importer = Importer::new();
+    importer.expect(file.metadata().unwrap().len());
     let mut chunk = vec![0; 1 << 20];
     loop {
         let n = file.read(&mut chunk).unwrap();

@@ -101,16 +101,16 @@ impl Graph {
     pub fn add(
         &mut self,
         uuid: Uuid,
-        parent: Option<Uuid>,
+        parent: Option<&Uuid>,
         line: u32,
         kind: NodeKind,
         sidechain: bool,
     ) -> Result<(), (u32, Uuid)> {
         let link = match parent {
             None => Link::Root,
-            Some(p) => match self.index.get(&p) {
+            Some(p) => match self.index.get(p) {
                 Some(&at) => Link::Parent(at),
-                None => Link::Pending(p),
+                None => Link::Pending(p.clone()),
             },
         };
         let at = self.nodes.len();
@@ -132,6 +132,11 @@ impl Graph {
                 Ok(())
             }
         }
+    }
+
+    /// Makes room for `additional` more records in the uuid index.
+    pub fn reserve(&mut self, additional: usize) {
+        self.index.reserve(additional);
     }
 
     /// The message a uuid belongs to (its own or a merged line's).

@@ -96,7 +96,12 @@ impl Transcript {
             .filter(|(_, m)| m.message.role == Role::Assistant && !m.is_compact_summary)
             .map(|(i, m)| (m.line, i))
             .collect();
-        responses.sort_unstable();
+        // In file order already, unless a response's records were merged
+        // out of order (std's sort in the wasm modules is a heapsort:
+        // as slow on sorted input).
+        if !responses.is_sorted() {
+            responses.sort_unstable();
+        }
         let mut progress: Vec<&(u32, String)> = self.progress_calls.iter().collect();
         progress.sort_by_key(|(line, _)| *line);
         self.boundaries

@@ -108,6 +108,7 @@ impl LayingOut {
                         }
                         None => {
                             self.eras.reverse();
+                            self.reserve();
                             Stage::Copy(0, 0)
                         }
                     };
@@ -173,6 +174,17 @@ impl LayingOut {
             });
             timeline.actual_times.push(b.timestamp.clone());
         }
+    }
+
+    /// Makes room for every era's messages at once: a uuid index grown
+    /// as it fills rehashes every key at each doubling, in one slice (a
+    /// 1M-message session: 150 ms at the last one, in the page).
+    fn reserve(&mut self) {
+        let messages: usize = self.eras.iter().map(|era| era.messages.len()).sum();
+        let timeline = &mut self.timeline;
+        timeline.entries.reserve(messages);
+        timeline.position.reserve(messages);
+        self.lines.reserve(messages);
     }
 
     /// Copies up to `budget` messages of era `at` from its message `from`
