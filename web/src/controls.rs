@@ -1,10 +1,17 @@
 //! The settings controls: labelled, keyboard-operable fields.
+//!
+//! Their props compare equal whatever their `on_change`: every control's
+//! callback only dispatches an action to the page's state (through a
+//! handle that stays valid), so the one from an earlier render does what
+//! a new one would. Compared by pointer, the closure made on every render
+//! would draw every control again on every change (with 200 more groups,
+//! hundreds of file switches).
 
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 /// Props of [`NumberField`].
-#[derive(Debug, Clone, PartialEq, Properties)]
+#[derive(Debug, Clone, Properties)]
 pub struct NumberFieldProps {
     /// The input's id (and the label's `for`).
     pub id: AttrValue,
@@ -55,7 +62,7 @@ pub fn NumberField(props: &NumberFieldProps) -> Html {
 }
 
 /// Props of [`Check`].
-#[derive(Debug, Clone, PartialEq, Properties)]
+#[derive(Debug, Clone, Properties)]
 pub struct CheckProps {
     /// The input's id.
     pub id: AttrValue,
@@ -83,7 +90,7 @@ pub fn Check(props: &CheckProps) -> Html {
 }
 
 /// Props of [`Choice`].
-#[derive(Debug, Clone, PartialEq, Properties)]
+#[derive(Debug, Clone, Properties)]
 pub struct ChoiceProps {
     /// The select's id.
     pub id: AttrValue,
@@ -117,7 +124,7 @@ pub fn Choice(props: &ChoiceProps) -> Html {
 }
 
 /// Props of [`TextArea`].
-#[derive(Debug, Clone, PartialEq, Properties)]
+#[derive(Debug, Clone, Properties)]
 pub struct TextAreaProps {
     /// The textarea's id.
     pub id: AttrValue,
@@ -146,5 +153,37 @@ pub fn TextArea(props: &TextAreaProps) -> Html {
                       aria-describedby={hint_id.clone()} />
             <small id={hint_id}>{ props.hint.clone() }</small>
         </div>
+    }
+}
+
+impl PartialEq for NumberFieldProps {
+    fn eq(&self, o: &Self) -> bool {
+        (
+            &self.id,
+            &self.label,
+            &self.hint,
+            &self.value,
+            &self.min,
+            &self.step,
+            &self.error,
+        ) == (&o.id, &o.label, &o.hint, &o.value, &o.min, &o.step, &o.error)
+    }
+}
+
+impl PartialEq for CheckProps {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.id, &self.label, self.checked) == (&o.id, &o.label, o.checked)
+    }
+}
+
+impl PartialEq for ChoiceProps {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.id, &self.label, &self.options, &self.value) == (&o.id, &o.label, &o.options, &o.value)
+    }
+}
+
+impl PartialEq for TextAreaProps {
+    fn eq(&self, o: &Self) -> bool {
+        (&self.id, &self.label, &self.hint, &self.value) == (&o.id, &o.label, &o.hint, &o.value)
     }
 }
