@@ -14,14 +14,17 @@
 //   input→layout: the render, then style and layout forced, in one task;
 //   input→frame: the wall time to the second animation frame.
 // It asserts that each change took effect, and the frame budget for each
-// case marked `asserted`: the least cpu of its 7 changes under 16 ms. A
-// change's cost is what it costs when the machine lets it run; on this
-// loaded 2-core machine the other processes only add to it (the thread
-// clock runs slower beside a busy sibling core), so the least of 7 is the
-// statistic load does not make flaky, and a change that costs over 16 ms
-// fails it every time. The medians are printed beside it. The cases not
-// marked still take more than a frame here (README "How fast"), and are
-// marked as they come under it.
+// case marked: `median` asserts the median cpu of its 7 changes under
+// 16 ms (issue 26's point: a control change repaints within one frame,
+// typically, not only at best); `least` asserts only the least of the 7
+// under 16 ms, for a case whose median is still near or over the frame on
+// CI's machine: on a loaded 2-core machine the other processes only add
+// to a change's cost (the thread clock runs slower beside a busy sibling
+// core), so the least of 7 is the statistic load does not make flaky,
+// and a change that costs over 16 ms fails it every time. A case comes
+// under `median` when CI's median is 10-12 ms, leaving room for a loaded
+// run. The cases not marked still take more than a frame here (README
+// "How fast"), and are marked as they come under it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -106,7 +109,7 @@ function summary(times) {
   };
 }
 
-test("re-render cost after a control change (the 16 ms frame asserted where marked)", { timeout: 300_000 }, async () => {
+test("re-render cost after a control change (the 16 ms frame asserted where marked: the median, or the least of 7)", { timeout: 300_000 }, async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/`);
@@ -114,13 +117,14 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   await page.evaluate(SETTLED);
 
   const report = [];
-  // Each case: what, its medians, and whether the 16 ms frame is asserted.
-  const add = async (what, t, asserted = false) => report.push([what, await t, asserted]);
+  // Each case: what, its medians, and what of it the 16 ms frame is
+  // asserted on ("median", "least" or nothing).
+  const add = async (what, t, asserted = null) => report.push([what, await t, asserted]);
   const windows = ["210000", "220000", "230000", "240000", "250000", "260000", "270000"];
-  await add("compact-analysis (the default), window", measure(page, "Context window (tokens)", windows), true);
-  await add("compact-analysis, tokens per file", measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), true);
-  await add("compact-analysis, tokens for all files", measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), true);
-  await add("compact-analysis, files restored", measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), true);
+  await add("compact-analysis (the default), window", measure(page, "Context window (tokens)", windows), "least");
+  await add("compact-analysis, tokens per file", measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), "least");
+  await add("compact-analysis, tokens for all files", measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), "least");
+  await add("compact-analysis, files restored", measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), "least");
   await add("compact-analysis, extra message groups", measure(page, "Extra message groups", ["1", "2", "3", "4", "5", "6", "0"]));
   const groups = async () => Number((await page.locator(".controls").textContent()).match(/sees (\d+) legal groups/)[1]);
   const base = await groups();
@@ -139,13 +143,14 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("2000 messages"), null, { timeout: 60_000 });
   await add("imported session, 2,000 messages: window (replay + chart)", measure(page, "Context window (tokens)", windows));
   await add("imported session, 2,000 messages: hook switch (compact-analysis re-runs, the replay is kept)",
-    changes(page, [1, 2, 3, 4, 5, 6, 7]), true);
+    changes(page, [1, 2, 3, 4, 5, 6, 7]), "median");
   for (const [what, t, asserted] of report) {
     const budget = t.cpu < 16 ? "within" : "over";
-    console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? " (asserted under 16)" : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+    console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? ` (the ${asserted} asserted under 16)` : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
   }
-  const over = report.filter(([, t, asserted]) => asserted && !(t.best < 16));
-  assert.deepEqual(over.map(([what, t]) => `${what}: least ${t.best.toFixed(1)} ms of ${t.all.map((x) => x.toFixed(1)).join(", ")}`), [],
+  const asserted = { median: (t) => t.cpu, least: (t) => t.best };
+  const over = report.filter(([, t, on]) => on && !(asserted[on](t) < 16));
+  assert.deepEqual(over.map(([what, t, on]) => `${what}: ${on} ${asserted[on](t).toFixed(1)} ms of ${t.all.map((x) => x.toFixed(1)).join(", ")}`), [],
     "a control change over the 16 ms frame");
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "270000");
   assert.deepEqual(errors, []);
