@@ -48,7 +48,7 @@ impl<'de> LineFields<'de> {
 
     /// The value of `key`, as its JSON text.
     pub fn get(&self, key: &str) -> Option<&'de RawValue> {
-        self.0.iter().find(|(k, _)| k == key).map(|&(_, v)| v)
+        self.0.iter().find(|(k, _)| is_key(k, key)).map(|&(_, v)| v)
     }
 
     /// Whether `key` is there.
@@ -69,7 +69,7 @@ impl<'de> LineFields<'de> {
 
     /// Sets `key`: in place if it is there, last otherwise.
     pub fn insert(&mut self, key: Cow<'de, str>, value: &'de RawValue) {
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
+        match self.0.iter_mut().find(|(k, _)| is_key(k, &key)) {
             Some((_, slot)) => *slot = value,
             None => self.0.push((key, value)),
         }
@@ -82,7 +82,7 @@ impl<'de> LineFields<'de> {
 
     /// Takes `key` out.
     pub fn remove(&mut self, key: &str) -> Option<&'de RawValue> {
-        let at = self.0.iter().position(|(k, _)| k == key)?;
+        let at = self.0.iter().position(|(k, _)| is_key(k, key))?;
         Some(self.0.remove(at).1)
     }
 
@@ -116,6 +116,15 @@ impl<'de> LineFields<'de> {
         }
         out.push(b'}');
     }
+}
+
+/// Whether `k` is `key`: a record's keys differ in length or first letter
+/// far more often than not, so those are compared before the rest (a
+/// line's two dozen lookups through its dozen keys were a fifth of the
+/// reading).
+#[inline(always)]
+fn is_key(k: &str, key: &str) -> bool {
+    k.len() == key.len() && k.as_bytes().first() == key.as_bytes().first() && k == key
 }
 
 /// The string a JSON text is, if it is one (borrowed when it has no
