@@ -13,6 +13,8 @@
 //! The analysis block holds only counts, never message text, so a message
 //! that contains `</analysis>` cannot end it early.
 
+use std::fmt::Write as _;
+
 use crate::hash::KeySet;
 
 use super::emphasis;
@@ -91,12 +93,11 @@ fn summary_of_refs(messages: Vec<&Message>, options: &PromptOptions, limits: &Of
     let mut request = primary_request(&facts, options, limits);
     let quotes = emphasis::quoted(messages.iter().copied(), &terms);
     if !quotes.is_empty() {
-        request.push_str(&format!(
-            "\nWhat the history says of the instructions' terms ({}):",
-            terms.join(", ")
-        ));
+        request.push_str("\nWhat the history says of the instructions' terms (");
+        request.push_str(&terms.join(", "));
+        request.push_str("):");
         for (position, line) in quotes {
-            request.push_str(&format!("\n- message {}: {line}", position + 1));
+            let _ = write!(request, "\n- message {}: {line}", position + 1);
         }
     }
     sections.push(request);
@@ -144,7 +145,7 @@ fn summary_of_refs(messages: Vec<&Message>, options: &PromptOptions, limits: &Of
         facts.edited.len()
     );
     for (i, (title, body)) in SECTIONS.iter().zip(&sections).enumerate() {
-        out.push_str(&format!("{}. {title}:\n{body}\n\n", i + 1));
+        let _ = write!(out, "{}. {title}:\n{body}\n\n", i + 1);
     }
     out.truncate(out.trim_end_matches('\n').len());
     out.push_str("\n</summary>\n");
@@ -252,16 +253,12 @@ fn primary_request(facts: &Facts, options: &PromptOptions, limits: &OfflineLimit
         None => "No user prompt in the summarised messages.".to_owned(),
     };
     if let Some(manual) = options.manual() {
-        out.push_str(&format!(
-            "\nInstructions given for this summary: {}",
-            truncate_chars(manual, limits.item_chars)
-        ));
+        out.push_str("\nInstructions given for this summary: ");
+        out.push_str(&truncate_chars(manual, limits.item_chars));
     }
     for hook in options.hooks() {
-        out.push_str(&format!(
-            "\nInstructions added by a hook: {}",
-            truncate_chars(hook, limits.item_chars)
-        ));
+        out.push_str("\nInstructions added by a hook: ");
+        out.push_str(&truncate_chars(hook, limits.item_chars));
     }
     out
 }
@@ -270,12 +267,15 @@ fn concepts(facts: &Facts, limits: &OfflineLimits) -> String {
     if facts.tool_counts.is_empty() {
         return "No tools were used.".to_owned();
     }
-    let tools: Vec<String> = facts
-        .tool_counts
-        .iter()
-        .map(|(name, n)| format!("{} ×{n}", truncate_chars(name, limits.name_chars)))
-        .collect();
-    format!("Tools used: {}.", tools.join(", "))
+    let mut out = "Tools used: ".to_owned();
+    for (i, (name, n)) in facts.tool_counts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{} ×{n}", truncate_chars(name, limits.name_chars));
+    }
+    out.push('.');
+    out
 }
 
 fn files(facts: &Facts, limits: &OfflineLimits) -> String {
@@ -285,7 +285,8 @@ fn files(facts: &Facts, limits: &OfflineLimits) -> String {
     } else {
         out.push_str("Edited:");
         for path in &facts.edited {
-            out.push_str(&format!("\n- {path}"));
+            out.push_str("\n- ");
+            out.push_str(path);
         }
     }
     if facts.read.is_empty() {
@@ -293,11 +294,12 @@ fn files(facts: &Facts, limits: &OfflineLimits) -> String {
     } else {
         out.push_str("\nRead or searched:");
         for path in facts.read.iter().take(limits.read_paths_listed) {
-            out.push_str(&format!("\n- {}", truncate_chars(path, limits.name_chars)));
+            out.push_str("\n- ");
+            out.push_str(&truncate_chars(path, limits.name_chars));
         }
         let more = facts.read.len().saturating_sub(limits.read_paths_listed);
         if more > 0 {
-            out.push_str(&format!("\n- ...and {more} more"));
+            let _ = write!(out, "\n- ...and {more} more");
         }
     }
     out
@@ -307,24 +309,27 @@ fn errors(facts: &Facts, limits: &OfflineLimits) -> String {
     if facts.errors.is_empty() {
         return "No tool errors.".to_owned();
     }
-    let mut lines: Vec<String> = facts
-        .errors
-        .iter()
-        .take(limits.errors_listed)
-        .map(|e| {
-            format!(
-                "- {} ({}): {}",
-                truncate_chars(&e.tool, limits.name_chars),
-                truncate_chars(&e.tool_use_id, limits.name_chars),
-                truncate_chars(&e.first_line, limits.error_line_chars)
-            )
-        })
-        .collect();
+    let mut out = String::new();
+    for e in facts.errors.iter().take(limits.errors_listed) {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = write!(
+            out,
+            "- {} ({}): {}",
+            truncate_chars(&e.tool, limits.name_chars),
+            truncate_chars(&e.tool_use_id, limits.name_chars),
+            truncate_chars(&e.first_line, limits.error_line_chars)
+        );
+    }
     let more = facts.errors.len().saturating_sub(limits.errors_listed);
     if more > 0 {
-        lines.push(format!("- ...and {more} more"));
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let _ = write!(out, "- ...and {more} more");
     }
-    lines.join("\n")
+    out
 }
 
 /// Every real user prompt, whole and in order, each on its own line after a
@@ -333,18 +338,19 @@ fn all_user_messages(facts: &Facts) -> String {
     if facts.prompts.is_empty() {
         return "None.".to_owned();
     }
-    let lines: Vec<String> = facts
-        .prompts
-        .iter()
-        .map(|p| {
-            if p.trim().is_empty() {
-                "- (a message without text)".to_owned()
-            } else {
-                format!("- {p}")
-            }
-        })
-        .collect();
-    lines.join("\n")
+    let mut out = String::new();
+    for p in &facts.prompts {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str("- ");
+        out.push_str(if p.trim().is_empty() {
+            "(a message without text)"
+        } else {
+            p
+        });
+    }
+    out
 }
 
 #[cfg(test)]
@@ -475,6 +481,22 @@ mod tests {
         assert!(reply.contains("- a\n- ...and 1 more"));
         assert!(reply.contains("- Read (t1): boom\n- ...and 1 more"));
         assert!(!reply.contains("bang"));
+        // None listed: only the count, first in its section.
+        let none = OfflineLimits {
+            errors_listed: 0,
+            read_paths_listed: 0,
+            ..limits
+        };
+        let reply = offline_summary_with(&history, &PromptOptions::default(), &none);
+        let files = format!(
+            "3. {}:\nEdited: none.\nRead or searched:\n- ...and 2 more\n",
+            SECTIONS[2]
+        );
+        assert!(reply.contains(&files), "{reply}");
+        assert!(
+            reply.contains(&format!("4. {}:\n- ...and 2 more\n", SECTIONS[3])),
+            "{reply}"
+        );
     }
 
     #[test]
