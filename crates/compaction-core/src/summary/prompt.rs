@@ -7,6 +7,8 @@
 //! (`tests/it/snapshots/it__summary__prompt_*.snap`), and a test checks that every
 //! seed line appears in it verbatim.
 
+use std::fmt::Write as _;
+
 use super::retention::{RetentionReport, RETAINED_PROMPT_CHARS};
 use super::truncate_chars;
 
@@ -119,13 +121,13 @@ pub fn summary_prompt(options: &PromptOptions) -> String {
          numbered sections, in this order:\n\n",
     );
     for (i, (title, ask)) in SECTIONS.iter().zip(SECTION_ASKS).enumerate() {
-        out.push_str(&format!("{}. {title}: {ask}\n", i + 1));
+        let _ = writeln!(out, "{}. {title}: {ask}", i + 1);
     }
     out.push_str(
         "\nThe shape of your reply:\n\n<analysis>\n[your chronological check]\n</analysis>\n\n<summary>\n",
     );
     for (i, title) in SECTIONS.iter().enumerate() {
-        out.push_str(&format!("{}. {title}:\n   [...]\n\n", i + 1));
+        let _ = writeln!(out, "{}. {title}:\n   [...]\n", i + 1);
     }
     // The last section's blank line would sit before the closing tag.
     out.truncate(out.trim_end().len());
@@ -157,26 +159,29 @@ fn retry_section(report: &RetentionReport) -> String {
     let mut out =
         String::from("\nYour previous summary left out these items. Include every one of them this time.\n");
     if !report.missing_prompts.is_empty() {
-        out.push_str(&format!(
+        let _ = writeln!(
+            out,
             "User messages missing from section 6 ({}), quote each verbatim \
-             (at most the first {RETAINED_PROMPT_CHARS} characters of each are shown):\n",
+             (at most the first {RETAINED_PROMPT_CHARS} characters of each are shown):",
             SECTIONS[5]
-        ));
+        );
         for missing in &report.missing_prompts {
-            out.push_str(&format!(
-                "- [{}] {}\n",
+            let _ = writeln!(
+                out,
+                "- [{}] {}",
                 missing.uuid,
                 truncate_chars(&missing.text, RETAINED_PROMPT_CHARS)
-            ));
+            );
         }
     }
     if !report.missing_paths.is_empty() {
-        out.push_str(&format!(
-            "Edited file paths missing from section 3 ({}), name each exactly:\n",
+        let _ = writeln!(
+            out,
+            "Edited file paths missing from section 3 ({}), name each exactly:",
             SECTIONS[2]
-        ));
+        );
         for path in &report.missing_paths {
-            out.push_str(&format!("- {path}\n"));
+            let _ = writeln!(out, "- {path}");
         }
     }
     out
