@@ -68,9 +68,10 @@ const request = (r) => {
   return out;
 };
 // `number`, `before`, `after`, `reason`: what alone changed since the
-// template's decision (undefined: nothing), set in it first: the status's
-// one number (over by, tokens left), the one step's counts and reason (the
-// lines step, on every call while over a line; crossing.rs).
+// template's decision, set in it first: the status's one number (over by,
+// tokens left; undefined: unchanged), the one step's counts and reason
+// (the lines step, on every call while over a line; `reason` undefined:
+// none; crossing.rs).
 function decision(template, tokens, number, before, after, reason) {
   if (number !== undefined) {
     const s = template.status;

@@ -41,7 +41,7 @@ impl Engine {
         let id = match run.pending {
             Pending::Summary(id) | Pending::Files(id) => id,
         };
-        let key = vec![
+        let key = [
             self.view.changes(),
             self.system_tokens,
             id,
@@ -80,14 +80,18 @@ impl Engine {
 /// messages are shared, never copied again. Not part of the engine's
 /// state: clones and comparisons ignore it.
 #[derive(Debug, Default)]
-pub(crate) struct Memo(std::sync::Mutex<Option<(Vec<u64>, SummaryRequest)>>);
+pub(crate) struct Memo(std::sync::Mutex<Option<(Key, SummaryRequest)>>);
+
+/// What a request was built from, its unused places 0: an array, not a
+/// `Vec` made on every call for each request pending.
+pub(crate) type Key = [u64; 7];
 
 impl Memo {
     /// The request built for `key`, building it with `build` when the one
     /// kept was built for another key (or none was).
     pub(crate) fn get(
         &self,
-        key: Vec<u64>,
+        key: Key,
         build: impl FnOnce() -> Option<SummaryRequest>,
     ) -> Option<SummaryRequest> {
         let Ok(mut kept) = self.0.lock() else {

@@ -121,7 +121,7 @@ impl Engine {
         let p = self.precompute.as_ref().filter(|p| p.reply.is_none())?;
         // Its messages are the view's first ones: appends leave them as
         // they were, any other change to the view builds it anew.
-        let key = vec![self.view.changes(), self.system_tokens];
+        let key = [self.view.changes(), self.system_tokens, 0, 0, 0, 0, 0];
         p.built.get(key, || {
             self.request_for(
                 p.id,

@@ -197,7 +197,15 @@ impl Engine {
         };
         // Its messages are in the view before what is appended: appends
         // leave it as it was, any other change to the view builds it anew.
-        let key = vec![self.view.changes(), self.system_tokens, p.id, p.model as u64];
+        let key = [
+            self.view.changes(),
+            self.system_tokens,
+            p.id,
+            p.model as u64,
+            0,
+            0,
+            0,
+        ];
         p.built.get(key, || {
             self.request_for(
                 p.id,

@@ -48,8 +48,8 @@ extern "C" {
         template: &JsValue,
         tokens: f64,
         status: Option<f64>,
-        before: Option<f64>,
-        after: Option<f64>,
+        before: f64,
+        after: f64,
         reason: Option<&str>,
     ) -> Result<JsValue, JsValue>;
 }
@@ -101,8 +101,8 @@ impl Crossing {
             &template,
             d.count.tokens as f64,
             status,
-            step.map(|s| s.count_before.tokens as f64),
-            step.map(|s| s.count_after.tokens as f64),
+            step.map_or(0.0, |s| s.count_before.tokens as f64),
+            step.map_or(0.0, |s| s.count_after.tokens as f64),
             step.map(|s| s.reason.as_str()),
         )?;
         self.last = Some((d, template));
