@@ -19,6 +19,12 @@
 //! (the comparisons, and each field's serializer called from here as well
 //! as from `Decision`'s), for a steady call 14.7 -> 9.5 us and one with 12
 //! requests pending 101 -> 31 us.
+//! Patching the status's number and the lines step in place, and comparing
+//! requests by their shared messages: about +290 B more on the engine
+//! module (one tree, back to back), for a call with a summary pending
+//! 21.4 -> 12.4 us and one with 12 requests pending 29.9 -> 18.1 us. Tried
+//! and dropped: the changed fields written as one object through
+//! `Decision`'s own field serializers (+69 B more, not less).
 
 use std::cell::RefCell;
 
