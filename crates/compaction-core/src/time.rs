@@ -23,15 +23,6 @@ impl Timestamp {
         })
     }
 
-    /// [`Timestamp::parse`] keeping `text` itself, not a copy; `Err` gives
-    /// it back when it is not a valid timestamp.
-    pub fn parse_owned(text: String) -> Result<Self, String> {
-        match parse_rfc3339(&text) {
-            Some(unix_ms) => Ok(Timestamp { text, unix_ms }),
-            None => Err(text),
-        }
-    }
-
     /// A timestamp from milliseconds since the epoch, written in UTC.
     pub fn from_unix_ms(unix_ms: i64) -> Self {
         Timestamp {

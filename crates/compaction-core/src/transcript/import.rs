@@ -142,9 +142,10 @@ impl Importer {
         let Some(total) = self.expected.take() else {
             return;
         };
-        let rest = total.saturating_sub(self.bytes);
+        // Rounded up: a little room to spare rather than one rehash more.
+        let ratio = total.saturating_sub(self.bytes) / self.bytes.max(1) + 1;
         let more = |seen: usize| {
-            let n = u128::from(rest) * seen as u128 / u128::from(self.bytes.max(1));
+            let n = u64::try_from(seen).unwrap_or(u64::MAX).saturating_mul(ratio);
             usize::try_from(n).unwrap_or(usize::MAX)
         };
         let (nodes, responses) = (
@@ -384,9 +385,10 @@ impl Importer {
     }
 
     fn timestamp(&mut self, line: u32, text: Option<String>) -> Option<Timestamp> {
-        match Timestamp::parse_owned(text?) {
-            Ok(parsed) => Some(parsed),
-            Err(text) => {
+        let text = text?;
+        match Timestamp::parse(&text) {
+            Some(parsed) => Some(parsed),
+            None => {
                 self.problem(
                     line,
                     ProblemKind::InvalidTimestamp,

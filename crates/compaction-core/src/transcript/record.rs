@@ -12,6 +12,7 @@ use super::metadata::compact_metadata;
 pub(super) use super::metadata::uuid_list;
 use super::model::CompactMetadata;
 use super::model::Fields;
+use crate::message::field_in;
 use crate::message::{Content, Json, Role, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
@@ -415,69 +416,18 @@ fn message<'de>(
 }
 
 /// The four counters of an API `usage` object, read leniently: a missing
-/// or non-numeric counter is 0; anything but an object is no usage. A
-/// counter written twice is the last one, unless one of them is not a
-/// number (then 0), as a search for each key would read it; read in one
-/// pass over the object, not one per counter.
+/// or non-numeric counter is 0; anything but an object is no usage.
 fn usage(raw: &str) -> Option<Usage> {
     if !raw.starts_with('{') {
         return None;
     }
-    let read = serde_json::from_str::<Counters>(raw).unwrap_or_default();
-    let n = |at: usize| match read.0.get(at) {
-        Some(Some(Ok(n))) => *n,
-        _ => 0,
-    };
+    let n = |key: &str| field_in::<u64>(raw, key).unwrap_or(0);
     Some(Usage {
-        input_tokens: n(0),
-        output_tokens: n(1),
-        cache_creation_input_tokens: n(2),
-        cache_read_input_tokens: n(3),
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
     })
-}
-
-/// The usage counters' keys, in [`Counters`]' order.
-const COUNTERS: [&str; 4] = [
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-];
-
-/// Each of [`COUNTERS`] as a usage object writes it: absent, a number, or
-/// not one (`Err`: it stays so, whatever follows).
-#[derive(Default)]
-struct Counters([Option<Result<u64, ()>>; 4]);
-
-impl<'de> serde::Deserialize<'de> for Counters {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct CountersVisitor;
-        impl<'de> serde::de::Visitor<'de> for CountersVisitor {
-            type Value = Counters;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an object")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Counters, A::Error> {
-                let mut out = Counters::default();
-                while let Some(crate::message::Text(key)) = map.next_key()? {
-                    let slot = COUNTERS
-                        .iter()
-                        .position(|k| *k == key)
-                        .and_then(|at| out.0.get_mut(at));
-                    let Some(slot) = slot else {
-                        map.next_value::<serde::de::IgnoredAny>()?;
-                        continue;
-                    };
-                    let value: &RawValue = map.next_value()?;
-                    if !matches!(slot, Some(Err(()))) {
-                        *slot = Some(serde_json::from_str::<u64>(value.get()).map_err(|_| ()));
-                    }
-                }
-                Ok(out)
-            }
-        }
-        deserializer.deserialize_map(CountersVisitor)
-    }
 }
 
 fn boundary(mut map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
@@ -543,39 +493,5 @@ fn payload_error(message: &str) -> Invalid {
             Err(err) => format!("`message.content`: {err}"),
             Ok(_) => "`message` is not a usable object".to_owned(),
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::usage;
-    use crate::message::{field_in, Usage};
-
-    /// A search for each counter, as the importer read usage before.
-    fn searched(raw: &str) -> Option<Usage> {
-        let n = |key: &str| field_in::<u64>(raw, key).unwrap_or(0);
-        raw.starts_with('{').then(|| Usage {
-            input_tokens: n("input_tokens"),
-            output_tokens: n("output_tokens"),
-            cache_creation_input_tokens: n("cache_creation_input_tokens"),
-            cache_read_input_tokens: n("cache_read_input_tokens"),
-        })
-    }
-
-    #[test]
-    fn usage_read_in_one_pass_is_each_counter_searched_for() {
-        for raw in [
-            r#"{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":1000}"#,
-            r#"{"input_tokens":10,"cache_creation_input_tokens":7,"cache_read_input_tokens":3,"output_tokens":2,"service_tier":"standard"}"#,
-            r#"{"input_tokens":"10","output_tokens":5.5,"cache_read_input_tokens":-1,"cache_creation_input_tokens":null}"#,
-            r#"{"input_tokens":1,"input_tokens":2,"output_tokens":"x","output_tokens":3,"cache_read_input_tokens":4,"cache_read_input_tokens":"y"}"#,
-            r#"{"inp\u0075t_tokens":9,"server_tool_use":{"web_search_requests":0},"output_tokens":18446744073709551615}"#,
-            r#"{"output_tokens":18446744073709551616,"input_tokens":1e3}"#,
-            r#"{}"#,
-            r#"[1,2]"#,
-            r#"null"#,
-        ] {
-            assert_eq!(usage(raw), searched(raw), "{raw}");
-        }
     }
 }
