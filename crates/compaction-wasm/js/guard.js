@@ -59,11 +59,17 @@ const copy = (value) => {
   }
   return out;
 };
+// A request by its kind, as index.d.ts types it: a summary's `purpose` and
+// `toolChoice` hold strings and numbers, `fallbackModels` strings, and
+// `messages` is given as it is; a files request's `paths` strings; a
+// preCompact request holds no object.
 const request = (r) => {
   const out = { ...r };
-  for (const key in out) {
-    const v = out[key];
-    if (typeof v === "object" && v !== null && key !== "messages" && hasOwn(out, key)) out[key] = copy(v);
+  if (r.kind === "files") out.paths = r.paths.slice();
+  else if (r.kind !== "preCompact") {
+    out.purpose = { ...r.purpose };
+    out.fallbackModels = r.fallbackModels.slice();
+    out.toolChoice = { ...r.toolChoice };
   }
   return out;
 };
