@@ -7,7 +7,8 @@ use crate::hash::{HashMap, HashSet};
 
 use std::borrow::Cow;
 
-use super::chain::{NodeKind, Resolving};
+use super::chain::NodeKind;
+use super::finishing::Finishing;
 use super::kept::Shared;
 use super::log::UuidMaker;
 use super::model::{Boundary, Fields, ImportedMessage, Microcompaction, Transcript};
@@ -490,42 +491,6 @@ impl Importer {
     }
 }
 
-/// An import being finished a pass over the records at a time
-/// ([`Finishing::step`]), so that a host can yield between passes; the
-/// result is the one [`Importer::finish`] gives.
-#[derive(Debug)]
-pub struct Finishing {
-    transcript: Transcript,
-    /// The passes done.
-    done: usize,
-}
-
-impl Finishing {
-    /// Runs the next pass; true once every pass ran.
-    pub fn step(&mut self) -> bool {
-        let Transcript {
-            messages,
-            boundaries,
-            problems,
-            graph,
-            ..
-        } = &mut self.transcript;
-        match Resolving::ALL.get(self.done) {
-            Some(&part) => graph.resolve_part(part, messages, boundaries, problems),
-            None if self.done == Resolving::ALL.len() => orphan_problems(messages, problems),
-            None if self.done == Resolving::ALL.len() + 1 => problems.sort_by_key(|p| p.line),
-            None => return true,
-        }
-        self.done += 1;
-        self.done >= Resolving::ALL.len() + 2
-    }
-
-    /// The transcript (whole once [`Finishing::step`] said so).
-    pub fn finish(self) -> Transcript {
-        self.transcript
-    }
-}
-
 /// Counts a record under its `type` (`system/<subtype>` for system
 /// records), allocating only for a type not seen before.
 fn count_type(counts: &mut BTreeMap<String, u32>, map: &LineFields<'_>) {
@@ -608,38 +573,6 @@ fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option
             .is_none_or(|now| total(&usage) > total(now));
         if bigger {
             into.message.usage = Some(usage);
-        }
-    }
-}
-
-/// File-wide unpaired tool blocks, one problem each.
-fn orphan_problems(messages: &[ImportedMessage], problems: &mut Vec<Problem>) {
-    let mut uses: HashSet<&str> = HashSet::default();
-    let mut results: HashSet<&str> = HashSet::default();
-    for m in messages {
-        uses.extend(m.message.tool_use_ids());
-        results.extend(m.message.tool_result_ids());
-    }
-    for m in messages {
-        for id in m.message.tool_use_ids().filter(|id| !results.contains(id)) {
-            problems.push(Problem::new(
-                m.line,
-                ProblemKind::OrphanToolUse,
-                format!(
-                    "`tool_use` `{id}` in message `{}` has no `tool_result` in the file",
-                    m.message.uuid
-                ),
-            ));
-        }
-        for id in m.message.tool_result_ids().filter(|id| !uses.contains(id)) {
-            problems.push(Problem::new(
-                m.line,
-                ProblemKind::OrphanToolResult,
-                format!(
-                    "`tool_result` for `{id}` in message `{}` has no `tool_use` in the file",
-                    m.message.uuid
-                ),
-            ));
         }
     }
 }

@@ -81,6 +81,7 @@ mod era;
 pub mod expand;
 pub mod export;
 pub mod fidelity;
+mod finishing;
 mod import;
 mod kept;
 pub mod lacks;
