@@ -280,6 +280,11 @@ impl State {
         Ok(now)
     }
 
+    /// The time a record written now gets ([`record_time`]).
+    fn record_time(&self) -> Timestamp {
+        record_time(&self.last_now)
+    }
+
     pub(crate) fn decision(&mut self, d: compaction_core::engine::Decision) -> Decision {
         convert_decision(d, |p| self.progress(p))
     }
@@ -289,10 +294,7 @@ impl State {
     pub(crate) fn log_compaction(&mut self, result: &core_compact::Compacted) -> Vec<String> {
         // Its own restored messages: the view may hold a later compaction's.
         let attachments = &result.restored;
-        let timestamp = self
-            .last_now
-            .clone()
-            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        let timestamp = self.record_time();
         self.log.compacted(result, attachments, timestamp)
     }
 
@@ -300,10 +302,7 @@ impl State {
     /// (SPEC R11.6), so a resume of the file shows what the live view does.
     pub(crate) fn log_view_events(&mut self) {
         for event in self.engine.take_view_events() {
-            let timestamp = self
-                .last_now
-                .clone()
-                .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+            let timestamp = self.record_time();
             self.log.view_event(&event, timestamp);
         }
     }
@@ -313,26 +312,20 @@ impl State {
     /// a resume of the file counts as this engine does.
     pub(crate) fn log_counting(&mut self) {
         let now = &self.last_now;
-        let timestamp = || now.clone().unwrap_or_else(|| Timestamp::from_unix_ms(0));
-        self.log.count_changed(&self.engine, &mut self.counted, timestamp);
+        self.log
+            .count_changed(&self.engine, &mut self.counted, || record_time(now));
     }
 
     /// Logs a pin or unpin of `uuid` (SPEC R11.6) when it changed anything.
     pub(crate) fn log_pinned(&mut self, uuid: &Uuid, pinned: bool) {
-        let timestamp = self
-            .last_now
-            .clone()
-            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        let timestamp = self.record_time();
         self.log.pinned(uuid, pinned, timestamp);
     }
 
     /// Logs an expanded compaction's record (SPEC R11.5; a collapse writes
     /// none).
     pub(crate) fn log_expanded(&mut self, summary: &Uuid) {
-        let timestamp = self
-            .last_now
-            .clone()
-            .unwrap_or_else(|| Timestamp::from_unix_ms(0));
+        let timestamp = self.record_time();
         self.log.expanded(summary, timestamp);
     }
 
@@ -527,4 +520,10 @@ impl State {
 /// borrow already held is one a trap left: the engine is poisoned.
 pub(crate) fn borrow(shared: &Shared) -> Result<std::cell::RefMut<'_, State>, JsValue> {
     shared.state.try_borrow_mut().map_err(|_| poisoned())
+}
+
+/// The time a record written now gets: the host's latest clock reading,
+/// else the epoch (a host that never passes `now`).
+fn record_time(last_now: &Option<Timestamp>) -> Timestamp {
+    last_now.clone().unwrap_or_else(|| Timestamp::from_unix_ms(0))
 }
