@@ -46,7 +46,7 @@ impl std::fmt::Display for Uuid {
 }
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The user, or the client on the user's behalf (tool results).
@@ -57,6 +57,23 @@ pub enum Role {
     /// R13.3): kept where the caller put it, never moved into the top-level
     /// `system` (that would invalidate every later thinking block).
     System,
+}
+
+/// Read by hand: a string naming the role (serde's derive also reads an
+/// enum from `{ "user": null }` and names a wrong type "expected ident").
+impl<'de> Deserialize<'de> for Role {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let Text(name) = Text::deserialize(deserializer)?;
+        match &*name {
+            "user" => Ok(Role::User),
+            "assistant" => Ok(Role::Assistant),
+            "system" => Ok(Role::System),
+            other => Err(serde::de::Error::unknown_variant(
+                other,
+                &["user", "assistant", "system"],
+            )),
+        }
+    }
 }
 
 impl Role {

@@ -10,30 +10,87 @@ use std::cell::Cell;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::message::{ApiUsage, Content, Extra, Json, Message, Role, Uuid};
+use crate::message::{ApiUsage, Content, Extra, Json, Message, Role, Text, Uuid};
 use crate::time::Timestamp;
 
 /// A `MessageParam` plus the engine's optional fields. Other fields (an SDK
 /// response's `id`, `model`, `stop_reason`…) are ignored.
-#[derive(Deserialize)]
 pub struct MessageParam {
     role: Role,
     content: Content,
-    #[serde(default)]
     uuid: Option<String>,
-    #[serde(default)]
     timestamp: Option<String>,
-    #[serde(default)]
     usage: Option<ApiUsage>,
     /// A `role: "system"` message's `clear_at` (R13.3), kept verbatim.
-    #[serde(default)]
     clear_at: Option<Json>,
     /// A `role: "system"` message's `output_config` (R13.3), kept verbatim.
-    #[serde(default)]
     output_config: Option<Json>,
-    /// A resumed session's flag for the summary its view starts with.
-    #[serde(default, rename = "isCompactSummary")]
+    /// A resumed session's flag for the summary its view starts with
+    /// (`isCompactSummary`).
     is_compact_summary: bool,
+}
+
+/// Read by hand rather than derived: an object only (serde's derive also
+/// reads a struct from an array, and its field names from bytes and
+/// integers, code no history needs), with the derive's messages: `missing
+/// field `role``, `duplicate field `uuid`` and the fields' own.
+impl<'de> Deserialize<'de> for MessageParam {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ParamVisitor)
+    }
+}
+
+struct ParamVisitor;
+
+/// `value` into `slot`, unless the field came before.
+fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+    map: &mut A,
+    slot: &mut Option<T>,
+    name: &'static str,
+) -> Result<(), A::Error> {
+    if slot.is_some() {
+        return Err(serde::de::Error::duplicate_field(name));
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+impl<'de> Visitor<'de> for ParamVisitor {
+    type Value = MessageParam;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("struct MessageParam")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MessageParam, A::Error> {
+        let (mut role, mut content, mut uuid, mut timestamp) = (None, None, None, None);
+        let (mut usage, mut clear_at, mut output_config, mut summary) = (None, None, None, None);
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            match &*key {
+                "role" => once(&mut map, &mut role, "role")?,
+                "content" => once(&mut map, &mut content, "content")?,
+                "uuid" => once(&mut map, &mut uuid, "uuid")?,
+                "timestamp" => once(&mut map, &mut timestamp, "timestamp")?,
+                "usage" => once(&mut map, &mut usage, "usage")?,
+                "clear_at" => once(&mut map, &mut clear_at, "clear_at")?,
+                "output_config" => once(&mut map, &mut output_config, "output_config")?,
+                "isCompactSummary" => once(&mut map, &mut summary, "isCompactSummary")?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(MessageParam {
+            role: role.ok_or_else(|| serde::de::Error::missing_field("role"))?,
+            content: content.ok_or_else(|| serde::de::Error::missing_field("content"))?,
+            uuid: uuid.flatten(),
+            timestamp: timestamp.flatten(),
+            usage: usage.flatten(),
+            clear_at: clear_at.flatten(),
+            output_config: output_config.flatten(),
+            is_compact_summary: summary.unwrap_or(false),
+        })
+    }
 }
 
 /// Why a [`MessageParam`] cannot be a [`Message`]: `at` is the field below
@@ -373,6 +430,57 @@ mod tests {
             at(r#"[{"role":"user","content":"a"},"#),
             (BodyAt::Message(1), false)
         );
+    }
+
+    #[test]
+    fn a_param_is_read_by_hand_with_the_derives_messages() {
+        let error = |text: &str| {
+            serde_json::from_str::<MessageParam>(text)
+                .err()
+                .map(|e| e.to_string())
+        };
+        let said = |text: &str, start: &str| {
+            let e = error(text).unwrap_or_default();
+            assert!(e.starts_with(start), "{text}: {e}");
+        };
+        said(r#"{"content":"a"}"#, "missing field `role`");
+        said(r#"{"role":"user"}"#, "missing field `content`");
+        said(
+            r#"{"role":"user","content":"a","uuid":"x","uuid":"y"}"#,
+            "duplicate field `uuid`",
+        );
+        said(
+            r#"{"role":"user","role":"user","content":"a"}"#,
+            "duplicate field `role`",
+        );
+        said(
+            r#"{"role":"robot","content":"a"}"#,
+            "unknown variant `robot`, expected one of `user`, `assistant`, `system`",
+        );
+        said(
+            r#"{"role":5,"content":"a"}"#,
+            "invalid type: integer `5`, expected a string",
+        );
+        said(
+            r#"{"role":"user","content":"a","uuid":7}"#,
+            "invalid type: integer `7`, expected a string",
+        );
+        said(
+            r#"["user","a"]"#,
+            "invalid type: sequence, expected struct MessageParam",
+        );
+        let param: MessageParam = serde_json::from_str(
+            r#"{"id":"x","role":"system","content":"a","uuid":null,"clear_at":{"n":1},"isCompactSummary":true}"#,
+        )
+        .unwrap();
+        assert!(param.is_compact_summary());
+        assert_eq!(param.uuid, None);
+        let message = param.into_message(uuid).unwrap();
+        assert_eq!((message.role, message.uuid), (Role::System, uuid()));
+        assert_eq!(message.extra.get("clear_at").map(Json::text), Some(r#"{"n":1}"#));
+        let plain: MessageParam = serde_json::from_str(r#"{"role":"assistant","content":[]}"#).unwrap();
+        assert!(!plain.is_compact_summary());
+        assert_eq!(plain.role, Role::Assistant);
     }
 
     #[test]
