@@ -153,7 +153,7 @@ impl Host for PolicyHost<'_> {
         }
         self.asked += 1;
         Ok(
-            if policy.primary_unavailable && request.model != "fallback-model" {
+            if policy.primary_unavailable && &*request.model != "fallback-model" {
                 Answer::ModelUnavailable
             } else if policy.first_request_too_long && self.asked == 1 {
                 Answer::PromptTooLong

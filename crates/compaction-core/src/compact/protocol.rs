@@ -145,16 +145,17 @@ pub struct SummaryRequest {
     pub id: u64,
     /// What the summary is for.
     pub purpose: Purpose,
-    /// The model to ask.
-    pub model: String,
-    /// The models left after it, in order.
-    pub fallback_models: Vec<String>,
+    /// The model to ask (shared, as the prompt).
+    pub model: std::sync::Arc<str>,
+    /// The models left after it, in order (shared).
+    pub fallback_models: std::sync::Arc<[String]>,
     /// The messages to summarise, in order; shared, so a request listed
     /// again while pending is not copied again.
     #[serde(serialize_with = "shared")]
     pub messages: std::sync::Arc<[Message]>,
-    /// The summary prompt (R7.3), to append as a user message.
-    pub prompt: String,
+    /// The summary prompt (R7.3), to append as a user message; shared, so
+    /// a request listed again while pending is not copied again.
+    pub prompt: std::sync::Arc<str>,
     /// The request's estimated size, system prompt included.
     pub estimated_tokens: u64,
     /// 1 for the first attempt.

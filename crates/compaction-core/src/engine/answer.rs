@@ -32,7 +32,12 @@ impl Engine {
     /// compaction's (its PreCompact hooks, then its summary, then its
     /// files), Tier 3's segments, the background precompute.
     pub fn requests(&self) -> Vec<Request> {
-        let mut out: Vec<Request> = self.tier4_request().into_iter().collect();
+        self.requests_after(self.tier4_request())
+    }
+
+    /// [`Engine::requests`], the compaction's (`tier4`) found already.
+    pub(super) fn requests_after(&self, tier4: Option<Request>) -> Vec<Request> {
+        let mut out: Vec<Request> = tier4.into_iter().collect();
         out.extend(self.collapse_requests().into_iter().map(Request::CollapseSegment));
         out.extend(self.precompute_request().map(Request::Precompute));
         out

@@ -63,10 +63,10 @@ impl Engine {
         SummaryRequest {
             id,
             purpose: Purpose::Compact,
-            model: chain[run.model.min(chain.len() - 1)].clone(),
+            model: chain[run.model.min(chain.len() - 1)].as_str().into(),
             fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
             messages: self.prefix_messages(run).into(),
-            prompt: summary_prompt(&run.options),
+            prompt: summary_prompt(&run.options).into(),
             estimated_tokens: self.request_tokens(run),
             attempt: run.attempt,
             tool_choice: crate::compact::ToolChoice::None,

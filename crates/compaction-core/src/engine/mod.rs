@@ -428,7 +428,10 @@ impl Engine {
         if server && self.count().tokens > self.lines.compact {
             steps.push(self.server_compaction_step());
         }
-        let mut compaction = self.tier4_request().map(|_| Progress::Waiting);
+        // The compaction's request, found once: nothing below changes it
+        // but a compaction started here.
+        let mut tier4 = self.tier4_request();
+        let mut compaction = tier4.as_ref().map(|_| Progress::Waiting);
         if !server
             && compaction.is_none()
             && self.collapse_pending.is_empty()
@@ -441,6 +444,7 @@ impl Engine {
                 let (more, progress) = tier4::relabel(started, Tier::Compact, self.count());
                 steps.extend(more);
                 compaction = Some(progress);
+                tier4 = self.tier4_request();
             }
         }
         if let (Some(open), true) = (self.breakers.open(), self.count().tokens > self.lines.compact) {
@@ -492,7 +496,7 @@ impl Engine {
             cleared_by_client: tier1.cleared_by_client,
             compaction,
             breaker: self.breakers.open(),
-            requests: self.requests(),
+            requests: self.requests_after(tier4),
         }
     }
 
@@ -552,10 +556,10 @@ impl Engine {
         Some(crate::compact::SummaryRequest {
             id,
             purpose,
-            model: chain[model.min(chain.len() - 1)].clone(),
+            model: chain[model.min(chain.len() - 1)].as_str().into(),
             fallback_models: chain.iter().skip(model + 1).cloned().collect(),
             messages: messages.into(),
-            prompt,
+            prompt: prompt.into(),
             estimated_tokens,
             attempt: 1,
             tool_choice: crate::compact::ToolChoice::None,

@@ -89,7 +89,10 @@ impl Calibration {
         } else {
             (real, est)
         };
-        u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX)
+        match (u64::try_from(num), u64::try_from(den)) {
+            (Ok(num), Ok(den)) => mul_div_ceil(tokens, num, den),
+            _ => u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX),
+        }
     }
 
     /// [`Calibration::apply`], except that the margin an uncalibrated
@@ -108,12 +111,33 @@ impl Calibration {
     /// ([`Estimator::uncalibrated_margin_pct`]), shrinking linearly with
     /// the tokens compared so far, gone at `calibration_min_tokens`.
     pub fn uncalibrated(&self, tokens: u64, estimator: &Estimator) -> u64 {
-        let min = u128::from(estimator.calibration_min_tokens.max(1));
-        let left = min.saturating_sub(u128::from(self.estimated));
-        let margin = u128::from(estimator.uncalibrated_margin_pct) * left;
+        let min = estimator.calibration_min_tokens.max(1);
+        let left = min.saturating_sub(self.estimated);
         // tokens × (1 + margin% × left / min), rounded up.
-        let extra = u128::from(tokens).saturating_mul(margin).div_ceil(100 * min);
-        u64::try_from(u128::from(tokens) + extra).unwrap_or(u64::MAX)
+        let extra = match (
+            estimator.uncalibrated_margin_pct.checked_mul(left),
+            min.checked_mul(100),
+        ) {
+            (Some(margin), Some(scale)) => mul_div_ceil(tokens, margin, scale),
+            _ => {
+                let (min, margin) = (u128::from(min), u128::from(estimator.uncalibrated_margin_pct));
+                let extra = u128::from(tokens)
+                    .saturating_mul(margin * u128::from(left))
+                    .div_ceil(100 * min);
+                u64::try_from(extra).unwrap_or(u64::MAX)
+            }
+        };
+        tokens.saturating_add(extra)
+    }
+}
+
+/// ⌈`a` × `b` / `d`⌉, saturated to `u64`: in `u64` when the product fits
+/// (any real count; it is counted several times a call, and `u128`
+/// arithmetic is a library call in wasm), else in `u128`.
+fn mul_div_ceil(a: u64, b: u64, d: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(product) => product.div_ceil(d),
+        None => u64::try_from((u128::from(a) * u128::from(b)).div_ceil(u128::from(d))).unwrap_or(u64::MAX),
     }
 }
 
@@ -171,5 +195,38 @@ impl View {
             _ => None,
         };
         self.anchor.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn mul_div_ceil_is_the_u128_result_saturated() {
+        let wide = |a: u64, b: u64, d: u64| {
+            u64::try_from((u128::from(a) * u128::from(b)).div_ceil(u128::from(d))).unwrap_or(u64::MAX)
+        };
+        let values = [
+            0,
+            1,
+            2,
+            3,
+            7,
+            99,
+            100,
+            101,
+            1 << 20,
+            1 << 32,
+            (1 << 32) + 1,
+            u64::MAX / 3,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        for a in values {
+            for b in values {
+                for d in values.into_iter().filter(|d| *d != 0) {
+                    assert_eq!(super::mul_div_ceil(a, b, d), wide(a, b, d), "{a} {b} {d}");
+                }
+            }
+        }
     }
 }

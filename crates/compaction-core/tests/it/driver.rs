@@ -44,7 +44,7 @@ impl Host for Recorder {
 
     fn summarize(&mut self, request: &SummaryRequest) -> Result<Answer, Down> {
         if request.purpose == Purpose::Compact {
-            self.models.push(request.model.clone());
+            self.models.push(request.model.to_string());
         }
         if self.fail && self.models.len() > self.answer_first {
             Err(Down(format!("{} is down", request.model)))

@@ -98,15 +98,20 @@ pub struct SummaryRequest {
     /// What the summary is for.
     pub purpose: Purpose,
     /// The model to ask.
-    pub model: String,
+    #[tsify(type = "string")]
+    pub model: std::sync::Arc<str>,
     /// The models left after it, in order.
-    pub fallback_models: Vec<String>,
+    #[tsify(type = "string[]")]
+    pub fallback_models: std::sync::Arc<[String]>,
     /// The messages to summarise, ready for the plain Messages API (no
     /// `system` role, no beta block).
     #[tsify(type = "PlainMessageParam[]")]
     pub messages: crate::js::SharedParams,
     /// The summary prompt, to append as the last user message.
-    pub prompt: String,
+    // The engine's, shared (as the model's name and the fallbacks): not
+    // copied on every call the request is pending.
+    #[tsify(type = "string")]
+    pub prompt: std::sync::Arc<str>,
     /// The request's estimated size in tokens.
     pub estimated_tokens: f64,
     /// 1 for the first attempt.
@@ -146,10 +151,10 @@ impl SummaryRequest {
         }
         s.serialize_field("id", &self.id)?;
         s.serialize_field("purpose", &self.purpose)?;
-        s.serialize_field("model", &self.model)?;
-        s.serialize_field("fallbackModels", &self.fallback_models)?;
+        s.serialize_field("model", &*self.model)?;
+        s.serialize_field("fallbackModels", &*self.fallback_models)?;
         s.serialize_field("messages", &self.messages)?;
-        s.serialize_field("prompt", &self.prompt)?;
+        s.serialize_field("prompt", &*self.prompt)?;
         s.serialize_field("estimatedTokens", &self.estimated_tokens)?;
         s.serialize_field("attempt", &self.attempt)?;
         s.serialize_field("toolChoice", &self.tool_choice)?;

@@ -127,7 +127,7 @@ fn r7_manual_compact_offline_end_to_end() {
         .starts_with("CRITICAL: Respond with TEXT ONLY. Do NOT call any tools."));
     assert!(request.prompt.contains("keep the probe results"));
     assert_eq!(request.messages.len(), 10, "all but the last legal group");
-    assert_eq!(request.model, "session-model");
+    assert_eq!(&*request.model, "session-model");
 
     let (steps, p) = e.answer(request.id, Answer::Offline).map(split).unwrap();
     assert_eq!(steps.iter().map(|s| s.rule).collect::<Vec<_>>(), ["R7.3", "R7.4"]);
@@ -288,7 +288,7 @@ fn r7_10_model_fallback_chain_then_failure_keeps_the_view() {
     let Stage::NeedsSummary { request } = &p else {
         panic!()
     };
-    assert_eq!(request.model, "backup");
+    assert_eq!(&*request.model, "backup");
     let (_, p) = e.answer(request.id, Answer::ModelUnavailable).map(split).unwrap();
     assert!(matches!(p, Stage::Failed { .. }));
     assert_eq!(
