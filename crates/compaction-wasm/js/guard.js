@@ -46,9 +46,10 @@ const coded = (code, message, cause) => codedError(code, "", message, cause);
 // Each object is copied by a spread (V8's fastest clone; it makes a
 // `__proto__` key an own property, as JSON.parse does), then its values
 // that are objects in turn; `for…in` meets a polluted prototype's keys too,
-// hence `hasOwn`. The decision's own fields are copied by what they hold
-// (no walk over the flat ones): half the copy's time.
-const { hasOwn } = Object;
+// hence `hasOwn`. The decision's own fields, its steps, edits and requests
+// are copied by what they hold, as index.d.ts types them (no walk over the
+// flat ones: a step's walk was 1.3 µs, its copy by its shape 0.13).
+const { hasOwn, getPrototypeOf, keys } = Object;
 const copy = (value) => {
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(copy);
@@ -73,6 +74,31 @@ const request = (r) => {
   }
   return out;
 };
+// An edit of `contextManagement` the engine writes (clearing, compaction):
+// its `trigger`, `keep` and `clear_at_least` hold strings and numbers,
+// `exclude_tools` strings. The host's clear-thinking edit (any JSON) is
+// walked.
+const edit = (e) => {
+  if (e.type !== "clear_tool_uses_20250919" && e.type !== "compact_20260112") return copy(e);
+  const out = { ...e };
+  if (hasOwn(e, "trigger")) out.trigger = { ...e.trigger };
+  if (hasOwn(e, "keep")) out.keep = { ...e.keep };
+  if (hasOwn(e, "clear_at_least")) out.clear_at_least = { ...e.clear_at_least };
+  if (hasOwn(e, "exclude_tools")) out.exclude_tools = e.exclude_tools.slice();
+  return out;
+};
+// A step: its objects (evidence, the counts, the cache effect, each block
+// reference) hold strings and numbers, `messages` strings.
+const step = (s) => {
+  const out = { ...s };
+  out.evidence = { ...s.evidence };
+  out.countBefore = { ...s.countBefore };
+  out.countAfter = { ...s.countAfter };
+  out.messages = s.messages.slice();
+  out.blocks = s.blocks.length === 0 ? [] : s.blocks.map((b) => ({ ...b }));
+  out.cache = { ...s.cache };
+  return out;
+};
 // `number`, `before`, `after`, `reason`: what alone changed since the
 // template's decision, set in it first: the status's one number (over by,
 // tokens left; undefined: unchanged), the one step's counts and reason
@@ -94,17 +120,42 @@ function decision(template, tokens, number, before, after, reason) {
   // crossing.rs's order): `count`, `lines` and `status` hold numbers and
   // strings only, `betas` and `clearedByClient` strings, `breaker` is one.
   const { steps, count, lines, status, contextManagement, betas, thinking, clearedByClient, compaction, requests } = template;
-  out.steps = steps.length === 0 ? [] : steps.map(copy);
+  out.steps = steps.length === 0 ? [] : steps.map(step);
   out.count = { ...count, tokens };
   out.lines = { ...lines };
   out.status = { ...status };
-  out.contextManagement = copy(contextManagement);
+  out.contextManagement = contextManagement === null ? null : { ...contextManagement, edits: contextManagement.edits.map(edit) };
   out.betas = betas.slice();
   out.thinking = copy(thinking);
   out.clearedByClient = clearedByClient.slice();
   out.compaction = copy(compaction);
   out.requests = requests.length === 0 ? [] : requests.map(request);
   return out;
+}
+
+const objectPrototype = Object.prototype;
+/** `[role, content]` of a message the module reads as JSON exactly as
+ * these two values (role 0 user, 1 assistant, 2 system): a plain object
+ * (`{…}` of this realm) whose own enumerable keys are `role` and `content`,
+ * the content a string, nothing inherited JSON.stringify or the module
+ * would read (`toJSON`, `context_management`); else `null`, and `append`
+ * takes it as JSON as before. A throw here (a Proxy's trap) is `null` too:
+ * the JSON path meets it again and reports it as it always did. */
+function plainText(m) {
+  try {
+    if (typeof m !== "object" || m === null || getPrototypeOf(m) !== objectPrototype) return null;
+    const k = keys(m);
+    if (k.length !== 2 || !((k[0] === "role" && k[1] === "content") || (k[0] === "content" && k[1] === "role"))) {
+      return null;
+    }
+    if (m.toJSON !== undefined || m.context_management !== undefined) return null;
+    const { role, content } = m;
+    if (typeof content !== "string") return null;
+    const at = role === "user" ? 0 : role === "assistant" ? 1 : role === "system" ? 2 : -1;
+    return at < 0 ? null : [at, content];
+  } catch {
+    return null;
+  }
 }
 
 /** Installs the guard on `Class` (named `name` in messages); idempotent. */
@@ -206,6 +257,20 @@ export function guard(Class, name) {
       return drive(this);
     };
     Object.defineProperty(proto, "prepare", { value: prepare, writable: true, configurable: true, enumerable: false });
+  }
+  // `append(message)` of a plain `{ role, content }` with a string content
+  // (an agent's usual turn) goes to the module as its two values, not as
+  // JSON: JSON.stringify, its UTF-8 copy and serde_json were half of a
+  // steady append + beforeCall. The engine module alone has `__appendText`.
+  const { append: appendJson, __appendText: appendText } = proto;
+  if (typeof appendJson === "function" && typeof appendText === "function") {
+    Object.defineProperty(proto, "append", {
+      ...Object.getOwnPropertyDescriptor(proto, "append"),
+      value: function append(message) {
+        const read = plainText(message);
+        return read === null ? appendJson.call(this, message) : appendText.call(this, read[0], read[1]);
+      },
+    });
   }
   for (const key of Object.getOwnPropertyNames(proto)) {
     const d = Object.getOwnPropertyDescriptor(proto, key);

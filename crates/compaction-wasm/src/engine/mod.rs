@@ -414,7 +414,21 @@ impl Engine {
             });
         }
         let message = input::read_js(message, "message")?;
-        self.with(|s| s.append_read(message, "message", usage).map(|u| u.0))
+        self.append_new(Appended::Read(message, usage))
+    }
+
+    /// Appends one message read beforehand: the one borrow of the state
+    /// both `append` paths share (one copy of it in the module).
+    #[inline(never)]
+    fn append_new(&self, message: Appended) -> Result<String, JsValue> {
+        self.with(|s| {
+            match message {
+                Appended::Read(message, usage) => s.append_read(message, "message", usage),
+                #[cfg(not(feature = "formats"))]
+                Appended::Text(role, content) => s.append_text(role, content),
+            }
+            .map(|u| u.0)
+        })
     }
 
     /// `load(messages)`, with the usage reported for the model reply among
@@ -455,6 +469,15 @@ mod on_demand;
 #[cfg(not(feature = "formats"))]
 mod plain;
 mod state;
+
+/// A message `append` read, to append.
+enum Appended {
+    /// Read from a message object, with the usage reported beside it.
+    Read(input::Read, Option<Usage>),
+    /// `{ role, content }` with a string content, read by guard.js.
+    #[cfg(not(feature = "formats"))]
+    Text(Role, String),
+}
 
 /// `load`'s messages one at a time (each read through `JSON.stringify`,
 /// so a value JSON cannot hold is an error naming its message), before the

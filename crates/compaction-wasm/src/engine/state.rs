@@ -228,6 +228,16 @@ impl State {
         Ok(uuid)
     }
 
+    /// Appends a message of plain text (`append`'s fast path, plain.rs):
+    /// what [`State::append_read`] makes of `{ role, content }` with a
+    /// string content, its uuid the next one made.
+    #[cfg(not(feature = "formats"))]
+    pub(crate) fn append_text(&mut self, role: Role, content: String) -> Result<Uuid, JsValue> {
+        let store = self.engine.store();
+        let uuid = self.log.uuids.make(|u| store.get(u).is_some());
+        self.append(Message::new(uuid.0, role, Content::Text(content)), "message")
+    }
+
     /// Appends messages a format converted, each with a fresh uuid.
     fn append_formatted(&mut self, incoming: crate::format::Incoming) -> Result<usize, JsValue> {
         let Some(mut f) = self.formatted.take() else {
