@@ -297,9 +297,9 @@ pub fn engine_in(args: &SessionArgs) -> Result<History, String> {
             let counting = Restorer::start(resume.counting.as_ref(), uuids, &mut engine);
             for (i, m) in resume.messages.into_iter().enumerate() {
                 let appended = if m.is_compact_summary {
-                    engine.append_summary(m.message)
+                    engine.append_summary(std::sync::Arc::unwrap_or_clone(m.message))
                 } else {
-                    engine.append(m.message)
+                    engine.append_shared(m.message)
                 };
                 appended.map_err(|e| format!("{}: resumed message {i}: {e}", path.display()))?;
                 counting.loaded(i, &mut engine);

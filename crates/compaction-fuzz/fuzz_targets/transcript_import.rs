@@ -63,7 +63,7 @@ fuzz_target!(|input: Input| {
     );
     // Everything a host does with an imported file.
     let resumed = streamed.resume();
-    let view: Vec<_> = resumed.messages.iter().map(|m| m.message.clone()).collect();
+    let view: Vec<_> = resumed.messages.iter().map(|m| (*m.message).clone()).collect();
     if let Err(why) = pairing_is_legal(&view) {
         panic!("resumed view is not pairing-legal: {why}");
     }

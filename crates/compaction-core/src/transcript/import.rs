@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use crate::hash::{HashMap, HashSet};
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::chain::NodeKind;
 use super::finishing::Finishing;
@@ -438,14 +439,14 @@ impl Importer {
                     }
                 }
                 t.messages.push(ImportedMessage {
-                    message: Message {
+                    message: Arc::new(Message {
                         uuid,
                         role: m.role,
                         content: m.content,
                         timestamp,
                         usage: m.usage,
                         extra: crate::message::Extra::new(),
-                    },
+                    }),
                     line,
                     parent_uuid: parent,
                     merged_uuids: Vec::new(),
@@ -542,11 +543,12 @@ fn total(usage: &Usage) -> u64 {
 /// and its usage if it is the largest snapshot.
 fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option<Usage>) {
     into.merged_uuids.push(uuid);
+    let message = Arc::make_mut(&mut into.message);
     let incoming = match content {
         Content::Text(text) => vec![Block::text(text)],
         Content::Blocks(blocks) => blocks,
     };
-    let blocks = match &mut into.message.content {
+    let blocks = match &mut message.content {
         Content::Blocks(blocks) => blocks,
         content @ Content::Text(_) => {
             let text = match std::mem::replace(content, Content::Blocks(Vec::new())) {
@@ -566,13 +568,12 @@ fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option
         }
     }
     if let Some(usage) = usage {
-        let bigger = into
-            .message
+        let bigger = message
             .usage
             .as_ref()
             .is_none_or(|now| total(&usage) > total(now));
         if bigger {
-            into.message.usage = Some(usage);
+            message.usage = Some(usage);
         }
     }
 }

@@ -2,6 +2,7 @@
 //! problems; and the plain data it reports (inspection, eras).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::hash::HashMap;
 
@@ -23,9 +24,11 @@ pub type Fields = crate::message::Extra;
 pub struct ImportedMessage {
     /// The message in the engine's model. Its uuid is the first line's;
     /// its usage is the largest snapshot among the lines (counted once per
-    /// request, as ccusage does).
+    /// request, as ccusage does). Shared: a timeline and the engines that
+    /// replay it hold the same message, not a copy
+    /// ([`Arc::make_mut`] to change it).
     #[serde(flatten)]
-    pub message: Message,
+    pub message: Arc<Message>,
     /// The 1-based line of the first record.
     pub line: u32,
     /// The first line's `parentUuid`.

@@ -24,7 +24,7 @@
 //! no longer describes its view, so later messages in that era are counted
 //! by estimate.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -169,9 +169,24 @@ impl Default for ReplayOptions {
     }
 }
 
-/// A timeline message, and its copy without usage when it has usage (what
-/// a replay appends once it no longer follows the real session).
-pub type Entry = (Arc<Message>, Option<Arc<Message>>);
+/// A timeline message (shared with the transcript), and its copy without
+/// usage, made the first time a replay needs it ([`without_usage`]).
+pub type Entry = (Arc<Message>, OnceLock<Arc<Message>>);
+
+/// What a replay appends of `entry` once it no longer follows the real
+/// session: the message without its usage (the same message when it has
+/// none), copied once per timeline.
+pub(crate) fn without_usage(entry: &Entry) -> &Arc<Message> {
+    let (message, copy) = entry;
+    if message.usage.is_none() {
+        return message;
+    }
+    copy.get_or_init(|| {
+        let mut m = (**message).clone();
+        m.usage = None;
+        Arc::new(m)
+    })
+}
 
 /// A session's timeline, laid out once for any number of replays and
 /// charts ([`Transcript::timeline`]): every era's own messages in order,
@@ -179,8 +194,8 @@ pub type Entry = (Arc<Message>, Option<Arc<Message>>);
 /// shared rather than copied per replay.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
-    /// Each message, with a copy without its usage when it has one (what a
-    /// replay appends once it no longer follows the real session).
+    /// Each message, with its copy without usage once a replay needed it
+    /// (what a replay appends once it no longer follows the real session).
     pub(crate) entries: Vec<Entry>,
     /// Each era: where its messages start in `entries`, and the index into
     /// `actual` of the real boundary that opens it.

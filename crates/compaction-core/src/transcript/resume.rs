@@ -2,6 +2,8 @@
 //! boundary's summary, the preserved messages relinked after it, then what
 //! followed — with every tool pair legal; and the full history as eras.
 
+use std::sync::Arc;
+
 use crate::hash::HashSet;
 
 use serde::Serialize;
@@ -97,7 +99,7 @@ impl Transcript {
         for m in messages.iter_mut().skip(first_preserved).take(era.preserved) {
             m.preserved = true;
             if m.message.usage.is_some() {
-                m.message.usage = Some(Usage::zeroed());
+                Arc::make_mut(&mut m.message).usage = Some(Usage::zeroed());
             }
         }
         // Backwards, so earlier positions stay valid.
@@ -109,8 +111,9 @@ impl Transcript {
                 if repair.at < messages.len() {
                     messages.remove(repair.at);
                 }
-            } else if let Some(Content::Blocks(blocks)) =
-                messages.get_mut(repair.at).map(|m| &mut m.message.content)
+            } else if let Some(Content::Blocks(blocks)) = messages
+                .get_mut(repair.at)
+                .map(|m| &mut Arc::make_mut(&mut m.message).content)
             {
                 for &b in repair.blocks.iter().rev() {
                     if b < blocks.len() {
@@ -127,12 +130,18 @@ impl Transcript {
             if !m.preserved {
                 return true;
             }
-            match &mut m.message.content {
-                Content::Blocks(blocks) if !blocks.is_empty() => {
-                    blocks.retain(|b| !crate::api::thinking::is_signed_thinking(b));
+            let signed = |b: &Block| crate::api::thinking::is_signed_thinking(b);
+            // Copied only when it holds signed thinking: the rest stay shared.
+            match &m.message.content {
+                Content::Blocks(blocks) if blocks.iter().any(signed) => {}
+                _ => return true,
+            }
+            match &mut Arc::make_mut(&mut m.message).content {
+                Content::Blocks(blocks) => {
+                    blocks.retain(|b| !signed(b));
                     !blocks.is_empty()
                 }
-                _ => true,
+                Content::Text(_) => true,
             }
         });
         let pinned = self.pinned_among(&messages);
@@ -219,7 +228,7 @@ impl Transcript {
     /// Messages are as in the file (no pairing repair, usage as written).
     pub fn eras(&self) -> Vec<Era> {
         let mut eras = Vec::new();
-        let mut visited = HashSet::default();
+        let mut visited = super::era::Visited::default();
         let mut start = self.graph.view_start();
         while let Some(at) = start.filter(|at| !visited.contains(at)) {
             let (era, before) = self.graph.era(at, &self.messages, &mut visited);
@@ -427,7 +436,7 @@ fn answer_after(messages: &mut Vec<ImportedMessage>, at: usize, ids: &[String]) 
     });
     match messages.get_mut(at + 1) {
         Some(next) if next.message.role == Role::User => {
-            let content = &mut next.message.content;
+            let content = &mut Arc::make_mut(&mut next.message).content;
             if let Content::Text(text) = content {
                 let text = std::mem::take(text);
                 *content = Content::Blocks(vec![Block::text(text)]);
@@ -443,12 +452,13 @@ fn answer_after(messages: &mut Vec<ImportedMessage>, at: usize, ids: &[String]) 
         _ => {
             let Some(call) = messages.get(at) else { return };
             let mut message = call.clone();
-            message.message = Message::new(
+            let mut answer = Message::new(
                 format!("{}-unanswered", call.message.uuid),
                 Role::User,
                 Content::Blocks(results.collect()),
             );
-            message.message.timestamp = call.message.timestamp.clone();
+            answer.timestamp = call.message.timestamp.clone();
+            message.message = Arc::new(answer);
             message.parent_uuid = Some(call.message.uuid.clone());
             message.merged_uuids = Vec::new();
             message.message_id = None;

@@ -41,7 +41,11 @@ impl Rng {
 /// an unanswered `tool_use` left out.
 fn resumes_legally(bytes: &[u8], what: &str) -> bool {
     let resume = import(bytes).resume();
-    let view: Vec<Message> = resume.messages.into_iter().map(|m| m.message).collect();
+    let view: Vec<Message> = resume
+        .messages
+        .into_iter()
+        .map(|m| std::sync::Arc::unwrap_or_clone(m.message))
+        .collect();
     if let Err(err) = pairing_is_legal(&view) {
         panic!("{what}: {err}");
     }

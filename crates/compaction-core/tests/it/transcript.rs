@@ -41,7 +41,7 @@ fn view_is_legal(t: &Transcript) {
             .resume_with(mode)
             .messages
             .into_iter()
-            .map(|m| m.message)
+            .map(|m| std::sync::Arc::unwrap_or_clone(m.message))
             .collect();
         pairing_is_legal(&view).unwrap();
         every_call_answered(&view).unwrap();

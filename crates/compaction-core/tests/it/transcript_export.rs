@@ -21,9 +21,11 @@ fn engine_from(resume: Resume) -> Engine {
     let mut engine = Engine::new(Preset::Seed.settings(200_000)).unwrap();
     for m in resume.messages {
         if m.is_compact_summary {
-            engine.append_summary(m.message).unwrap();
+            engine
+                .append_summary(std::sync::Arc::unwrap_or_clone(m.message))
+                .unwrap();
         } else {
-            engine.append(m.message).unwrap();
+            engine.append(std::sync::Arc::unwrap_or_clone(m.message)).unwrap();
         }
     }
     engine

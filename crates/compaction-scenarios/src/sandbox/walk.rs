@@ -360,7 +360,7 @@ impl Opened {
             .take(1 + e.context + e.preserved)
             .filter_map(|&m| transcript.messages.get(m))
             .enumerate()
-            .map(|(i, m)| (Arc::new(m.message.clone()), opens(m, i > e.context)))
+            .map(|(i, m)| (Arc::clone(&m.message), opens(m, i > e.context)))
             .collect();
         Some(Opened { boundary, messages })
     }
@@ -382,7 +382,7 @@ impl Opened {
             .take(end)
             .map(|m| {
                 let opens = opens(&m, m.preserved);
-                (Arc::new(m.message), opens)
+                (m.message, opens)
             })
             .collect();
         Some(Opened { boundary, messages })

@@ -3,11 +3,11 @@
 //! resumable between eras and between any two messages of an era, so that
 //! a page can yield to the browser.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{Actual, Timeline};
-use crate::hash::HashSet;
 use crate::transcript::chain::Walk;
+use crate::transcript::era::Visited;
 use crate::transcript::{Era, Transcript};
 
 /// Where a [`LayingOut`] stands.
@@ -38,7 +38,7 @@ pub struct LayingOut {
     stage: Stage,
     /// The eras walked, newest first until the walk ends.
     eras: Vec<Era>,
-    visited: HashSet<usize>,
+    visited: Visited,
     /// The era walk under way.
     walk: Option<Walk>,
     /// Each timeline message's line in the file.
@@ -63,7 +63,7 @@ impl Transcript {
             timeline: Timeline::default(),
             stage: Stage::Lacks,
             eras: Vec::new(),
-            visited: HashSet::default(),
+            visited: Visited::default(),
             walk: None,
             lines: Vec::new(),
             lacks: Vec::new(),
@@ -212,10 +212,11 @@ impl LayingOut {
                 .take(skip)
                 .filter_map(|&index| transcript.messages.get(index))
                 .map(|imported| {
-                    let mut m = imported.message.clone();
-                    if !imported.is_compact_summary {
-                        m.usage = None;
+                    if imported.is_compact_summary || imported.message.usage.is_none() {
+                        return Arc::clone(&imported.message);
                     }
+                    let mut m = (*imported.message).clone();
+                    m.usage = None;
                     Arc::new(m)
                 })
                 .collect();
@@ -238,16 +239,13 @@ impl LayingOut {
             if imported.is_compact_summary {
                 continue;
             }
-            let message = Arc::new(imported.message.clone());
-            let without_usage = message.usage.is_some().then(|| {
-                let mut m = (*message).clone();
-                m.usage = None;
-                Arc::new(m)
-            });
+            // Shared with the transcript; the copy without usage is made
+            // when a replay first needs it.
+            let message = Arc::clone(&imported.message);
             timeline
                 .position
                 .insert(message.uuid.clone(), timeline.entries.len());
-            timeline.entries.push((message, without_usage));
+            timeline.entries.push((message, OnceLock::new()));
             self.lines.push(imported.line);
         }
         let next = if to >= era.messages.len() {

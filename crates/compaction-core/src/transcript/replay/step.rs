@@ -95,12 +95,13 @@ impl Run {
 
     /// Appends timeline message `at` (without its usage once diverged).
     fn append(&mut self, timeline: &Timeline, at: usize) -> Result<(), Error> {
-        let Some((message, without_usage)) = timeline.entries.get(at) else {
+        let Some(entry) = timeline.entries.get(at) else {
             return Ok(());
         };
-        let appended = match (self.diverged, without_usage) {
-            (true, Some(m)) => m,
-            _ => message,
+        let appended = if self.diverged {
+            super::without_usage(entry)
+        } else {
+            &entry.0
         };
         self.last = Some(Last::Entry(at));
         // A uuid seen twice (a resumed file) is the same message.

@@ -86,9 +86,11 @@ fn resume_with(file: &[u8], settings: &Settings, with_record: bool) -> Engine {
     let counting = Restorer::start(saved, uuids, &mut engine);
     for (i, m) in resume.messages.into_iter().enumerate() {
         if m.is_compact_summary {
-            engine.append_summary(m.message).unwrap();
+            engine
+                .append_summary(std::sync::Arc::unwrap_or_clone(m.message))
+                .unwrap();
         } else {
-            engine.append(m.message).unwrap();
+            engine.append(std::sync::Arc::unwrap_or_clone(m.message)).unwrap();
         }
         counting.loaded(i, &mut engine);
     }

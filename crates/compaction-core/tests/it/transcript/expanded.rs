@@ -95,7 +95,7 @@ impl Live {
             .map(|m| (m.uuid.as_str(), m.role, &m.content))
             .collect();
         assert_eq!(got, want, "{what}: resume(records) is not the live view");
-        let view: Vec<Message> = resumed.messages.iter().map(|m| m.message.clone()).collect();
+        let view: Vec<Message> = resumed.messages.iter().map(|m| (*m.message).clone()).collect();
         pairing_is_legal(&view).unwrap();
         resumed
     }

@@ -282,7 +282,7 @@ fn fixtures_with_300_flipped_bytes_and_200_half_cut_lines_resume_with_every_call
                 .resume_with(mode)
                 .messages
                 .into_iter()
-                .map(|m| m.message)
+                .map(|m| std::sync::Arc::unwrap_or_clone(m.message))
                 .collect();
             pairing_is_legal(&view).unwrap_or_else(|e| panic!("round {round} {mode:?}: {e}"));
             answered_in_the_next_user_messages(&view)

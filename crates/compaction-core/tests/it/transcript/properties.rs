@@ -167,9 +167,9 @@ proptest! {
         let t = import(&jsonl(&lines));
         let view = t.resume();
         prop_assert_eq!(t.active_len(), view.messages.len());
-        let messages: Vec<Message> = view.messages.iter().map(|m| m.message.clone()).collect();
+        let messages: Vec<Message> = view.messages.iter().map(|m| (*m.message).clone()).collect();
         prop_assert!(pairing_is_legal(&messages).is_ok(), "{:?}", pairing_is_legal(&messages));
-        let answered: Vec<Message> = t.resume_with(Unanswered::ErrorResult).messages.into_iter().map(|m| m.message).collect();
+        let answered: Vec<Message> = t.resume_with(Unanswered::ErrorResult).messages.into_iter().map(|m| std::sync::Arc::unwrap_or_clone(m.message)).collect();
         prop_assert!(pairing_is_legal(&answered).is_ok(), "{:?}", pairing_is_legal(&answered));
         prop_assert!(every_call_answered(&answered).is_ok(), "{:?}", every_call_answered(&answered));
         prop_assert!(every_call_answered(&messages).is_ok(), "{:?}", every_call_answered(&messages));

@@ -50,9 +50,13 @@ impl Host {
         let resume = t.resume();
         for m in resume.messages {
             if m.is_compact_summary {
-                host.engine.append_summary(m.message).unwrap();
+                host.engine
+                    .append_summary(std::sync::Arc::unwrap_or_clone(m.message))
+                    .unwrap();
             } else {
-                host.engine.append(m.message).unwrap();
+                host.engine
+                    .append(std::sync::Arc::unwrap_or_clone(m.message))
+                    .unwrap();
             }
         }
         for uuid in &resume.pinned {
