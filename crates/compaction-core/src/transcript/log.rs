@@ -77,9 +77,10 @@ fn numbered(prefix: char, mut n: u64) -> String {
             break;
         }
     }
-    let mut out = String::with_capacity(1 + digits.len() - at);
+    let mut out = String::with_capacity(prefix.len_utf8() + digits.len() - at);
     out.push(prefix);
-    out.extend(digits[at..].iter().map(|&d| char::from(d)));
+    // ASCII digits: one copy, not a push per character (one per append).
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
     out
 }
 
