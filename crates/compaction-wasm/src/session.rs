@@ -5,7 +5,6 @@
 //! the engine module's `engine.loadSession` takes.
 
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
 
 use compaction_core::transcript::{Importer, Resume, Transcript, Unanswered};
 use wasm_bindgen::prelude::*;
@@ -174,7 +173,7 @@ impl SessionImporter {
             .and_then(|mut i| i.take())
             .ok_or_else(finished)?;
         importer.feed(&tail);
-        to_js(&session_of(importer.finish(), self.unanswered))
+        to_js(&session_of(&importer.finish(), self.unanswered))
     }
 }
 
@@ -237,12 +236,12 @@ pub fn read_session(
         let text = crate::js::text(&source, "session", false)?;
         let mut importer = Importer::new();
         importer.feed_text(&text);
-        return to_js(&session_of(importer.finish(), unanswered));
+        return to_js(&session_of(&importer.finish(), unanswered));
     }
     if let Some(bytes) = crate::js::byte_view(&source, "session")? {
         let mut importer = Importer::new();
         importer.feed(&bytes);
-        return to_js(&session_of(importer.finish(), unanswered));
+        return to_js(&session_of(&importer.finish(), unanswered));
     }
     Err(js_error(
         INVALID_ARGUMENT,
@@ -252,12 +251,10 @@ pub fn read_session(
 }
 
 /// The session a transcript resumes to (SPEC R11.2), with its report.
-/// The transcript is dropped before the view's messages are taken: they
-/// share it, and move out once no longer shared.
-fn session_of(transcript: Transcript, unanswered: Unanswered) -> Session {
+fn session_of(transcript: &Transcript, unanswered: Unanswered) -> Session {
     let resume = transcript.resume_with(unanswered);
-    let report = report(&transcript, &resume, unanswered);
-    let head = Session {
+    let report = report(transcript, &resume, unanswered);
+    Session {
         report,
         boundary: resume.boundary.as_ref().map(|b| b.uuid.0.clone()),
         leaf: transcript.leaf().map(|u| u.0.clone()),
@@ -266,31 +263,23 @@ fn session_of(transcript: Transcript, unanswered: Unanswered) -> Session {
         compactions: transcript.boundaries.len() as f64,
         pinned: resume.pinned.iter().map(|u| u.0.clone()).collect(),
         counting: resume.counting.as_ref().map(counting_of),
-        messages: Vec::new(),
-    };
-    drop(transcript);
-    Session {
         messages: resume
             .messages
             .into_iter()
-            .map(|m| {
-                let message = Arc::try_unwrap(m.message).unwrap_or_else(|shared| (*shared).clone());
-                SessionMessage {
-                    uuid: message.uuid.0,
-                    role: message.role.as_str().to_owned(),
-                    content: message.content,
-                    timestamp: message.timestamp.map(|t| t.as_str().to_owned()),
-                    usage: message.usage.map(|u| ReportedUsage {
-                        input_tokens: u.input_tokens as f64,
-                        output_tokens: u.output_tokens as f64,
-                        cache_creation_input_tokens: u.cache_creation_input_tokens as f64,
-                        cache_read_input_tokens: u.cache_read_input_tokens as f64,
-                    }),
-                    is_compact_summary: m.is_compact_summary,
-                }
+            .map(|m| SessionMessage {
+                uuid: m.message.uuid.0.clone(),
+                role: m.message.role.as_str().to_owned(),
+                content: m.message.content.clone(),
+                timestamp: m.message.timestamp.as_ref().map(|t| t.as_str().to_owned()),
+                usage: m.message.usage.as_ref().map(|u| ReportedUsage {
+                    input_tokens: u.input_tokens as f64,
+                    output_tokens: u.output_tokens as f64,
+                    cache_creation_input_tokens: u.cache_creation_input_tokens as f64,
+                    cache_read_input_tokens: u.cache_read_input_tokens as f64,
+                }),
+                is_compact_summary: m.is_compact_summary,
             })
             .collect(),
-        ..head
     }
 }
 

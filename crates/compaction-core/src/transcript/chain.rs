@@ -6,7 +6,6 @@
 use crate::hash::{HashMap, HashSet};
 use std::collections::hash_map::Entry;
 
-use super::era::Visited;
 use super::expand::Expansion;
 use super::model::{Boundary, ImportedMessage};
 use super::{Problem, ProblemKind};
@@ -467,7 +466,7 @@ impl Graph {
 
     /// The newest era ending at node `start`: the boundary that opens it
     /// and the walked nodes after it (newest first).
-    pub(super) fn segment(&self, start: usize, visited: &mut Visited) -> (Option<usize>, Vec<usize>) {
+    pub(super) fn segment(&self, start: usize, visited: &mut HashSet<usize>) -> (Option<usize>, Vec<usize>) {
         let mut walk = self.walk_from(start);
         while !walk.step(self, visited, usize::MAX) {}
         walk.finish()
@@ -511,7 +510,7 @@ pub(super) struct Walk {
 
 impl Walk {
     /// Walks up to `budget` more nodes; true once the walk is done.
-    pub(super) fn step(&mut self, graph: &Graph, visited: &mut Visited, budget: usize) -> bool {
+    pub(super) fn step(&mut self, graph: &Graph, visited: &mut HashSet<usize>, budget: usize) -> bool {
         for _ in 0..budget {
             let Some(i) = self.at.take() else {
                 return true;

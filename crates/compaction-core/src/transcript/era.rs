@@ -19,7 +19,7 @@ impl Graph {
         &self,
         start: usize,
         messages: &[ImportedMessage],
-        visited: &mut Visited,
+        visited: &mut HashSet<usize>,
     ) -> (Era, Option<usize>) {
         let (boundary, walked) = self.segment(start, visited);
         self.era_walked(start, boundary, &walked, messages)
@@ -46,7 +46,7 @@ impl Graph {
     /// the records the expansion names) is left out: the live view after
     /// `expand` had the messages before it back, then what followed.
     pub fn view_era(&self, start: usize, messages: &[ImportedMessage]) -> Era {
-        let mut visited = Visited::default();
+        let mut visited = HashSet::default();
         let mut walked = Vec::new();
         let mut undone: HashSet<&str> = HashSet::default();
         let mut removed: HashSet<usize> = HashSet::default();
@@ -249,31 +249,4 @@ fn context_before_results(preserved: &[usize], body: &[usize], messages: &[Impor
                 .is_some_and(|m| m.is_meta && m.message.tool_result_ids().next().is_none())
         })
         .count()
-}
-
-/// The graph's nodes a walk met, one bit per node: a 1M-record era's
-/// walk sets a bit per node instead of hashing each into a set.
-#[derive(Debug, Default)]
-pub(super) struct Visited(Vec<u64>);
-
-impl Visited {
-    /// Marks node `i`; true when it was not marked before.
-    pub(super) fn insert(&mut self, i: usize) -> bool {
-        let (word, bit) = (i / 64, 1u64 << (i % 64));
-        if word >= self.0.len() {
-            self.0.resize(word + 1, 0);
-        }
-        match self.0.get_mut(word) {
-            Some(w) if *w & bit == 0 => {
-                *w |= bit;
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether node `i` is marked.
-    pub(super) fn contains(&self, i: &usize) -> bool {
-        self.0.get(i / 64).is_some_and(|w| w & (1u64 << (i % 64)) != 0)
-    }
 }

@@ -543,7 +543,7 @@ fn total(usage: &Usage) -> u64 {
 /// and its usage if it is the largest snapshot.
 fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option<Usage>) {
     into.merged_uuids.push(uuid);
-    let message = Arc::make_mut(&mut into.message);
+    let message = into.message_mut();
     let incoming = match content {
         Content::Text(text) => vec![Block::text(text)],
         Content::Blocks(blocks) => blocks,

@@ -68,6 +68,16 @@ pub struct ImportedMessage {
     pub message_extra: super::KeptFields,
 }
 
+impl ImportedMessage {
+    /// The message to change: copied first if it is shared. One function,
+    /// not inlined at each caller (the session module is built for speed,
+    /// and counts its size).
+    #[inline(never)]
+    pub(crate) fn message_mut(&mut self) -> &mut Message {
+        Arc::make_mut(&mut self.message)
+    }
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }

@@ -12,6 +12,7 @@ use super::metadata::compact_metadata;
 pub(super) use super::metadata::uuid_list;
 use super::model::CompactMetadata;
 use super::model::Fields;
+use crate::message::field_in;
 use crate::message::{Content, Json, Role, Usage, Uuid};
 
 /// Record types without a uuid that the importer knows and only counts.
@@ -420,58 +421,13 @@ fn usage(raw: &str) -> Option<Usage> {
     if !raw.starts_with('{') {
         return None;
     }
-    let mut de = serde_json::Deserializer::from_str(raw);
-    let [input, output, creation, read] =
-        serde::Deserializer::deserialize_map(&mut de, Counters).unwrap_or_default();
+    let n = |key: &str| field_in::<u64>(raw, key).unwrap_or(0);
     Some(Usage {
-        input_tokens: input.unwrap_or(0),
-        output_tokens: output.unwrap_or(0),
-        cache_creation_input_tokens: creation.unwrap_or(0),
-        cache_read_input_tokens: read.unwrap_or(0),
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
     })
-}
-
-/// The counters [`usage`] reads, in its order.
-const COUNTERS: [&str; 4] = [
-    "input_tokens",
-    "output_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-];
-
-/// The four counters of a `usage` object read in one pass, each as a
-/// search for its key alone reads it: the last value of a repeated key,
-/// `None` when any of its values is not a `u64` (a search would fail).
-/// One pass, not four: half a 1M-record file's records have a usage.
-struct Counters;
-
-impl<'de> serde::de::Visitor<'de> for Counters {
-    type Value = [Option<u64>; 4];
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("an object")
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = [Some(0); 4];
-        let mut bad = [false; 4];
-        while let Some(crate::message::Text(key)) = map.next_key()? {
-            match COUNTERS.iter().position(|k| *k == key) {
-                Some(i) => {
-                    let value: &RawValue = map.next_value()?;
-                    let n = serde_json::from_str::<u64>(value.get()).ok();
-                    if let (Some(slot), Some(bad)) = (out.get_mut(i), bad.get_mut(i)) {
-                        *bad |= n.is_none();
-                        *slot = n.filter(|_| !*bad);
-                    }
-                }
-                None => {
-                    map.next_value::<serde::de::IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(out)
-    }
 }
 
 fn boundary(mut map: Fields) -> Result<Record<'static>, (Invalid, Fields)> {
@@ -537,39 +493,5 @@ fn payload_error(message: &str) -> Invalid {
             Err(err) => format!("`message.content`: {err}"),
             Ok(_) => "`message` is not a usable object".to_owned(),
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{usage, COUNTERS};
-    use crate::message::field_in;
-
-    /// The one pass reads what four searches, one per counter, read.
-    #[test]
-    fn usage_in_one_pass_reads_what_a_search_per_counter_reads() {
-        for raw in [
-            r#"{"input_tokens":10,"output_tokens":5,"cache_read_input_tokens":1000}"#,
-            r#"{"input_tokens":1,"input_tokens":2,"cache_creation_input_tokens":-0}"#,
-            r#"{"input_tokens":1,"input_tokens":"x","output_tokens":"y","output_tokens":3}"#,
-            r#"{"input_tokens":1.5,"output_tokens":-2,"cache_read_input_tokens":18446744073709551616}"#,
-            r#"{"cache_creation":{"input_tokens":7},"service_tier":"standard","output_tokens":1e2}"#,
-            r#"{"inp\u0075t_tokens":4,"output_tokens":null}"#,
-            r#"{}"#,
-        ] {
-            let searched: Vec<u64> = COUNTERS
-                .iter()
-                .map(|k| field_in::<u64>(raw, k).unwrap_or(0))
-                .collect();
-            let u = usage(raw).unwrap_or_default();
-            let read = [
-                u.input_tokens,
-                u.output_tokens,
-                u.cache_creation_input_tokens,
-                u.cache_read_input_tokens,
-            ];
-            assert_eq!(searched, read, "{raw}");
-        }
-        assert_eq!(usage("[1]"), None);
     }
 }

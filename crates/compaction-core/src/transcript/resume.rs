@@ -99,7 +99,7 @@ impl Transcript {
         for m in messages.iter_mut().skip(first_preserved).take(era.preserved) {
             m.preserved = true;
             if m.message.usage.is_some() {
-                Arc::make_mut(&mut m.message).usage = Some(Usage::zeroed());
+                m.message_mut().usage = Some(Usage::zeroed());
             }
         }
         // Backwards, so earlier positions stay valid.
@@ -111,9 +111,8 @@ impl Transcript {
                 if repair.at < messages.len() {
                     messages.remove(repair.at);
                 }
-            } else if let Some(Content::Blocks(blocks)) = messages
-                .get_mut(repair.at)
-                .map(|m| &mut Arc::make_mut(&mut m.message).content)
+            } else if let Some(Content::Blocks(blocks)) =
+                messages.get_mut(repair.at).map(|m| &mut m.message_mut().content)
             {
                 for &b in repair.blocks.iter().rev() {
                     if b < blocks.len() {
@@ -130,18 +129,12 @@ impl Transcript {
             if !m.preserved {
                 return true;
             }
-            let signed = |b: &Block| crate::api::thinking::is_signed_thinking(b);
-            // Copied only when it holds signed thinking: the rest stay shared.
-            match &m.message.content {
-                Content::Blocks(blocks) if blocks.iter().any(signed) => {}
-                _ => return true,
-            }
-            match &mut Arc::make_mut(&mut m.message).content {
-                Content::Blocks(blocks) => {
-                    blocks.retain(|b| !signed(b));
+            match &mut m.message_mut().content {
+                Content::Blocks(blocks) if !blocks.is_empty() => {
+                    blocks.retain(|b| !crate::api::thinking::is_signed_thinking(b));
                     !blocks.is_empty()
                 }
-                Content::Text(_) => true,
+                _ => true,
             }
         });
         let pinned = self.pinned_among(&messages);
@@ -228,7 +221,7 @@ impl Transcript {
     /// Messages are as in the file (no pairing repair, usage as written).
     pub fn eras(&self) -> Vec<Era> {
         let mut eras = Vec::new();
-        let mut visited = super::era::Visited::default();
+        let mut visited = HashSet::default();
         let mut start = self.graph.view_start();
         while let Some(at) = start.filter(|at| !visited.contains(at)) {
             let (era, before) = self.graph.era(at, &self.messages, &mut visited);
@@ -436,7 +429,7 @@ fn answer_after(messages: &mut Vec<ImportedMessage>, at: usize, ids: &[String]) 
     });
     match messages.get_mut(at + 1) {
         Some(next) if next.message.role == Role::User => {
-            let content = &mut Arc::make_mut(&mut next.message).content;
+            let content = &mut next.message_mut().content;
             if let Content::Text(text) = content {
                 let text = std::mem::take(text);
                 *content = Content::Blocks(vec![Block::text(text)]);

@@ -7,7 +7,6 @@ use std::sync::{Arc, OnceLock};
 
 use super::{Actual, Timeline};
 use crate::transcript::chain::Walk;
-use crate::transcript::era::Visited;
 use crate::transcript::{Era, Transcript};
 
 /// Where a [`LayingOut`] stands.
@@ -38,7 +37,7 @@ pub struct LayingOut {
     stage: Stage,
     /// The eras walked, newest first until the walk ends.
     eras: Vec<Era>,
-    visited: Visited,
+    visited: crate::hash::HashSet<usize>,
     /// The era walk under way.
     walk: Option<Walk>,
     /// Each timeline message's line in the file.
@@ -63,7 +62,7 @@ impl Transcript {
             timeline: Timeline::default(),
             stage: Stage::Lacks,
             eras: Vec::new(),
-            visited: Visited::default(),
+            visited: Default::default(),
             walk: None,
             lines: Vec::new(),
             lacks: Vec::new(),
