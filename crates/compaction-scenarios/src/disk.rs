@@ -3,6 +3,9 @@
 //! engine's default estimate (four characters a token) `tokens` tokens are
 //! `4 × tokens` characters.
 
+use std::cell::RefCell;
+use std::fmt::Write as _;
+
 /// Characters per token of plain ASCII at the default estimate.
 pub(crate) const CHARS_PER_TOKEN: usize = 4;
 
@@ -15,16 +18,42 @@ pub(crate) fn sized(head: &str, lines: &[&str], chars: usize) -> String {
     let mut n = 1;
     while out.len() < chars {
         let line = lines.get(n % lines.len().max(1)).copied().unwrap_or("");
-        out.push_str(&format!("{n:>5}  {line}\n"));
+        // Written in place: a String's fmt::Write never fails.
+        let _ = writeln!(out, "{n:>5}  {line}");
         n += 1;
     }
     out.truncate(chars);
     out
 }
 
+thread_local! {
+    /// The files' texts made so far, by path and size: every play of a
+    /// scenario reads the same files again (the sandbox plays one on each
+    /// control change).
+    static MADE: RefCell<Vec<(String, u64, String)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Files' texts kept made at most.
+const MADE_KEPT: usize = 64;
+
 /// A file's text of about `tokens` tokens, in the style its extension
-/// suggests.
+/// suggests (made once per path and size, then copied).
 pub(crate) fn file_text(path: &str, tokens: u64) -> String {
+    MADE.with(|made| {
+        let mut made = made.borrow_mut();
+        if let Some((_, _, text)) = made.iter().find(|(p, t, _)| p == path && *t == tokens) {
+            return text.clone();
+        }
+        let text = make_file_text(path, tokens);
+        if made.len() >= MADE_KEPT {
+            made.clear();
+        }
+        made.push((path.to_owned(), tokens, text.clone()));
+        text
+    })
+}
+
+fn make_file_text(path: &str, tokens: u64) -> String {
     const JS: [&str; 6] = [
         "function wmi(messages, settings) { const groups = splitIntoGroups(messages);",
         "  if (!isLegalCut(groups, keep)) return { error: 'tool_use without tool_result' };",

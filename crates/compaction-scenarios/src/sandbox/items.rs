@@ -84,7 +84,7 @@ pub struct Thought {
 /// The thinking blocks R13.1 steps named so far in a play, by message
 /// and index in the view's copy: their prefix was rewritten.
 #[derive(Default)]
-pub(super) struct Stale(std::collections::HashSet<(Uuid, usize)>);
+pub(super) struct Stale(compaction_core::hash::HashSet<(Uuid, usize)>);
 
 impl Stale {
     /// Remembers the blocks the R13.1 steps among `steps` name.
@@ -153,7 +153,7 @@ pub fn items(engine: &Engine) -> Vec<Item> {
 /// that changes a message holds a new `Arc`, and gets a new label).
 #[derive(Default)]
 pub(super) struct Labels(
-    std::collections::HashMap<Uuid, (std::sync::Arc<compaction_core::message::Message>, String)>,
+    compaction_core::hash::HashMap<Uuid, (std::sync::Arc<compaction_core::message::Message>, String)>,
 );
 
 impl Labels {

@@ -7,12 +7,10 @@
 //! position it names ("message N"). A line that only counts (section 5)
 //! has no source.
 
-use std::collections::HashSet;
-
 use serde::Serialize;
 
 use compaction_core::engine::Engine;
-use compaction_core::hash::HashMap;
+use compaction_core::hash::{HashMap, HashSet};
 use compaction_core::message::{Block, Content, Message, ToolResultContent, Uuid};
 use compaction_core::summary::{PATH_KEYS, SECTIONS};
 

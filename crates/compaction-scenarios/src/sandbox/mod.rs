@@ -523,8 +523,9 @@ impl Observer for Watch {
             return;
         }
         let after = items_with(engine, &mut self.labels, &self.stale, &self.preserved);
-        let replaced: HashSet<&Uuid> = after.iter().flat_map(|i| i.replaces.iter()).collect();
-        let kept: HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
+        let replaced: compaction_core::hash::HashSet<&Uuid> =
+            after.iter().flat_map(|i| i.replaces.iter()).collect();
+        let kept: compaction_core::hash::HashSet<&Uuid> = after.iter().map(|i| &i.uuid).collect();
         let gone = before
             .iter()
             .filter(|i| i.kind != Kind::System && !kept.contains(&i.uuid));
