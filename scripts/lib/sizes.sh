@@ -50,8 +50,11 @@ size_budget() {
         # other fields kept as one JSON text) made it 118,854 B, 118,928 B
         # at bb1b9fe; still inside the 120 KB a module may take. Lowered
         # to 118,500 for 118,070 B at 0859673 as CI built it (d6df509's
-        # cuts).
-        compaction_session) echo 118500 ;;
+        # cuts). Raised to 118,800 for 118,502 B at 1f90f2f: 9c1f13e shares
+        # an imported message (Arc) instead of copying it twice for the
+        # timeline (1M-record import: timeline 2.2 -> 1.0 s natively);
+        # 87a92b4 took back most of what it first cost (119,533 B).
+        compaction_session) echo 118800 ;;
         # 354,500 for 353,672 B at 27d6dfe: the 334,000 first set here came
         # from an older figure (332,672 B at f56051d); the sandbox was
         # already 351,394 B when the ratchet landed (7110f34: the session
