@@ -146,18 +146,14 @@ pub struct SummaryRequest {
     /// What the summary is for.
     pub purpose: Purpose,
     /// The model to ask (shared, as the prompt).
-    #[serde(serialize_with = "shared_text")]
     pub model: std::sync::Arc<str>,
     /// The models left after it, in order (shared).
-    #[serde(serialize_with = "shared_list")]
     pub fallback_models: std::sync::Arc<[String]>,
     /// The messages to summarise, in order; shared, so a request listed
     /// again while pending is not copied again.
-    #[serde(serialize_with = "shared")]
     pub messages: std::sync::Arc<[Message]>,
     /// The summary prompt (R7.3), to append as a user message; shared, so
     /// a request listed again while pending is not copied again.
-    #[serde(serialize_with = "shared_text")]
     pub prompt: std::sync::Arc<str>,
     /// The request's estimated size, system prompt included.
     pub estimated_tokens: u64,
@@ -233,18 +229,4 @@ pub enum Progress {
         /// Why, in one line.
         reason: String,
     },
-}
-
-fn shared<S: serde::Serializer>(messages: &std::sync::Arc<[Message]>, s: S) -> Result<S::Ok, S::Error> {
-    messages[..].serialize(s)
-}
-
-/// A shared text, written as the string it is.
-fn shared_text<S: serde::Serializer>(text: &std::sync::Arc<str>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(text)
-}
-
-/// A shared list of names, written as the list it is.
-fn shared_list<S: serde::Serializer>(list: &std::sync::Arc<[String]>, s: S) -> Result<S::Ok, S::Error> {
-    list[..].serialize(s)
 }

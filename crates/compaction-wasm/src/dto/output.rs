@@ -99,11 +99,9 @@ pub struct SummaryRequest {
     pub purpose: Purpose,
     /// The model to ask.
     #[tsify(type = "string")]
-    #[serde(deserialize_with = "shared_text")]
     pub model: std::sync::Arc<str>,
     /// The models left after it, in order.
     #[tsify(type = "string[]")]
-    #[serde(deserialize_with = "shared_list")]
     pub fallback_models: std::sync::Arc<[String]>,
     /// The messages to summarise, ready for the plain Messages API (no
     /// `system` role, no beta block).
@@ -113,7 +111,6 @@ pub struct SummaryRequest {
     // The engine's, shared (as the model's name and the fallbacks): not
     // copied on every call the request is pending.
     #[tsify(type = "string")]
-    #[serde(deserialize_with = "shared_text")]
     pub prompt: std::sync::Arc<str>,
     /// The request's estimated size in tokens.
     pub estimated_tokens: f64,
@@ -123,16 +120,6 @@ pub struct SummaryRequest {
     /// (with your tool definitions when `messages` hold tool blocks: the
     /// API wants them defined; with `none` none can be called).
     pub tool_choice: ToolChoice,
-}
-
-/// A shared text read as a string.
-fn shared_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<std::sync::Arc<str>, D::Error> {
-    String::deserialize(d).map(Into::into)
-}
-
-/// A shared list of names read as a list.
-fn shared_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<std::sync::Arc<[String]>, D::Error> {
-    Vec::<String>::deserialize(d).map(Into::into)
 }
 
 /// How a summary call may use tools: `{ type: "none" }`, not at all.
