@@ -88,6 +88,22 @@ pub fn named(text: &str, terms: &[String]) -> usize {
     if terms.is_empty() {
         return 0;
     }
+    if text.is_ascii() {
+        // What `to_lowercase` then `contains` finds, without a lowered copy
+        // of every line or a searcher built per term (the offline summary
+        // asks this of every line of the history).
+        let text = text.as_bytes();
+        return terms
+            .iter()
+            .filter(|t| {
+                let t = t.as_bytes();
+                t.is_empty()
+                    || text
+                        .windows(t.len())
+                        .any(|w| w.iter().zip(t).all(|(a, b)| a.to_ascii_lowercase() == *b))
+            })
+            .count();
+    }
     let lower = text.to_lowercase();
     terms.iter().filter(|t| lower.contains(t.as_str())).count()
 }
@@ -189,6 +205,36 @@ fn partition_swaps(naming: &[bool]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `named` as it was before its ASCII path: lowered, then searched.
+    fn named_lowered(text: &str, terms: &[String]) -> usize {
+        let lower = text.to_lowercase();
+        terms.iter().filter(|t| lower.contains(t.as_str())).count()
+    }
+
+    #[test]
+    fn named_counts_as_the_lowered_search_does() {
+        let terms: Vec<String> = ["parser", "Parser", "", "ünï", "a"].map(String::from).to_vec();
+        for text in [
+            "",
+            "The PARSER fails",
+            "parse",
+            "a parser, a Parser",
+            "ÜNÏ ünï",
+            "x\u{130}parser",
+            "ﬁle parser",
+        ] {
+            assert_eq!(named(text, &terms), named_lowered(text, &terms), "{text:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn named_agrees_with_the_lowered_search(text in "[a-zA-Z \u{e9}\u{130}]{0,40}", terms in proptest::collection::vec("[a-zA-Z\u{e9}]{0,5}", 0..4)) {
+            prop_assert_eq!(named(&text, &terms), named_lowered(&text, &terms));
+        }
+    }
 
     #[test]
     fn terms_are_the_instructions_own_words() {
