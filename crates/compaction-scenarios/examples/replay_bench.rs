@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use compaction_core::transcript::import;
 use compaction_core::transcript::replay::preset_for_version;
-use compaction_scenarios::sandbox::{explore, scenario, timeline_chart, Knobs};
+use compaction_scenarios::sandbox::{explore, explore_at, scenario, timeline_chart, Knobs};
 use serde_json::json;
 
 /// The same file as `session(n)` in `tests/e2e/render-bench.test.mjs`.
@@ -86,6 +86,7 @@ fn explore_bench(rounds: usize) {
     for (name, extra, window) in cases {
         let s = scenario(name, extra).unwrap();
         let mut times = Vec::new();
+        let (mut at_times, mut guess, mut replayed) = (Vec::new(), 0usize, 0usize);
         for _ in 0..rounds {
             for i in 0..7u64 {
                 let mut knobs = Knobs::of(&s);
@@ -99,10 +100,22 @@ fn explore_bench(rounds: usize) {
                 let e = explore(&s, &knobs).unwrap();
                 times.push(start.elapsed().as_secs_f64() * 1e3);
                 std::hint::black_box(e);
+                // As the page runs it: the event shown last is the guess.
+                let start = Instant::now();
+                let (e, shown) = explore_at(&s, &knobs, None, guess).unwrap();
+                at_times.push(start.elapsed().as_secs_f64() * 1e3);
+                replayed += usize::from(shown < guess);
+                guess = shown;
+                std::hint::black_box(e);
             }
         }
         let (med, min) = median(times);
         println!("explore {name} +{extra} groups: median {med:.2} ms, min {min:.2} ms");
+        let (med, min) = median(at_times);
+        println!(
+            "explore_at {name} +{extra} groups: median {med:.2} ms, min {min:.2} ms ({replayed} of {} changes played twice)",
+            rounds * 7
+        );
     }
 }
 
