@@ -68,7 +68,14 @@ size_budget() {
         # channel, not a Promise through wasm-bindgen-futures, which cost
         # +1,330 B), +836 B: a nested 0 ms timer waits 4 ms a slice, ~0.3 s
         # of the 1M-record import's wall time (issue 26's 10 s point).
-        sandbox) echo 356300 ;;
+        # Raised to 357,100 for 356,749 B on 2026-12-06 (session 21, +793 B
+        # on 355,956): a long attachment table lists the rows the engine read
+        # and the first three it never chose, the rest behind "Show all"
+        # (a session of 200 reads drew 207 rows, 824 cells, on every
+        # change); the failing-read checkboxes only for files a compaction
+        # read (210 of them at +200 groups); the offline summary's ASCII
+        # term search (core, shared with the engine).
+        sandbox) echo 357100 ;;
         *) return 1 ;;
     esac
 }

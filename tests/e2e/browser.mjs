@@ -20,12 +20,15 @@ export function launch() {
   });
 }
 
-/** Opens a page that records console errors and uncaught exceptions. */
+/**
+ * Opens a page that records console errors and warnings (issue 26: "no
+ * console error or warning in any view") and uncaught exceptions.
+ */
 export async function pageWithErrors(context) {
   const page = await context.newPage();
   const errors = [];
   page.on("console", (msg) => {
-    if (msg.type() === "error") errors.push(`console: ${msg.text()}`);
+    if (msg.type() === "error" || msg.type() === "warning") errors.push(`console ${msg.type()}: ${msg.text()}`);
   });
   page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
   return { page, errors };

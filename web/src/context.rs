@@ -134,7 +134,7 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
             { stack("Before", &m.before, total_before, widest, props, &before_rows) }
             { stack("After", &m.after, total_after, widest, props, &after_rows) }
             <ThinkingView moment={props.moment.clone()} mode={props.thinking} touched={props.touched.clone()} />
-            { outcome(m) }
+            { outcome(m, props) }
         </div>
     }
 }
@@ -283,7 +283,7 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps, groups: Option<&Groups
     }
 }
 
-fn outcome(m: &Moment) -> Html {
+fn outcome(m: &Moment, props: &ContextViewProps) -> Html {
     match m.outcome.as_ref() {
         None => html! {},
         Some(Outcome::Failed { reason }) => html! {
@@ -308,7 +308,7 @@ fn outcome(m: &Moment) -> Html {
                     { format!(": {} → {} tokens, {} messages preserved", grouped(*pre_tokens), grouped(*post_tokens), preserved) }
                 </p>
                 <h4>{ "Attachments" }</h4>
-                { attachment_table(attachments) }
+                { attachment_table(attachments, props) }
                 <WhatWasLost summarised={summarised(m)} sections={m.lost.clone()} />
                 <details class="summary-text">
                     <summary>{ "The summary the model wrote (offline, deterministic)" }</summary>
@@ -353,15 +353,38 @@ pub fn status_text(s: &Status) -> (&'static str, String) {
     }
 }
 
-fn attachment_table(c: &[Candidate]) -> Html {
+/// "Not chosen" rows a long attachment table lists before it counts the
+/// rest (a session of hundreds of reads has hundreds of candidates).
+const NOT_CHOSEN_SHOWN: usize = 3;
+
+/// The attachments' candidates and how each ended: every row the engine
+/// read (restored, cut, over budget, failed), the first few it never chose,
+/// and how many more (all of them when `props.open` lists the table).
+fn attachment_table(c: &[Candidate], props: &ContextViewProps) -> Html {
     if c.is_empty() {
         return html! { <p class="muted">{ "Nothing to restore: no file was read or edited, and no plan, task list, skill or hook output was there." }</p> };
     }
-    html! {
+    const KEY: &str = "list:attachments";
+    let open = props.open.iter().any(|k| k == KEY);
+    let not_chosen = c.iter().filter(|c| matches!(c.status, Status::NotChosen)).count();
+    let foldable = not_chosen > NOT_CHOSEN_SHOWN + 1;
+    let mut seen = 0;
+    let shown = c.iter().filter(|c| {
+        if open || !foldable || !matches!(c.status, Status::NotChosen) {
+            return true;
+        }
+        seen += 1;
+        seen <= NOT_CHOSEN_SHOWN
+    });
+    let toggle = {
+        let on_lineage = props.on_lineage.clone();
+        Callback::from(move |_| on_lineage.emit(KEY.to_owned()))
+    };
+    html! { <>
         <table class="attachments">
             <thead><tr><th scope="col">{ "kind" }</th><th scope="col">{ "file or name" }</th><th scope="col">{ "status" }</th><th scope="col">{ "detail" }</th></tr></thead>
             <tbody>
-            { for c.iter().map(|c| {
+            { for shown.map(|c| {
                 let (status, detail) = status_text(&c.status);
                 html! {
                     <tr data-path={c.path.clone()} data-status={status} data-kind={c.kind.as_str()}>
@@ -372,9 +395,17 @@ fn attachment_table(c: &[Candidate]) -> Html {
                     </tr>
                 }
             }) }
+            if foldable && !open {
+                <tr class="folded"><td colspan="4" class="muted">{ format!("… {} more not chosen: older than the most recent files", not_chosen - NOT_CHOSEN_SHOWN) }</td></tr>
+            }
             </tbody>
         </table>
-    }
+        if foldable {
+            <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
+                { if open { "Show fewer".to_owned() } else { format!("Show all {} candidates", c.len()) } }
+            </button>
+        }
+    </> }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! control that dispatches one [`Action`].
 
 use compaction_core::api::ThinkingMode;
-use compaction_core::compact::attachments::Kind as AttachmentKind;
+use compaction_core::compact::attachments::{Kind as AttachmentKind, Status};
 use compaction_scenarios::sandbox::{thinking_mode, Exploration, Outcome, PrecomputeSwitch, THINKING_MODES};
 use yew::prelude::*;
 
@@ -30,8 +30,8 @@ pub fn controls(
         let on_change = Callback::from(move |on| s.dispatch(Action::Toggle(sw, on)));
         html! { <Check id={sw.key()} label={sw.label()} checked={state.on(sw)} {on_change} /> }
     };
-    // The files the engine considered at the last compaction, and any
-    // already failing.
+    // The files a compaction read (not those it never chose: their read
+    // cannot fail), and any already failing.
     let mut files: Vec<String> = e
         .into_iter()
         .flat_map(|e| e.moments.iter())
@@ -39,7 +39,7 @@ pub fn controls(
             Some(Outcome::Compacted { attachments, .. }) => Some(
                 attachments
                     .iter()
-                    .filter(|c| c.kind == AttachmentKind::File)
+                    .filter(|c| c.kind == AttachmentKind::File && !matches!(c.status, Status::NotChosen))
                     .map(|c| c.path.clone()),
             ),
             _ => None,
