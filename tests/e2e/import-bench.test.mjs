@@ -4,8 +4,8 @@
 // responsive the page stays meanwhile (the longest gap between 4 ms timer
 // ticks, and the longest task Chromium reports), and what a control change
 // costs afterwards (the what-if replay of the whole session). For the 23 MB
-// file it asserts only that the import finishes and nothing errors; for the
-// large files see below.
+// file it asserts that the import finishes, nothing errors and no task
+// took over 200 ms; for the large files see below.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -38,7 +38,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_000 }, async () => {
+test("importing a 23 MB session file (no long task over 200 ms)", { timeout: 300_000 }, async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const { page, errors } = await pageWithErrors(context);
   await page.goto(`${server.url}/`);
@@ -91,6 +91,11 @@ test("importing a 23 MB session file (reported, not asserted)", { timeout: 300_0
   console.log(`import-bench: ${mb} MB, ${messages} messages: import ${importMs.toFixed(0)} ms in the page (${(file.length / 1e3 / importMs).toFixed(1)} MB/s)`);
   console.log(`import-bench: during the import: longest gap between 4 ms timer ticks ${probe.maxGap.toFixed(0)} ms (p95 ${probe.p95Gap.toFixed(0)} ms, ${probe.ticks} ticks); long tasks ${probe.longTasks}, longest ${probe.maxTask.toFixed(0)} ms`);
   console.log(`import-bench: then a window change (replay of the whole session + chart): sandboxRenderMs ${median(changes.map((c) => c.render)).toFixed(1)} ms, input→frame ${median(changes.map((c) => c.frame)).toFixed(1)} ms (median of 3)`);
+  // Issue 26: "a 23 MB session imports with no long task over 200 ms after
+  // the progress bar" (the progress bar shows from the pick). Its longest
+  // task was 92 ms of wall time on 2026-12-06 with two builds running
+  // beside the test.
+  assert.ok(probe.maxTask < 200, `a ${probe.maxTask.toFixed(0)} ms task during the 23 MB import`);
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "250000");
   assert.deepEqual(errors, []);
   await context.close();
