@@ -9,7 +9,12 @@
 //! raw value (a [`Json`](super::Json)'s text), whose struct name is the
 //! marker, takes serde_json's struct writer. The name is a constant at each
 //! struct's `serialize_struct`, so which way it goes is decided when the
-//! module is built, not at run time.
+//! module is built, not at run time. A struct's map is started without a
+//! length and an option's value written as itself, as serde_json writes
+//! them anyway (`{}` for no fields; `Some(v)` as `v`): what no caller needs
+//! is not computed or passed at every struct and field.
+//! [`to_json_string`] is its only user: what it wraps is serde_json's
+//! serializer, always.
 
 use std::fmt::Display;
 
@@ -114,7 +119,8 @@ impl<S: Serializer> Serializer for Maps<S> {
         self.0.serialize_none()
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
-        self.0.serialize_some(&Lean(value))
+        // serde_json writes the value itself.
+        value.serialize(self)
     }
     fn serialize_unit(self) -> Result<S::Ok, S::Error> {
         self.0.serialize_unit()
@@ -191,7 +197,10 @@ impl<S: Serializer> Serializer for Maps<S> {
         if name.len() == RAW_VALUE.len() && name == RAW_VALUE {
             return Err(serde::ser::Error::custom("a raw value outside a Json"));
         }
-        self.0.serialize_map(Some(len)).map(Fields)
+        // serde_json writes `{}` for an empty map either way; the length
+        // goes unread, and so uncounted.
+        let _ = len;
+        self.0.serialize_map(None).map(Fields)
     }
     fn serialize_struct_variant(
         self,
@@ -318,6 +327,17 @@ mod tests {
     }
 
     #[derive(Serialize)]
+    struct Empty {}
+
+    #[derive(Serialize)]
+    struct Skipping {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        a: Option<Option<u8>>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        b: Vec<Empty>,
+    }
+
+    #[derive(Serialize)]
     struct Pair2 {
         left: u32,
         right: Option<Json>,
@@ -410,6 +430,28 @@ mod tests {
             bytes: serde_json::json!({"n": [1, -2, 3.5], "s": "x"}),
             extra,
         };
+        assert_eq!(same(&Empty {}), "{}");
+        assert_eq!(
+            same(&Skipping {
+                a: None,
+                b: Vec::new()
+            }),
+            "{}"
+        );
+        assert_eq!(
+            same(&Skipping {
+                a: Some(None),
+                b: vec![Empty {}]
+            }),
+            r#"{"a":null,"b":[{}]}"#
+        );
+        assert_eq!(
+            same(&Skipping {
+                a: Some(Some(1)),
+                b: Vec::new()
+            }),
+            r#"{"a":1}"#
+        );
         let text = same(&value);
         assert!(
             text.contains(r#""outer":["Unit",{"Newtype":{"z":1,"a":[true,null]}}"#),
