@@ -9,10 +9,10 @@
 //! raw value (a [`Json`](super::Json)'s text), whose struct name is the
 //! marker, takes serde_json's struct writer. The name is a constant at each
 //! struct's `serialize_struct`, so which way it goes is decided when the
-//! module is built, not at run time. A struct's map is started without a
-//! length and an option's value written as itself, as serde_json writes
-//! them anyway (`{}` for no fields; `Some(v)` as `v`): what no caller needs
-//! is not computed or passed at every struct and field.
+//! module is built, not at run time. A struct's map, a map and a sequence
+//! are started without a length and an option's value written as itself,
+//! as serde_json writes them anyway (`{}` and `[]` when empty; `Some(v)` as
+//! `v`): what no caller needs is not computed or passed at each of them.
 //! [`to_json_string`] is its only user: what it wraps is serde_json's
 //! serializer, always.
 
@@ -161,7 +161,8 @@ impl<S: Serializer> Serializer for Maps<S> {
             .serialize_newtype_variant(name, index, variant, &Lean(value))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        self.0.serialize_seq(len).map(Maps)
+        let _ = len;
+        self.0.serialize_seq(None).map(Maps)
     }
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
         self.0.serialize_tuple(len).map(Maps)
@@ -185,7 +186,8 @@ impl<S: Serializer> Serializer for Maps<S> {
             .map(Maps)
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        self.0.serialize_map(len).map(Maps)
+        let _ = len;
+        self.0.serialize_map(None).map(Maps)
     }
     /// A raw value written as a struct is refused, not written as a map:
     /// [`Json`](super::Json) writes its text through
@@ -430,6 +432,13 @@ mod tests {
             bytes: serde_json::json!({"n": [1, -2, 3.5], "s": "x"}),
             extra,
         };
+        assert_eq!(same(&Vec::<u8>::new()), "[]");
+        assert_eq!(same(&[Vec::new(), vec![1u8]]), "[[],[1]]");
+        assert_eq!(same(&BTreeMap::<String, u8>::new()), "{}");
+        assert_eq!(
+            same(&[BTreeMap::new(), BTreeMap::from([(1u8, 2u8)])]),
+            r#"[{},{"1":2}]"#
+        );
         assert_eq!(same(&Empty {}), "{}");
         assert_eq!(
             same(&Skipping {
