@@ -14,12 +14,14 @@ mod de;
 mod de_message;
 mod de_usage;
 mod json;
+mod lean;
 pub mod scan;
 mod ser;
 pub mod surrogates;
 
 pub(crate) use json::{field_in, Text};
 pub use json::{Extra, Json};
+pub use lean::to_json_string;
 
 /// A message's stable identity in the store.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

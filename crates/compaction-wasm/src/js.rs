@@ -231,7 +231,7 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
 /// Only the writing is generic: the rest (the shared arrays, `JSON.parse`,
 /// the error) is one function for every type, not one copy per type.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    written(&mut || serde_json::to_string(value))
+    written(&mut || compaction_core::message::to_json_string(value))
 }
 
 /// What `write` writes, read by `JSON.parse`.

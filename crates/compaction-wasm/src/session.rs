@@ -349,7 +349,7 @@ fn problem(p: &compaction_core::transcript::Problem) -> Problem {
     Problem {
         line: f64::from(p.line),
         // The kind's serde name (a JSON string, quotes removed).
-        kind: serde_json::to_string(&p.kind)
+        kind: compaction_core::message::to_json_string(&p.kind)
             .map(|s| s.trim_matches('"').to_owned())
             .unwrap_or_default(),
         detail: p.detail.clone(),

@@ -83,7 +83,7 @@ pub(crate) fn string(s: &str) -> Json {
 
 /// A JSON list of these values.
 pub(crate) fn array(items: Vec<Json>) -> Json {
-    serde_json::to_string(&items)
+    crate::message::to_json_string(&items)
         .ok()
         .and_then(|t| Json::parse(&t).ok())
         .unwrap_or_else(Json::null)
@@ -91,7 +91,7 @@ pub(crate) fn array(items: Vec<Json>) -> Json {
 
 /// An object of these fields, in order.
 pub(crate) fn to_json(o: &Extra) -> Json {
-    serde_json::to_string(o)
+    crate::message::to_json_string(o)
         .ok()
         .and_then(|t| Json::parse(&t).ok())
         .unwrap_or_else(Json::null)

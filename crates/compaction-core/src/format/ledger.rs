@@ -300,7 +300,7 @@ pub fn fresh(format: Format, m: &Message) -> Vec<Json> {
         Format::OpenAiResponses => openai_responses::fresh(m),
         Format::LangChain => langchain::fresh(m),
         Format::Anthropic => {
-            let content = serde_json::to_string(&m.content)
+            let content = crate::message::to_json_string(&m.content)
                 .ok()
                 .and_then(|t| Json::parse(&t).ok())
                 .unwrap_or_else(Json::null);

@@ -166,9 +166,12 @@ impl fmt::Display for Json {
     }
 }
 
+/// The raw value inside a newtype (which serde_json's serializers write as
+/// the value itself): [`to_json_string`](super::to_json_string) hands it to
+/// serde_json as it is.
 impl Serialize for Json {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
+        serializer.serialize_newtype_struct(super::lean::RAW_JSON, &self.0)
     }
 }
 

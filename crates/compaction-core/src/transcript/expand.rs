@@ -355,7 +355,7 @@ pub(super) fn system_line(
         count_metadata,
     };
     // Strings and lists of strings only: serialising cannot fail.
-    let line = serde_json::to_string(&record).unwrap_or_default();
+    let line = crate::message::to_json_string(&record).unwrap_or_default();
     (uuid, line)
 }
 

@@ -128,7 +128,7 @@ fn user_line<'a>(
 fn line<T: Serialize>(record: &T) -> String {
     // Serialising these structs cannot fail: string keys, no maps of
     // other keys, no floats that are not finite.
-    serde_json::to_string(record).unwrap_or_default()
+    crate::message::to_json_string(record).unwrap_or_default()
 }
 
 /// The `compact_boundary` system record, fields in Claude Code's order.

@@ -426,7 +426,7 @@ impl SessionLog {
             user_type: "external",
             uuid: &m.uuid,
         };
-        serde_json::to_string(&record).ok()
+        crate::message::to_json_string(&record).ok()
     }
 }
 
