@@ -67,20 +67,25 @@ const copy = (value) => {
 // A summary request is written as a literal, its keys in the order the
 // engine writes them (V8 allocates it in one go: ~20 % less than a spread
 // then three stores; the crossing test checks the order).
+// Its `purpose` and `toolChoice` are literals too, by the engine's shapes
+// (a collapse segment's turns, else its kind alone; `{ type }`): with 12
+// requests pending, decision() 0.69 -> 0.54 us.
+const purpose = (p) =>
+  p.kind === "collapseSegment" ? { kind: p.kind, firstTurn: p.firstTurn, lastTurn: p.lastTurn } : { kind: p.kind };
 const request = (r) => {
   if (r.kind === "files") return { ...r, paths: r.paths.slice() };
   if (r.kind === "preCompact") return { ...r };
   return {
     kind: r.kind,
     id: r.id,
-    purpose: { ...r.purpose },
+    purpose: purpose(r.purpose),
     model: r.model,
-    fallbackModels: r.fallbackModels.slice(),
+    fallbackModels: r.fallbackModels.length === 0 ? [] : r.fallbackModels.slice(),
     messages: r.messages,
     prompt: r.prompt,
     estimatedTokens: r.estimatedTokens,
     attempt: r.attempt,
-    toolChoice: { ...r.toolChoice },
+    toolChoice: { type: r.toolChoice.type },
   };
 };
 // An edit of `contextManagement` the engine writes (clearing, compaction):
@@ -124,22 +129,25 @@ function decision(template, tokens, number, before, after, reason) {
     s.countAfter.tokens = after;
     s.reason = reason;
   }
-  const out = { ...template };
-  // Each field as index.d.ts types it (the keys are Decision's, in
-  // crossing.rs's order): `count`, `lines` and `status` hold numbers and
-  // strings only, `betas` and `clearedByClient` strings, `breaker` is one.
-  const { steps, count, lines, status, contextManagement, betas, thinking, clearedByClient, compaction, requests } = template;
-  out.steps = steps.length === 0 ? [] : steps.map(step);
-  out.count = { ...count, tokens };
-  out.lines = { ...lines };
-  out.status = { ...status };
-  out.contextManagement = contextManagement === null ? null : { ...contextManagement, edits: contextManagement.edits.map(edit) };
-  out.betas = betas.slice();
-  out.thinking = copy(thinking);
-  out.clearedByClient = clearedByClient.slice();
-  out.compaction = copy(compaction);
-  out.requests = requests.length === 0 ? [] : requests.map(request);
-  return out;
+  // A literal of Decision's keys in crossing.rs's order, each field as
+  // index.d.ts types it: `count` is `{ tokens, basis }`, `lines` and
+  // `status` hold numbers and strings only, `betas` and `clearedByClient`
+  // strings, `breaker` is one (a spread of the template then eleven stores
+  // was ~25 ns more).
+  const { steps, count, lines, status, contextManagement, betas, thinking, clearedByClient, compaction, breaker, requests } = template;
+  return {
+    steps: steps.length === 0 ? [] : steps.map(step),
+    count: { tokens, basis: count.basis },
+    lines: { ...lines },
+    status: { ...status },
+    contextManagement: contextManagement === null ? null : { ...contextManagement, edits: contextManagement.edits.map(edit) },
+    betas: betas.slice(),
+    thinking: copy(thinking),
+    clearedByClient: clearedByClient.slice(),
+    compaction: copy(compaction),
+    breaker,
+    requests: requests.length === 0 ? [] : requests.map(request),
+  };
 }
 
 const objectPrototype = Object.prototype;
