@@ -67,20 +67,25 @@ const copy = (value) => {
 // A summary request is written as a literal, its keys in the order the
 // engine writes them (V8 allocates it in one go: ~20 % less than a spread
 // then three stores; the crossing test checks the order).
+// Its `purpose` and `toolChoice` are literals too, by the engine's shapes
+// (a collapse segment's turns, else its kind alone; `{ type }`): with 12
+// requests pending, decision() 0.69 -> 0.54 us.
+const purpose = (p) =>
+  p.kind === "collapseSegment" ? { kind: p.kind, firstTurn: p.firstTurn, lastTurn: p.lastTurn } : { kind: p.kind };
 const request = (r) => {
   if (r.kind === "files") return { ...r, paths: r.paths.slice() };
   if (r.kind === "preCompact") return { ...r };
   return {
     kind: r.kind,
     id: r.id,
-    purpose: { ...r.purpose },
+    purpose: purpose(r.purpose),
     model: r.model,
-    fallbackModels: r.fallbackModels.slice(),
+    fallbackModels: r.fallbackModels.length === 0 ? [] : r.fallbackModels.slice(),
     messages: r.messages,
     prompt: r.prompt,
     estimatedTokens: r.estimatedTokens,
     attempt: r.attempt,
-    toolChoice: { ...r.toolChoice },
+    toolChoice: { type: r.toolChoice.type },
   };
 };
 // An edit of `contextManagement` the engine writes (clearing, compaction):
@@ -97,17 +102,22 @@ const edit = (e) => {
   return out;
 };
 // A step: its objects (evidence, the counts, the cache effect, each block
-// reference) hold strings and numbers, `messages` strings.
-const step = (s) => {
-  const out = { ...s };
-  out.evidence = { ...s.evidence };
-  out.countBefore = { ...s.countBefore };
-  out.countAfter = { ...s.countAfter };
-  out.messages = s.messages.slice();
-  out.blocks = s.blocks.length === 0 ? [] : s.blocks.map((b) => ({ ...b }));
-  out.cache = { ...s.cache };
-  return out;
-};
+// reference) hold strings and numbers, `messages` strings; a literal of
+// its keys in the order the engine writes them, its counts `{ tokens,
+// basis }` (~25 ns less a step than a spread then six stores).
+const step = (s) => ({
+  tier: s.tier,
+  rule: s.rule,
+  owner: s.owner,
+  evidence: { ...s.evidence },
+  countBefore: { tokens: s.countBefore.tokens, basis: s.countBefore.basis },
+  countAfter: { tokens: s.countAfter.tokens, basis: s.countAfter.basis },
+  messages: s.messages.slice(),
+  blocks: s.blocks.length === 0 ? [] : s.blocks.map((b) => ({ ...b })),
+  cache: { ...s.cache },
+  modelCalls: s.modelCalls,
+  reason: s.reason,
+});
 // `number`, `before`, `after`, `reason`: what alone changed since the
 // template's decision, set in it first: the status's one number (over by,
 // tokens left; undefined: unchanged), the one step's counts and reason
@@ -124,22 +134,25 @@ function decision(template, tokens, number, before, after, reason) {
     s.countAfter.tokens = after;
     s.reason = reason;
   }
-  const out = { ...template };
-  // Each field as index.d.ts types it (the keys are Decision's, in
-  // crossing.rs's order): `count`, `lines` and `status` hold numbers and
-  // strings only, `betas` and `clearedByClient` strings, `breaker` is one.
-  const { steps, count, lines, status, contextManagement, betas, thinking, clearedByClient, compaction, requests } = template;
-  out.steps = steps.length === 0 ? [] : steps.map(step);
-  out.count = { ...count, tokens };
-  out.lines = { ...lines };
-  out.status = { ...status };
-  out.contextManagement = contextManagement === null ? null : { ...contextManagement, edits: contextManagement.edits.map(edit) };
-  out.betas = betas.slice();
-  out.thinking = copy(thinking);
-  out.clearedByClient = clearedByClient.slice();
-  out.compaction = copy(compaction);
-  out.requests = requests.length === 0 ? [] : requests.map(request);
-  return out;
+  // A literal of Decision's keys in crossing.rs's order, each field as
+  // index.d.ts types it: `count` is `{ tokens, basis }`, `lines` and
+  // `status` hold numbers and strings only, `betas` and `clearedByClient`
+  // strings, `breaker` is one (a spread of the template then eleven stores
+  // was ~25 ns more).
+  const { steps, count, lines, status, contextManagement, betas, thinking, clearedByClient, compaction, breaker, requests } = template;
+  return {
+    steps: steps.length === 0 ? [] : steps.map(step),
+    count: { tokens, basis: count.basis },
+    lines: { ...lines },
+    status: { ...status },
+    contextManagement: contextManagement === null ? null : { ...contextManagement, edits: contextManagement.edits.map(edit) },
+    betas: betas.slice(),
+    thinking: copy(thinking),
+    clearedByClient: clearedByClient.slice(),
+    compaction: copy(compaction),
+    breaker,
+    requests: requests.length === 0 ? [] : requests.map(request),
+  };
 }
 
 const objectPrototype = Object.prototype;

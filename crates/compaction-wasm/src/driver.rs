@@ -375,6 +375,7 @@ impl Run {
                                 .start(&prepared.decision.requests, !prepared.compacted.is_empty()),
                             false => None,
                         };
+                        let requests = std::mem::take(&mut prepared.decision.requests);
                         let out = s.prepared(prepared);
                         let started = match background {
                             None => None,
@@ -385,7 +386,7 @@ impl Run {
                                 report: self.host.on_precompute.clone(),
                             }),
                         };
-                        return s.crossing.cross(out).map(|d| Next::Done(d, started));
+                        return s.crossing.cross(out, requests).map(|d| Next::Done(d, started));
                     };
                     let next = self.host.begin(&request);
                     (request, next)

@@ -146,31 +146,22 @@ pub(crate) fn context_management(needs: &Needs) -> Option<ContextManagement> {
 
 /// The beta headers a request with these needs takes, sorted, each once.
 pub(crate) fn betas(needs: &Needs, context_management: Option<&ContextManagement>) -> Vec<String> {
-    let mut out: Vec<&str> = Vec::new();
-    if context_management.is_some() {
-        out.push(BETA_CONTEXT_MANAGEMENT);
+    // In sorted order (a test checks it), each at most once: no sort, no
+    // dedup, no `Vec` of `&str` first on every call.
+    let f = &needs.features;
+    let mut out = Vec::new();
+    for (needed, beta) in [
+        (needs.compact.is_some() || f.compaction_blocks > 0, BETA_COMPACT),
+        (context_management.is_some(), BETA_CONTEXT_MANAGEMENT),
+        (f.output_config > 0, BETA_OUTPUT_CONFIG),
+        (f.clear_at > 0, BETA_SYSTEM_CLEAR_AT),
+        (f.tool_changes > 0, BETA_TOOL_CHANGES),
+        (needs.drop_block, BETA_THINKING_BINDING),
+    ] {
+        if needed {
+            out.push(beta.to_owned());
+        }
     }
-    if needs.compact.is_some() || needs.features.compaction_blocks > 0 {
-        out.push(BETA_COMPACT);
-    }
-    if needs.drop_block {
-        out.push(BETA_THINKING_BINDING);
-    }
-    if needs.features.tool_changes > 0 {
-        out.push(BETA_TOOL_CHANGES);
-    }
-    if needs.features.clear_at > 0 {
-        out.push(BETA_SYSTEM_CLEAR_AT);
-    }
-    if needs.features.output_config > 0 {
-        out.push(BETA_OUTPUT_CONFIG);
-    }
-    // Sorted as `String`s by the stable sort, the one sort of strings the
-    // wasm module holds anyway (an unstable sort of `&str` was code of its
-    // own); equal strings are alike, so the order is the same.
-    let mut out: Vec<String> = out.into_iter().map(str::to_owned).collect();
-    out.sort();
-    out.dedup();
     out
 }
 
@@ -304,5 +295,43 @@ mod tests {
             ..Needs::default()
         };
         assert_eq!(betas(&needs, None), vec![BETA_THINKING_BINDING]);
+    }
+
+    #[test]
+    fn betas_are_sorted_and_each_named_once() {
+        let cm = ContextManagement { edits: Vec::new() };
+        let every = Needs {
+            compact: None,
+            drop_block: true,
+            features: crate::view::Features {
+                compaction_blocks: 2,
+                tool_changes: 1,
+                clear_at: 3,
+                output_config: 1,
+            },
+            ..Needs::default()
+        };
+        let mut expected = vec![
+            BETA_CONTEXT_MANAGEMENT,
+            BETA_COMPACT,
+            BETA_THINKING_BINDING,
+            BETA_TOOL_CHANGES,
+            BETA_SYSTEM_CLEAR_AT,
+            BETA_OUTPUT_CONFIG,
+        ];
+        expected.sort_unstable();
+        assert_eq!(betas(&every, Some(&cm)), expected);
+        // Each alone.
+        let one = |features| Needs {
+            features,
+            ..Needs::default()
+        };
+        let f = crate::view::Features::default();
+        assert_eq!(betas(&one(f), Some(&cm)), vec![BETA_CONTEXT_MANAGEMENT]);
+        let f1 = crate::view::Features {
+            output_config: 1,
+            ..f
+        };
+        assert_eq!(betas(&one(f1), None), vec![BETA_OUTPUT_CONFIG]);
     }
 }

@@ -190,7 +190,7 @@ impl Engine {
             .collect()
     }
 
-    fn segment_request(&self, p: &PendingSegment) -> Option<SummaryRequest> {
+    pub(super) fn segment_request(&self, p: &PendingSegment) -> Option<SummaryRequest> {
         let purpose = Purpose::CollapseSegment {
             first_turn: p.turns.0,
             last_turn: p.turns.1,

@@ -225,9 +225,10 @@ impl Engine {
         let now = opt_text(&now, "now")?;
         self.with(|s| {
             let now = s.now(now)?;
-            let d = s.engine.before_call(now.as_ref());
+            let mut d = s.engine.before_call(now.as_ref());
+            let requests = std::mem::take(&mut d.requests);
             let d = s.decision(d);
-            s.crossing.cross(d)
+            s.crossing.cross(d, requests)
         })
     }
 

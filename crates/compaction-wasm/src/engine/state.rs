@@ -498,7 +498,7 @@ pub(super) fn convert_decision(
         cleared_by_client: d.cleared_by_client,
         compaction: d.compaction.map(progress),
         breaker: d.breaker,
-        requests: d.requests.into_iter().map(dto::Request::from_core).collect(),
+        requests: crate::js::crossing::convert(d.requests),
     }
 }
 
