@@ -23,10 +23,13 @@
 // core), so the least of 7 is the statistic load does not make flaky,
 // and a change that costs over 16 ms fails it every time. A case comes
 // under `median` when CI's median is 10-12 ms, leaving room for a loaded
-// run: the four compact-analysis controls (window, tokens per file, for
-// all files, files restored) since CI's runs of 2026-12-06 measured their
-// medians at 9.4-10.2 ms. The cases not marked still take more than a
-// frame here (README "How fast"), and are marked as they come under it.
+// run. The four compact-analysis controls (window, tokens per file, for
+// all files, files restored) measured medians of 9.4-10.2 ms in CI's runs
+// before 21:00 UTC on 2026-12-06, but 13.1-14.1 ms in the fresh-clone run
+// at 22:50 (Chromium 156 reinstalled on a restarted machine; the same
+// builds alternated in one browser measure alike): too near 16 to assert
+// the median yet. The cases not marked still take more than a frame here
+// (README "How fast"), and are marked as they come under it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -123,10 +126,10 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   // asserted on ("median", "least" or nothing).
   const add = async (what, t, asserted = null) => report.push([what, await t, asserted]);
   const windows = ["210000", "220000", "230000", "240000", "250000", "260000", "270000"];
-  await add("compact-analysis (the default), window", measure(page, "Context window (tokens)", windows), "median");
-  await add("compact-analysis, tokens per file", measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), "median");
-  await add("compact-analysis, tokens for all files", measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), "median");
-  await add("compact-analysis, files restored", measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), "median");
+  await add("compact-analysis (the default), window", measure(page, "Context window (tokens)", windows), "least");
+  await add("compact-analysis, tokens per file", measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), "least");
+  await add("compact-analysis, tokens for all files", measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), "least");
+  await add("compact-analysis, files restored", measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), "least");
   await add("compact-analysis, extra message groups", measure(page, "Extra message groups", ["1", "2", "3", "4", "5", "6", "0"]));
   const groups = async () => Number((await page.locator(".controls").textContent()).match(/sees (\d+) legal groups/)[1]);
   const base = await groups();

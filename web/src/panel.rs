@@ -9,6 +9,10 @@ use yew::prelude::*;
 use crate::controls::{Check, Choice, NumberField, TextArea};
 use crate::state::{Action, Field, SandboxState, Switch};
 
+/// Files a "reading this file fails" list shows all of; a longer one
+/// lists those a compaction read.
+const FAILING_LISTED: usize = 12;
+
 /// The panel for the current state; `e` is the engine's run, whose
 /// compactions name the files a visitor can make fail; `problem` what is
 /// wrong with a field's text, said at that field.
@@ -30,21 +34,23 @@ pub fn controls(
         let on_change = Callback::from(move |on| s.dispatch(Action::Toggle(sw, on)));
         html! { <Check id={sw.key()} label={sw.label()} checked={state.on(sw)} {on_change} /> }
     };
-    // The files a compaction read (not those it never chose: their read
-    // cannot fail), and any already failing.
-    let mut files: Vec<String> = e
-        .into_iter()
-        .flat_map(|e| e.moments.iter())
-        .filter_map(|m| match &m.outcome {
-            Some(Outcome::Compacted { attachments, .. }) => Some(
-                attachments
-                    .iter()
-                    .filter(|c| c.kind == AttachmentKind::File && !matches!(c.status, Status::NotChosen))
-                    .map(|c| c.path.clone()),
-            ),
-            _ => None,
-        })
-        .flatten()
+    // The files the engine considered at the last compaction, and any
+    // already failing; past a dozen, only those a compaction read (a file
+    // it never chose is never read, so its read cannot fail).
+    let considered = || {
+        e.into_iter()
+            .flat_map(|e| e.moments.iter())
+            .filter_map(|m| match &m.outcome {
+                Some(Outcome::Compacted { attachments, .. }) => Some(attachments.iter()),
+                _ => None,
+            })
+            .flatten()
+            .filter(|c| c.kind == AttachmentKind::File)
+    };
+    let long = considered().count() > FAILING_LISTED;
+    let mut files: Vec<String> = considered()
+        .filter(|c| !long || !matches!(c.status, Status::NotChosen))
+        .map(|c| c.path.clone())
         .chain(state.failing.iter().cloned())
         .collect();
     files.sort();
@@ -121,7 +127,7 @@ pub fn controls(
             if files.is_empty() {
                 <p class="muted">{ "No compaction restores files in this run." }</p>
             } else {
-                <p class="sub">{ "Reading this file fails:" }</p>
+                <p class="sub">{ if long { "Reading this file fails (the files a compaction read):" } else { "Reading this file fails:" } }</p>
                 { for files.iter().enumerate().map(|(i, path)| {
                     let s = state.clone();
                     let p = path.clone();
