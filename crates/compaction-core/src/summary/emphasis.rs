@@ -85,27 +85,77 @@ pub fn terms<'a>(instructions: impl IntoIterator<Item = &'a str>) -> Vec<String>
 
 /// How many of `terms` `text` names (case-insensitive).
 pub fn named(text: &str, terms: &[String]) -> usize {
-    if terms.is_empty() {
-        return 0;
+    Finder::new(terms).count(text)
+}
+
+/// A search for many terms at once, built once for all the lines it is
+/// asked about (the offline summary asks it of every line of the history):
+/// one pass over a line's bytes, each looked up in a table of the terms
+/// that begin with it, where a search per term passes over the line once
+/// for each. What `to_lowercase` then `contains` finds, without a lowered
+/// copy of an ASCII line.
+struct Finder<'a> {
+    terms: &'a [String],
+    /// Per 64 terms: for each byte, the terms (bits) whose first byte it
+    /// is; and all of its non-empty terms.
+    starts: Vec<([u64; 256], u64)>,
+    /// How many terms are empty (named by every text).
+    empty: usize,
+}
+
+impl<'a> Finder<'a> {
+    fn new(terms: &'a [String]) -> Self {
+        let mut starts = vec![([0u64; 256], 0u64); terms.len().div_ceil(64)];
+        let mut empty = 0;
+        for (i, term) in terms.iter().enumerate() {
+            match term.as_bytes().first() {
+                Some(&b) => {
+                    let (table, all) = &mut starts[i / 64];
+                    table[usize::from(b)] |= 1 << (i % 64);
+                    *all |= 1 << (i % 64);
+                }
+                None => empty += 1,
+            }
+        }
+        Finder { terms, starts, empty }
     }
-    if text.is_ascii() {
-        // What `to_lowercase` then `contains` finds, without a lowered copy
-        // of every line or a searcher built per term (the offline summary
-        // asks this of every line of the history).
-        let text = text.as_bytes();
-        return terms
-            .iter()
-            .filter(|t| {
-                let t = t.as_bytes();
-                t.is_empty()
-                    || text
-                        .windows(t.len())
-                        .any(|w| w.iter().zip(t).all(|(a, b)| a.to_ascii_lowercase() == *b))
-            })
-            .count();
+
+    fn count(&self, text: &str) -> usize {
+        if self.terms.is_empty() {
+            return 0;
+        }
+        if text.is_ascii() {
+            self.count_bytes(text.as_bytes(), true)
+        } else {
+            self.count_bytes(text.to_lowercase().as_bytes(), false)
+        }
     }
-    let lower = text.to_lowercase();
-    terms.iter().filter(|t| lower.contains(t.as_str())).count()
+
+    /// The terms `text` holds; `fold`: compare its bytes ASCII-lowered.
+    fn count_bytes(&self, text: &[u8], fold: bool) -> usize {
+        let byte = |b: u8| if fold { b.to_ascii_lowercase() } else { b };
+        let mut found = self.empty;
+        for (chunk, (starts, all)) in self.starts.iter().enumerate() {
+            let mut left = *all;
+            for (at, &b) in text.iter().enumerate() {
+                let mut maybe = starts[usize::from(byte(b))] & left;
+                while maybe != 0 {
+                    let bit = maybe.trailing_zeros() as usize;
+                    maybe &= maybe - 1;
+                    let term = self.terms[chunk * 64 + bit].as_bytes();
+                    let rest = &text[at..];
+                    if rest.len() >= term.len() && rest.iter().zip(term).all(|(a, b)| byte(*a) == *b) {
+                        found += 1;
+                        left &= !(1 << bit);
+                    }
+                }
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        found
+    }
 }
 
 /// The lines to quote: `(message position, line)` of the lines that name
@@ -115,11 +165,12 @@ pub fn quoted<'a>(messages: impl IntoIterator<Item = &'a Message>, terms: &[Stri
     if terms.is_empty() {
         return Vec::new();
     }
+    let finder = Finder::new(terms);
     let mut found: Vec<(usize, usize, String)> = Vec::new(); // (score, position, line)
     for (position, message) in messages.into_iter().enumerate() {
         for text in texts(message) {
             for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                let score = named(line, terms);
+                let score = finder.count(line);
                 if score > 0 && !found.iter().any(|f| f.2 == line) {
                     found.push((score, position, line.to_owned()));
                 }
@@ -165,7 +216,8 @@ fn texts(message: &Message) -> Vec<String> {
 
 /// `items` with those naming a term first (each group in its own order).
 pub fn first_named<T>(items: &mut [T], terms: &[String], text: impl Fn(&T) -> &str) {
-    let naming: Vec<bool> = items.iter().map(|item| named(text(item), terms) > 0).collect();
+    let finder = Finder::new(terms);
+    let naming: Vec<bool> = items.iter().map(|item| finder.count(text(item)) > 0).collect();
     for (a, b) in partition_swaps(&naming) {
         items.swap(a, b);
     }
@@ -232,6 +284,12 @@ mod tests {
     proptest! {
         #[test]
         fn named_agrees_with_the_lowered_search(text in "[a-zA-Z \u{e9}\u{130}]{0,40}", terms in proptest::collection::vec("[a-zA-Z\u{e9}]{0,5}", 0..4)) {
+            prop_assert_eq!(named(&text, &terms), named_lowered(&text, &terms));
+        }
+
+        /// Past 64 terms (the finder's second table), and terms repeated.
+        #[test]
+        fn many_terms_agree_with_the_lowered_search(text in "[a-dA-D \u{e9}]{0,60}", terms in proptest::collection::vec("[a-d\u{e9}]{1,3}", 60..140)) {
             prop_assert_eq!(named(&text, &terms), named_lowered(&text, &terms));
         }
     }
