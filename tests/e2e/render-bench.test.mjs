@@ -13,23 +13,24 @@
 //     (the engine run + Yew's diff and DOM patch);
 //   input→layout: the render, then style and layout forced, in one task;
 //   input→frame: the wall time to the second animation frame.
+// Before each change it times a fixed reference workload (DOM built, laid
+// out and changed off-screen, and a JSON round trip) on the same thread
+// clock, so the machine's speed at that moment is measured beside the
+// changes: a VM's neighbours or a busy sibling core slow both alike (the
+// same build measured 9.4-10.2 ms in one CI run and 13.1-14.1 ms in
+// another the same day).
 // It asserts that each change took effect, and the frame budget for each
-// case marked: `median` asserts the median cpu of its 7 changes under
-// 16 ms (issue 26's point: a control change repaints within one frame,
-// typically, not only at best); `least` asserts only the least of the 7
-// under 16 ms, for a case whose median is still near or over the frame on
-// CI's machine: on a loaded 2-core machine the other processes only add
-// to a change's cost (the thread clock runs slower beside a busy sibling
-// core), so the least of 7 is the statistic load does not make flaky,
-// and a change that costs over 16 ms fails it every time. A case comes
-// under `median` when CI's median is 10-12 ms, leaving room for a loaded
-// run. The four compact-analysis controls (window, tokens per file, for
-// all files, files restored) measured medians of 9.4-10.2 ms in CI's runs
-// before 21:00 UTC on 2026-12-06, but 13.1-14.1 ms in the fresh-clone run
-// at 22:50 (Chromium 156 reinstalled on a restarted machine; the same
-// builds alternated in one browser measure alike): too near 16 to assert
-// the median yet. The cases not marked still take more than a frame here
-// (README "How fast"), and are marked as they come under it.
+// case marked: `median` asserts the median cpu of its 7 changes under the
+// frame (issue 26's point: a control change repaints within one frame,
+// typically, not only at best); `least` asserts only the least of the 7,
+// for a case whose median is still near or over the frame on CI's
+// machine: on a loaded machine other processes only add to a change's
+// cost, so the least of 7 is the statistic load does not make flaky, and
+// a change that costs over the frame fails it every time. The frame is
+// 16 ms at the speed of this machine's fastest runs, scaled by the
+// slowdown the reference workload measures in this run (at least 1, at
+// most 1.5 x; printed). The cases not marked still take more than a frame
+// here (README "How fast"), and are marked as they come under it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -39,6 +40,13 @@ import { serve } from "./server.mjs";
 import { launch, pageWithErrors } from "./browser.mjs";
 import { session } from "./session-gen.mjs";
 import { cpuBetween, traced } from "./trace.mjs";
+
+/**
+ * The reference workload's least time (of all its runs in one bench) on
+ * this machine's fastest runs (2 cores, Chromium 156; 14.9-16.7 ms in the
+ * runs of 2026-12-06 23:50 to 2026-12-07 00:10, quiet or not).
+ */
+const REFERENCE_FAST_MS = 15;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 let server, browser;
@@ -63,6 +71,12 @@ function measure(page, label, values) {
  * checkbox), traced, and returns the medians (see the header).
  */
 async function changes(page, values, label = null) {
+  const reference = (i) => page.evaluate(async (i) => {
+    await new Promise((r) => setTimeout(r, 100));
+    console.timeStamp(`reference-${i}`);
+    window.reference();
+    console.timeStamp(`referenced-${i}`);
+  }, i);
   const once = (v, i) => page.evaluate(async ([label, v, i]) => {
     await new Promise((r) => setTimeout(r, 300));
     console.timeStamp(`change-${i}`);
@@ -82,10 +96,16 @@ async function changes(page, values, label = null) {
   await once(values[values.length - 1], "warm-up");
   const { result: times, marks } = await traced(browser, page, async () => {
     const out = [];
-    for (const [i, v] of values.entries()) out.push(await once(v, i));
+    for (const [i, v] of values.entries()) {
+      await reference(i);
+      out.push(await once(v, i));
+    }
     return out;
   });
-  for (const [i, t] of times.entries()) t.cpu = cpuBetween(marks, `change-${i}`, `painted-${i}`);
+  for (const [i, t] of times.entries()) {
+    t.cpu = cpuBetween(marks, `change-${i}`, `painted-${i}`);
+    t.reference = cpuBetween(marks, `reference-${i}`, `referenced-${i}`);
+  }
   return summary(times);
 }
 
@@ -101,6 +121,32 @@ const SETTLED = `window.settled = async (t0) => {
   return performance.now() - t0;
 };`;
 
+/**
+ * Installed in the page: a fixed workload of the kinds a change costs (a
+ * DOM of 1,200 elements built off-screen, laid out, 200 of its texts
+ * changed and laid out again, twice; a JSON round trip of a 400-message
+ * history), timed on the same thread clock between changes, so that the
+ * machine's speed at that moment (a VM's neighbours, a busy sibling core)
+ * is measured beside the changes it slows.
+ */
+const REFERENCE = `window.reference = () => {
+  const host = document.createElement("div");
+  host.style.cssText = "position:absolute;left:-20000px;top:0;width:1200px;font:13px sans-serif";
+  let html = "";
+  for (let i = 0; i < 400; i++) html += \`<div class="r"><span>#\${i}</span><b>user \${i * 7}</b><i>\${(i * 13) % 97} tokens</i></div>\`;
+  document.body.append(host);
+  host.innerHTML = html;
+  host.getBoundingClientRect();
+  for (let k = 0; k < 2; k++) {
+    const cells = host.querySelectorAll("i");
+    for (let i = k; i < cells.length; i += 2) cells[i].textContent = \`\${(i * 31 + k) % 1000} tokens\`;
+    host.getBoundingClientRect();
+  }
+  const history = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: "lorem ipsum ".repeat(20 + (i % 7)) }] }));
+  window.referenceSink = JSON.parse(JSON.stringify(history)).length;
+  host.remove();
+};`;
+
 /** Medians of the CPU time (and its least), the render, the work before the next frame, and the frame. */
 function summary(times) {
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -108,6 +154,8 @@ function summary(times) {
     cpu: median(times.map((t) => t.cpu)),
     best: Math.min(...times.map((t) => t.cpu)),
     all: times.map((t) => t.cpu),
+    reference: Math.min(...times.map((t) => t.reference)),
+    references: times.map((t) => t.reference),
     render: median(times.map((t) => t.render)),
     work: median(times.map((t) => t.work)),
     frame: median(times.map((t) => t.frame)),
@@ -120,6 +168,7 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   await page.goto(`${server.url}/`);
   await page.locator(".events").waitFor();
   await page.evaluate(SETTLED);
+  await page.evaluate(REFERENCE);
 
   const report = [];
   // Each case: what, its medians, and what of it the 16 ms frame is
@@ -151,12 +200,21 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
     changes(page, [1, 2, 3, 4, 5, 6, 7]), "median");
   for (const [what, t, asserted] of report) {
     const budget = t.cpu < 16 ? "within" : "over";
+    console.log(`render-bench: ${what}: reference workload least ${t.reference.toFixed(2)} ms (${t.references.map((x) => x.toFixed(2)).join(", ")})`);
     console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? ` (the ${asserted} asserted under 16)` : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
   }
+  // The machine's speed in this run: the least time of the reference
+  // workload over all its runs, against its least on this machine's
+  // fastest runs. The frame bound is 16 ms at that speed, and grows with
+  // the slowdown measured (never shrinks), up to 1.5 x.
+  const reference = Math.min(...report.map(([, t]) => t.reference));
+  const slowdown = Math.min(Math.max(reference / REFERENCE_FAST_MS, 1), 1.5);
+  const frame = 16 * slowdown;
+  console.log(`render-bench: the reference workload's least ${reference.toFixed(2)} ms against ${REFERENCE_FAST_MS} ms on this machine's fastest runs: the machine at ${(reference / REFERENCE_FAST_MS).toFixed(2)} x, so the 16 ms frame is asserted as ${frame.toFixed(1)} ms`);
   const asserted = { median: (t) => t.cpu, least: (t) => t.best };
-  const over = report.filter(([, t, on]) => on && !(asserted[on](t) < 16));
+  const over = report.filter(([, t, on]) => on && !(asserted[on](t) < frame));
   assert.deepEqual(over.map(([what, t, on]) => `${what}: ${on} ${asserted[on](t).toFixed(1)} ms of ${t.all.map((x) => x.toFixed(1)).join(", ")}`), [],
-    "a control change over the 16 ms frame");
+    `a control change over the 16 ms frame (${frame.toFixed(1)} ms at this run's speed)`);
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "270000");
   assert.deepEqual(errors, []);
   await context.close();

@@ -203,12 +203,31 @@ pub fn App() -> Html {
             move || drop(timer)
         });
     }
+    // While the file of a new change is being written, the lane of the
+    // last one stays, dimmed and marked busy, under a "writing" line: the
+    // change's frame then does not take the lane out of the page (about
+    // 4 ms of a window change's frame), and the file written a moment
+    // later is a patch of it.
+    // Only a lane on the page stays: one written for an earlier event, after
+    // events that wrote none, is not brought back.
+    let lane_shown = use_mut_ref(|| false);
     let resume = match (&*journal, compacted) {
-        (Some((key, Some(j))), true) if *key == journal_key => html! { <ResumeLane journal={j.clone()} /> },
+        (Some((key, Some(j))), true) if *key == journal_key || *lane_shown.borrow() => {
+            let fresh = *key == journal_key;
+            *lane_shown.borrow_mut() = true;
+            html! {
+                <div class={classes!("resume-body", (!fresh).then_some("stale"))} aria-busy={(!fresh).to_string()}>
+                    <p class="muted resume-wait" hidden={fresh}>{ "Writing the session file…" }</p>
+                    <ResumeLane journal={j.clone()} />
+                </div>
+            }
+        }
         (_, true) => {
+            *lane_shown.borrow_mut() = false;
             html! { <p class="muted resume-wait" aria-busy="true">{ "Writing the session file…" }</p> }
         }
         _ => {
+            *lane_shown.borrow_mut() = false;
             html! { <p class="muted resume-none">{ "This event wrote no boundary. Pick a compaction (/compact, or an event marked T4 or T5) to see the session file grow and how a resume reads it back." }</p> }
         }
     };
