@@ -363,12 +363,12 @@ pub fn App() -> Html {
                 .and_then(|s| m.frame.steps.get(s))
                 .map(|s| s.messages.iter().map(|u| u.0.clone()).collect())
                 .unwrap_or_default();
+            let thinking = exploration.as_ref().map(|e| e.thinking).unwrap_or_default();
+            let preserve = state.fields[Field::PreserveGroups as usize].parse().unwrap_or(1);
             let on_lineage = {
                 let state = state.clone();
                 Callback::from(move |uuid| state.dispatch(Action::Lineage(uuid)))
             };
-            let thinking = exploration.as_ref().map(|e| e.thinking).unwrap_or_default();
-            let preserve = state.fields[Field::PreserveGroups as usize].parse().unwrap_or(1);
             let set = state.clone();
             let on_preserve = Callback::from(move |n: usize| set.dispatch(Action::Set(Field::PreserveGroups, n.to_string())));
             html! { <ContextView moment={m} {touched} open={state.open.clone()} {on_lineage} {thinking} {preserve} {on_preserve} /> }

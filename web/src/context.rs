@@ -88,8 +88,12 @@ pub fn runs_marking(
 /// Blocks listed before "Show all".
 pub const SHOWN: usize = 30;
 
-/// Props of [`ContextView`].
-#[derive(Debug, Clone, PartialEq, Properties)]
+/// Props of [`ContextView`]. Equal when all but the callbacks are: each
+/// render makes its callbacks anew (they compare by pointer), and they
+/// only dispatch an action to the page's state, the same from any render;
+/// compared, they would draw the panel again on every change, even one
+/// that leaves its event as it was.
+#[derive(Debug, Clone, Properties)]
 pub struct ContextViewProps {
     /// The event.
     pub moment: Shown,
@@ -109,6 +113,16 @@ pub struct ContextViewProps {
     /// Called with a new "groups preserved" when the cut is moved.
     #[prop_or_default]
     pub on_preserve: Callback<usize>,
+}
+
+impl PartialEq for ContextViewProps {
+    fn eq(&self, other: &Self) -> bool {
+        self.moment == other.moment
+            && self.touched == other.touched
+            && self.open == other.open
+            && self.thinking == other.thinking
+            && self.preserve == other.preserve
+    }
 }
 
 /// The request before and after the event.
