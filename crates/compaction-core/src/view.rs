@@ -207,6 +207,12 @@ impl View {
         }
     }
 
+    /// Makes room for `additional` more entries (a bulk load: the list is
+    /// sized once, not doubled past what it holds).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
     /// Appends an entry (O(1) amortised).
     pub fn push(&mut self, message: Arc<Message>, source: Source, settled_blocks: Vec<usize>) {
         let tokens = self.estimator.message(&message);
