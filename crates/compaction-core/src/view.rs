@@ -439,9 +439,19 @@ impl View {
                 .sum();
             a.position -= before;
         }
-        for range in ranges.iter().rev() {
-            self.entries.drain(range.clone());
-        }
+        // One pass, each kept entry moved once: draining range by range
+        // moved the rest of the view once per range (a snip of thousands of
+        // turns moved it thousands of times).
+        let mut next = ranges.iter().peekable();
+        let mut at = 0;
+        self.entries.retain(|_| {
+            let here = at;
+            at += 1;
+            while next.peek().is_some_and(|r| r.end <= here) {
+                next.next();
+            }
+            !next.peek().is_some_and(|r| r.contains(&here))
+        });
         self.rebuild();
         self.anchor = anchor;
     }
