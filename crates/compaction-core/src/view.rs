@@ -207,6 +207,12 @@ impl View {
         }
     }
 
+    /// Makes room for `additional` more entries (a bulk load: the list is
+    /// sized once, not doubled past what it holds).
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.entries.reserve(additional);
+    }
+
     /// Appends an entry (O(1) amortised).
     pub fn push(&mut self, message: Arc<Message>, source: Source, settled_blocks: Vec<usize>) {
         let tokens = self.estimator.message(&message);
@@ -433,9 +439,19 @@ impl View {
                 .sum();
             a.position -= before;
         }
-        for range in ranges.iter().rev() {
-            self.entries.drain(range.clone());
-        }
+        // One pass, each kept entry moved once: draining range by range
+        // moved the rest of the view once per range (a snip of thousands of
+        // turns moved it thousands of times).
+        let mut next = ranges.iter().peekable();
+        let mut at = 0;
+        self.entries.retain(|_| {
+            let here = at;
+            at += 1;
+            while next.peek().is_some_and(|r| r.end <= here) {
+                next.next();
+            }
+            !next.peek().is_some_and(|r| r.contains(&here))
+        });
         self.rebuild();
         self.anchor = anchor;
     }

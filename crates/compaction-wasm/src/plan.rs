@@ -30,12 +30,12 @@ pub fn plan(
 fn plan_in(state: &mut State, messages: JsValue, now: Option<String>) -> Result<JsValue, JsValue> {
     if messages.is_string() {
         let json = crate::js::text(&messages, "messages", false)?;
-        state.load_json(&json)?;
+        state.load_json(json)?;
     } else if let Some(list) = crate::js::array(&messages, "messages", crate::js::MAX_LIST)? {
         if state.formatted.is_some() {
             // A format reads the whole list at once (Responses items group).
             let json = crate::js::json_text(&list, "messages")?;
-            state.load_text(&json, Some(list), None)?;
+            state.load_text(json, Some(list), None)?;
             let decision = state.before_call_raw(now)?;
             let decision = state.decision(decision);
             return to_js(&decision);

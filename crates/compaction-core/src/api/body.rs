@@ -20,7 +20,9 @@ pub struct MessageParam {
     content: Content,
     uuid: Option<String>,
     timestamp: Option<String>,
-    usage: Option<ApiUsage>,
+    /// Boxed: most messages have none, and a bulk load holds every
+    /// `MessageParam` (in a list grown by doubling) beside its text.
+    usage: Option<Box<ApiUsage>>,
     /// A `role: "system"` message's `clear_at` (R13.3), kept verbatim.
     clear_at: Option<Json>,
     /// A `role: "system"` message's `output_config` (R13.3), kept verbatim.

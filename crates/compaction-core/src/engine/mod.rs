@@ -325,6 +325,7 @@ impl Engine {
     /// effect on behaviour; the indices are sized once).
     pub fn reserve(&mut self, additional: usize) {
         self.store.reserve(additional);
+        self.view.reserve(additional);
         Arc::make_mut(&mut self.turn_of).reserve(additional);
     }
 

@@ -74,6 +74,10 @@ impl<'de> Visitor<'de> for ContentVisitor {
         while let Some(block) = seq.next_element::<Block>()? {
             out.push(block);
         }
+        // A list grows to four blocks at its first push: most hold one or
+        // two, and every message keeps its list (the allocator shrinks in
+        // place).
+        out.shrink_to_fit();
         Ok(Content::Blocks(out))
     }
 }

@@ -211,7 +211,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "string | Uint8Array")] json: JsValue,
     ) -> Result<usize, JsValue> {
         let json = text(&json, "json", true)?;
-        self.with(|s| s.load_json(&json))
+        self.with(|s| s.load_json(json))
     }
 
     /// Runs the cascade before a model call (tiers 1–4, statuses) and
@@ -446,7 +446,7 @@ impl Engine {
             .ok()
             .and_then(|json| json.as_string())
         {
-            Some(json) => self.with(|s| s.load_text(&json, Some(list.clone()), usage)),
+            Some(json) => self.with(|s| s.load_text(json, Some(list.clone()), usage)),
             // Not writable as JSON (a BigInt, a cycle): one by one, so the
             // error names the message at fault.
             None if self.read(|s| Ok(s.formatted.is_some()))? => Err(js_error(

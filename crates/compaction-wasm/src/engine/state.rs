@@ -75,21 +75,24 @@ impl State {
 
     /// Appends a JSON string of messages; all or nothing (checked before any
     /// enters the engine, except a duplicate uuid, found on append).
-    pub(crate) fn load_json(&mut self, json: &str) -> Result<usize, JsValue> {
+    pub(crate) fn load_json(&mut self, json: String) -> Result<usize, JsValue> {
         self.load_text(json, None, None)
     }
 
     /// `load_json`, with the array the text was written from (a format's
     /// untouched items come back as those very objects) and the usage
-    /// reported for the model reply among them.
+    /// reported for the model reply among them. The text is freed once
+    /// read, before the messages enter the engine: a bulk load never holds
+    /// the text and the engine's copies at once.
     pub(crate) fn load_text(
         &mut self,
-        json: &str,
+        json: String,
         objects: Option<js_sys::Array>,
         usage: Option<Usage>,
     ) -> Result<usize, JsValue> {
         if let Some(f) = &self.formatted {
-            let mut incoming = f.read(json, objects)?;
+            let mut incoming = f.read(&json, objects)?;
+            drop(json);
             if let Some(usage) = usage {
                 incoming.report(usage)?;
             }
@@ -97,7 +100,8 @@ impl State {
         }
         let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
-        let (system, mut messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()), "")?;
+        let (system, mut messages) = input::from_json(&json, || maker.make(|u| store.get(u).is_some()), "")?;
+        drop(json);
         report(&mut messages, usage)?;
         self.no_duplicates(&messages)?;
         self.log.uuids = maker;
