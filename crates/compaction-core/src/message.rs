@@ -21,6 +21,7 @@ pub mod surrogates;
 
 pub(crate) use json::{field_in, Text};
 pub use json::{Extra, Json};
+pub(crate) use lean::escape as write_json_string;
 pub use lean::to_json_string;
 
 /// A message's stable identity in the store.

@@ -75,10 +75,9 @@ pub(crate) fn input_json(v: Option<&Json>) -> Json {
 
 /// A JSON string.
 pub(crate) fn string(s: &str) -> Json {
-    serde_json::to_string(s)
-        .ok()
-        .and_then(|t| Json::parse(&t).ok())
-        .unwrap_or_else(Json::null)
+    let mut text = String::new();
+    crate::message::write_json_string(&mut text, s);
+    Json::parse(&text).unwrap_or_else(|_| Json::null())
 }
 
 /// A JSON list of these values.
