@@ -21,6 +21,7 @@ pub mod surrogates;
 
 pub(crate) use json::{field_in, Text};
 pub use json::{Extra, Json};
+pub(crate) use lean::escape as write_json_string;
 pub use lean::to_json_string;
 
 /// A message's stable identity in the store.
@@ -325,7 +326,7 @@ impl ApiUsage {
             if !(v.fract() == 0.0 && (0.0..=MAX_TOKENS as f64).contains(&v)) {
                 let at = at.map(|n| format!(".iterations[{n}]")).unwrap_or_default();
                 return Err(BadTokenCount {
-                    path: format!("{at}.{name}"),
+                    path: crate::concat3(&at, ".", name),
                     value: v,
                     sum: false,
                 });

@@ -420,7 +420,7 @@ fn object_text(fields: &Extra) -> String {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&serde_json::to_string(k).unwrap_or_default());
+        crate::message::write_json_string(&mut out, k);
         out.push(':');
         out.push_str(v.text());
     }

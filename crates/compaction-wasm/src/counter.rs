@@ -107,7 +107,11 @@ fn failure() -> Option<JsValue> {
     Some(js_error_caused(
         COUNT_TOKENS_FAILED,
         "countTokens",
-        &format!("settings.countTokens failed: {said} (the host's error is the cause)"),
+        &compaction_core::concat3(
+            "settings.countTokens failed: ",
+            &said,
+            " (the host's error is the cause)",
+        ),
         &cause,
     ))
 }

@@ -50,7 +50,7 @@ impl JsHost {
                 "host must be an object { summarize, readFiles?, preCompact?, postCompactHooks?, now?, precompute?, onPrecompute? }",
             ));
         }
-        let get = |key: &str| crate::js::get(host, key, &format!("host.{key}"));
+        let get = |key: &str| crate::js::get(host, key, &compaction_core::concat("host.", key));
         let function = |key: &str| -> Result<Option<js_sys::Function>, JsValue> {
             let value = get(key)?;
             if value.is_undefined() || value.is_null() {
@@ -59,8 +59,8 @@ impl JsHost {
             value.dyn_into::<js_sys::Function>().map(Some).map_err(|_| {
                 js_error(
                     INVALID_ARGUMENT,
-                    &format!("host.{key}"),
-                    &format!("host.{key} must be a function"),
+                    &compaction_core::concat("host.", key),
+                    &compaction_core::concat3("host.", key, " must be a function"),
                 )
             })
         };
@@ -164,7 +164,10 @@ impl JsHost {
                     Ok(answer) => Asked::Answer(answer),
                     Err(e) => Asked::Fatal(invalid(
                         "summarize",
-                        &format!("summarize must resolve to the summary text or an Answer: {e}"),
+                        &compaction_core::concat(
+                            "summarize must resolve to the summary text or an Answer: ",
+                            &e,
+                        ),
                     )),
                 },
             },

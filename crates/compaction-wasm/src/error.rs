@@ -150,7 +150,11 @@ fn at(err: &Error, field: &str) -> JsValue {
         }
         Error::InvalidContext { index, .. } => {
             let at = format!("{field}[{index}].kind");
-            return js_error(INVALID_ARGUMENT, &at, &format!("{at}: {message}"));
+            return js_error(
+                INVALID_ARGUMENT,
+                &at,
+                &compaction_core::concat3(&at, ": ", &message),
+            );
         }
         Error::DuplicateUuid { .. } => DUPLICATE_UUID,
         Error::UnknownMessage { .. } => UNKNOWN_MESSAGE,
@@ -159,5 +163,5 @@ fn at(err: &Error, field: &str) -> JsValue {
         Error::EmptySummary => EMPTY_SUMMARY,
         _ => ENGINE_ERROR,
     };
-    js_error(code, field, &format!("{field}: {message}"))
+    js_error(code, field, &compaction_core::concat3(field, ": ", &message))
 }

@@ -26,7 +26,12 @@ pub fn applied_edits(
     }
     let cm = match KEY.with(|key| js_sys::Reflect::get(value, key)) {
         Ok(cm) => cm,
-        Err(e) => return Err(crate::js::threw(&format!("{field}.context_management"), &e)),
+        Err(e) => {
+            return Err(crate::js::threw(
+                &compaction_core::concat(field, ".context_management"),
+                &e,
+            ))
+        }
     };
     if cm.is_undefined() || cm.is_null() {
         return Ok(Vec::new());
@@ -34,8 +39,8 @@ pub fn applied_edits(
     read_applied(&cm).map_err(|e| {
         js_error(
             INVALID_MESSAGE,
-            &format!("{field}.context_management"),
-            &format!("{field}.context_management{e}"),
+            &compaction_core::concat(field, ".context_management"),
+            &compaction_core::concat3(field, ".context_management", &e),
         )
     })
 }
@@ -48,7 +53,7 @@ pub fn applied_edits(
 /// is said from the place (`.applied_edits[0].cleared_tool_uses must be
 /// …`).
 fn read_applied(cm: &JsValue) -> Result<Vec<compaction_core::api::applied::AppliedEdit>, String> {
-    let threw = |at: &str| format!("{at}: reading it threw");
+    let threw = |at: &str| compaction_core::concat(at, ": reading it threw");
     if !cm.is_object() || crate::js::is_array(cm, "").unwrap_or(true) {
         return Err(" must be an object".to_owned());
     }
@@ -64,7 +69,8 @@ fn read_applied(cm: &JsValue) -> Result<Vec<compaction_core::api::applied::Appli
         let at = format!(".applied_edits[{i}]");
         let [kind] = crate::js::object_strings(&edit, ["type"]).map_err(|e| format!("{at}{e}"))?;
         let count = |key: &str| -> Result<Option<u64>, String> {
-            let n = crate::js::get(&edit, key, "").map_err(|_| threw(&format!("{at}.{key}")))?;
+            let n = crate::js::get(&edit, key, "")
+                .map_err(|_| threw(&compaction_core::concat3(&at, ".", key)))?;
             if n.is_undefined() || n.is_null() {
                 return Ok(None);
             }
@@ -77,7 +83,7 @@ fn read_applied(cm: &JsValue) -> Result<Vec<compaction_core::api::applied::Appli
             }
         };
         out.push(compaction_core::api::applied::AppliedEdit {
-            kind: kind.ok_or_else(|| format!("{at}.type is missing"))?,
+            kind: kind.ok_or_else(|| compaction_core::concat(&at, ".type is missing"))?,
             cleared_tool_uses: count("cleared_tool_uses")?,
             cleared_thinking_turns: count("cleared_thinking_turns")?,
             cleared_input_tokens: count("cleared_input_tokens")?,
@@ -131,7 +137,7 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         js_error(
             INVALID_ARGUMENT,
             "session",
-            &format!("session must be a Session from readSession() or SessionImporter.finish() (`context-compaction/session`): {why}"),
+            &compaction_core::concat("session must be a Session from readSession() or SessionImporter.finish() (`context-compaction/session`): ", why),
         )
     };
     if !value.is_object() || js_sys::Array::is_array(value) {
@@ -141,12 +147,12 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
     let json = |key: &str| -> Result<String, JsValue> {
         let v = get(key);
         if v.is_undefined() {
-            return Err(not_a_session(&format!("no `{key}`")));
+            return Err(not_a_session(&compaction_core::concat3("no `", key, "`")));
         }
         js_sys::JSON::stringify(&v)
             .ok()
             .and_then(|s| s.as_string())
-            .ok_or_else(|| not_a_session(&format!("`{key}` is not JSON")))
+            .ok_or_else(|| not_a_session(&compaction_core::concat3("`", key, "` is not JSON")))
     };
     let report = Json::parse(&json("report")?).map_err(|_| not_a_session("`report` is not JSON"))?;
     let list = json("messages")?;
@@ -166,14 +172,14 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
         if message.uuid.0.is_empty() {
             return Err(js_error(
                 INVALID_MESSAGE,
-                &format!("{field}.uuid"),
-                &format!("{field}.uuid is missing"),
+                &compaction_core::concat(&field, ".uuid"),
+                &compaction_core::concat(&field, ".uuid is missing"),
             ));
         }
         messages.push((message, flag));
     }
     let [boundary, leaf, session_id] = crate::js::object_strings(value, ["boundary", "leaf", "sessionId"])
-        .map_err(|e| not_a_session(&format!("session{e}")))?;
+        .map_err(|e| not_a_session(&compaction_core::concat("session", &e)))?;
     // Absent or `null` (a Session made before they were reported): none.
     let (last, compactions) = (get("lastMadeUuid"), get("compactions"));
     let last_made_uuid = match last.as_string() {
@@ -209,7 +215,10 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
     let counting = if counting.is_undefined() || counting.is_null() {
         None
     } else {
-        Some(counting_from_js(&counting).map_err(|e| not_a_session(&format!("`counting{e}`")))?)
+        Some(
+            counting_from_js(&counting)
+                .map_err(|e| not_a_session(&compaction_core::concat3("`counting", &e, "`")))?,
+        )
     };
     Ok(SessionIn {
         report,
@@ -229,12 +238,13 @@ pub fn session_from_js(value: &JsValue) -> Result<SessionIn, JsValue> {
 fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
     use compaction_core::view::{Calibration, Counting, SavedAnchor, ServerCleared};
     let whole = |object: &JsValue, key: &str, signed: bool| -> Result<f64, String> {
-        let n = crate::js::get(object, key, "").map_err(|_| format!(".{key} cannot be read"))?;
+        let n = crate::js::get(object, key, "")
+            .map_err(|_| compaction_core::concat3(".", key, " cannot be read"))?;
         match n.as_f64() {
             Some(n) if n.fract() == 0.0 && n.abs() <= 9_007_199_254_740_991.0 && (signed || n >= 0.0) => {
                 Ok(n)
             }
-            _ => Err(format!(".{key} must be a whole number")),
+            _ => Err(compaction_core::concat3(".", key, " must be a whole number")),
         }
     };
     let [after] = crate::js::object_strings(value, ["after"])?;
@@ -244,8 +254,10 @@ fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
     let anchor = if anchor.is_null() || anchor.is_undefined() {
         None
     } else {
-        let [uuid] = crate::js::object_strings(&anchor, ["uuid"]).map_err(|e| format!(".anchor{e}"))?;
-        let at = |key| whole(&anchor, key, key != "reported").map_err(|e| format!(".anchor{e}"));
+        let [uuid] = crate::js::object_strings(&anchor, ["uuid"])
+            .map_err(|e| compaction_core::concat(".anchor", &e))?;
+        let at =
+            |key| whole(&anchor, key, key != "reported").map_err(|e| compaction_core::concat(".anchor", &e));
         Some(SavedAnchor {
             uuid: uuid.map(Uuid),
             reported: at("reported")? as u64,
@@ -258,14 +270,15 @@ fn counting_from_js(value: &JsValue) -> Result<SavedCounting, String> {
     let server_cleared = if cleared.is_null() || cleared.is_undefined() {
         None
     } else {
-        let [through] =
-            crate::js::object_strings(&cleared, ["through"]).map_err(|e| format!(".serverCleared{e}"))?;
+        let [through] = crate::js::object_strings(&cleared, ["through"])
+            .map_err(|e| compaction_core::concat(".serverCleared", &e))?;
         Some(ServerCleared {
             through: through.ok_or_else(|| ".serverCleared.through is missing".to_owned())?,
-            fired_at: whole(&cleared, "firedAt", false).map_err(|e| format!(".serverCleared{e}"))? as u64,
+            fired_at: whole(&cleared, "firedAt", false)
+                .map_err(|e| compaction_core::concat(".serverCleared", &e))? as u64,
         })
     };
-    let at = |key| whole(&calibration, key, false).map_err(|e| format!(".calibration{e}"));
+    let at = |key| whole(&calibration, key, false).map_err(|e| compaction_core::concat(".calibration", &e));
     Ok(SavedCounting {
         after: after.map(Uuid),
         counting: Counting {
@@ -301,7 +314,11 @@ pub fn read_js(value: &JsValue, field: &str) -> Result<Read, JsValue> {
     }
     let raw: MessageParam = crate::js::from_js_at(value).map_err(|(e, path)| {
         let field = format!("{field}{path}");
-        js_error(INVALID_MESSAGE, &field, &format!("{field}: {e}"))
+        js_error(
+            INVALID_MESSAGE,
+            &field,
+            &compaction_core::concat3(&field, ": ", &e),
+        )
     })?;
     let applied = applied_edits(value, field)?;
     Ok(Read { raw, applied })
@@ -359,12 +376,20 @@ fn parse_messages(json: &str, prefix: &str) -> Result<(Option<String>, Vec<Messa
                 let marker = format!("[{i}]");
                 let inside = path.find(&marker).map_or("", |p| &path[p + marker.len()..]);
                 let field = format!("{prefix}messages[{i}]{inside}");
-                js_error(INVALID_MESSAGE, &field, &format!("{field}: {text}"))
+                js_error(
+                    INVALID_MESSAGE,
+                    &field,
+                    &compaction_core::concat3(&field, ": ", &text),
+                )
             }
-            BodyAt::System if e.is_json => js_error(INVALID_JSON, "system", &format!("system: {text}")),
+            BodyAt::System if e.is_json => js_error(
+                INVALID_JSON,
+                "system",
+                &compaction_core::concat("system: ", &text),
+            ),
             _ => js_error(
                 INVALID_JSON,
-                &format!("{prefix}messages"),
+                &compaction_core::concat(prefix, "messages"),
                 &format!(
                     "{prefix}messages: not a JSON array of messages or an object with `messages`: {text}"
                 ),

@@ -71,12 +71,12 @@ pub fn threw(field: &str, cause: &JsValue) -> JsValue {
     let at = if field.is_empty() {
         String::new()
     } else {
-        format!("{field}: ")
+        compaction_core::concat(field, ": ")
     };
     js_error_caused(
         INVALID_ARGUMENT,
         field,
-        &format!("{at}reading it threw: {what}"),
+        &compaction_core::concat3(&at, "reading it threw: ", &what),
         cause,
     )
 }
@@ -197,7 +197,7 @@ pub fn kind(value: &JsValue) -> String {
     match value.js_typeof().as_string().as_deref() {
         Some("object") => "an object".to_owned(),
         Some("undefined") => "undefined".to_owned(),
-        Some(other) => format!("a {other}"),
+        Some(other) => compaction_core::concat("a ", other),
         None => "a value".to_owned(),
     }
 }
@@ -208,7 +208,7 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
         return Err(js_error(
             INVALID_MESSAGE,
             field,
-            &format!("{field} must be an object"),
+            &compaction_core::concat(field, " must be an object"),
         ));
     }
     js_sys::JSON::stringify(value)
@@ -219,7 +219,7 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
             js_error(
                 INVALID_MESSAGE,
                 field,
-                &format!("{field} is not writable as JSON"),
+                &compaction_core::concat(field, " is not writable as JSON"),
             )
         })
 }
@@ -478,7 +478,7 @@ fn fill_strings(object: &JsValue, keys: &[&str], row: &mut [Option<String>]) -> 
         *slot = Some(
             value
                 .as_string()
-                .ok_or_else(|| format!(".{key} must be a string"))?,
+                .ok_or_else(|| compaction_core::concat3(".", key, " must be a string"))?,
         );
     }
     Ok(())

@@ -262,7 +262,7 @@ fn read_reduction(value: &JsValue, settings: &mut CoreSettings) -> Result<(), Js
             let n = v.as_f64().unwrap_or(f64::NAN);
             if !(n >= 0.0 && n.fract() == 0.0 && n < ReductionSettings::OFF as f64) {
                 let must = "must be a whole number of characters below 4294967295";
-                return Err(invalid_setting(&format!("reduction.{field}"), &v, must).into());
+                return Err(invalid_setting(&compaction_core::concat("reduction.", field), &v, must).into());
             }
             *slot = n as usize;
         }

@@ -465,7 +465,11 @@ impl Engine {
                     location: "cli.readable.js 232845-232876",
                 },
                 count,
-                format!("automatic compaction is off for this session ({why}): /compact still works (R10.3)"),
+                crate::concat3(
+                    "automatic compaction is off for this session (",
+                    why,
+                    "): /compact still works (R10.3)",
+                ),
             ));
         }
         let count = self.count();

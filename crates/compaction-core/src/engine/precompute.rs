@@ -209,7 +209,12 @@ impl Engine {
         let miss = |why: &str| {
             (
                 None,
-                Some(step(count, Owner::Client, 0, format!("precompute miss: {why}"))),
+                Some(step(
+                    count,
+                    Owner::Client,
+                    0,
+                    crate::concat("precompute miss: ", why),
+                )),
             )
         };
         if instructions.is_some_and(|i| !i.trim().is_empty()) {

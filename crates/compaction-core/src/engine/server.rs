@@ -151,7 +151,11 @@ impl Engine {
                 pre,
                 summarised.to_vec(),
                 0,
-                format!("a compaction block made elsewhere cannot be swapped in: {why}; the view stays"),
+                crate::concat3(
+                    "a compaction block made elsewhere cannot be swapped in: ",
+                    &why,
+                    "; the view stays",
+                ),
             );
             return (vec![step], Progress::Failed { reason: why });
         }

@@ -231,7 +231,7 @@ impl Engine {
             return (
                 steps,
                 Progress::Failed {
-                    reason: format!("blocked by a PreCompact hook: {reason}"),
+                    reason: crate::concat("blocked by a PreCompact hook: ", reason),
                 },
             );
         }
@@ -385,7 +385,10 @@ impl Engine {
             Reply::Failed(reason) => {
                 return Ok((
                     steps,
-                    self.fail(&run, &format!("the host could not get a summary: {reason}")),
+                    self.fail(
+                        &run,
+                        &crate::concat("the host could not get a summary: ", &reason),
+                    ),
                 ))
             }
             Reply::Unavailable => {
@@ -587,7 +590,11 @@ pub(crate) fn relabel(
             Owner::Client,
             EVIDENCE_FINALIZE,
             count,
-            format!("compaction failed ({reason}): the old view stays in force, no boundary is written"),
+            crate::concat3(
+                "compaction failed (",
+                reason,
+                "): the old view stays in force, no boundary is written",
+            ),
         ));
     }
     for step in &mut steps {

@@ -29,10 +29,10 @@ pub(crate) fn list(json: &Json) -> Option<Vec<Json>> {
 /// The string at `key`, or an error naming it.
 pub(crate) fn str_at<'a>(o: &'a Extra, key: &str, path: &str) -> Result<Cow<'a, str>, FormatError> {
     match o.get(key) {
-        None => Err(FormatError::new(format!("{path}.{key}"), "is missing")),
+        None => Err(FormatError::new(crate::concat3(path, ".", key), "is missing")),
         Some(v) => v
             .as_str()
-            .ok_or_else(|| FormatError::new(format!("{path}.{key}"), "must be a string")),
+            .ok_or_else(|| FormatError::new(crate::concat3(path, ".", key), "must be a string")),
     }
 }
 
@@ -75,10 +75,9 @@ pub(crate) fn input_json(v: Option<&Json>) -> Json {
 
 /// A JSON string.
 pub(crate) fn string(s: &str) -> Json {
-    serde_json::to_string(s)
-        .ok()
-        .and_then(|t| Json::parse(&t).ok())
-        .unwrap_or_else(Json::null)
+    let mut text = String::new();
+    crate::message::write_json_string(&mut text, s);
+    Json::parse(&text).unwrap_or_else(|_| Json::null())
 }
 
 /// A JSON list of these values.
@@ -150,7 +149,7 @@ pub(crate) fn text_of(v: Option<&Json>, path: &str) -> Result<String, FormatErro
             .collect::<Vec<_>>()
             .join("\n")),
         None => Err(FormatError::new(
-            format!("{path}.content"),
+            crate::concat(path, ".content"),
             "must be a string or a list of parts",
         )),
     }

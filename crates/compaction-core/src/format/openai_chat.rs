@@ -13,7 +13,7 @@ use crate::message::{Block, Extra, Json, Message, Role, ToolResultContent};
 pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
     let role = str_at(v, "role", path)?;
     let content = v.get("content");
-    let cpath = format!("{path}.content");
+    let cpath = crate::concat(path, ".content");
     match &*role {
         "system" | "developer" => Ok(One::text(Role::System, text_of(content, path)?)),
         "user" => {
@@ -68,7 +68,7 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
             }
             if let Some(calls) = v.get("tool_calls").filter(|c| !c.is_null()) {
                 let calls = list(calls)
-                    .ok_or_else(|| FormatError::new(format!("{path}.tool_calls"), "must be a list"))?;
+                    .ok_or_else(|| FormatError::new(crate::concat(path, ".tool_calls"), "must be a list"))?;
                 for (i, c) in calls.iter().enumerate() {
                     let at = format!("{path}.tool_calls[{i}]");
                     let c = object(c, &at)?;
@@ -76,20 +76,22 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                     // `function` calls, or `custom` ones (free-form input).
                     let (name, input) = match (c.get("function"), c.get("custom")) {
                         (Some(f), _) => {
-                            let f = object(f, &format!("{at}.function"))?;
+                            let f = object(f, &crate::concat(&at, ".function"))?;
                             (
-                                str_at(&f, "name", &format!("{at}.function"))?.into_owned(),
+                                str_at(&f, "name", &crate::concat(&at, ".function"))?.into_owned(),
                                 input_json(f.get("arguments")),
                             )
                         }
                         (None, Some(f)) => {
-                            let f = object(f, &format!("{at}.custom"))?;
+                            let f = object(f, &crate::concat(&at, ".custom"))?;
                             (
-                                str_at(&f, "name", &format!("{at}.custom"))?.into_owned(),
+                                str_at(&f, "name", &crate::concat(&at, ".custom"))?.into_owned(),
                                 input_json(f.get("input")),
                             )
                         }
-                        (None, None) => return Err(FormatError::new(format!("{at}.function"), "is missing")),
+                        (None, None) => {
+                            return Err(FormatError::new(crate::concat(&at, ".function"), "is missing"))
+                        }
                     };
                     out.push((
                         Block::ToolUse {
@@ -113,8 +115,12 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
             Ok(tool_message(id, ToolResultContent::Text(text), None))
         }
         other => Err(FormatError::new(
-            format!("{path}.role"),
-            format!("`{other}` is not a Chat Completions role (system, developer, user, assistant, tool)"),
+            crate::concat(path, ".role"),
+            crate::concat3(
+                "`",
+                other,
+                "` is not a Chat Completions role (system, developer, user, assistant, tool)",
+            ),
         )),
     }
 }

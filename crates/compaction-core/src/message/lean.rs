@@ -1,27 +1,29 @@
 //! [`to_json_string`]: JSON text exactly as `serde_json::to_string` writes
-//! it, with every struct written through serde_json's map writer.
+//! it (and failing where it fails), through a writer of the crate's own.
 //!
-//! serde_json writes a struct's field as a map entry too, but first checks
-//! the field's key against its raw-value marker (a call comparing two
-//! strings, compiled into every field of every `Serialize` the module
-//! holds). [`Maps`] starts a struct as a map (the same `{`, the same
-//! `"key":value` entries, the same `}`), so no field checks anything; only a
-//! raw value (a [`Json`](super::Json)'s text), whose struct name is the
-//! marker, takes serde_json's struct writer. The name is a constant at each
-//! struct's `serialize_struct`, so which way it goes is decided when the
-//! module is built, not at run time. A struct's map, a map and a sequence
-//! are started without a length and an option's value written as itself,
-//! as serde_json writes them anyway (`{}` and `[]` when empty; `Some(v)` as
-//! `v`): what no caller needs is not computed or passed at each of them.
-//! [`to_json_string`] is its only user: what it wraps is serde_json's
-//! serializer, always.
+//! serde_json's serializer writes a struct's field as a map entry: it
+//! checks the field's key against its raw-value marker (a call comparing
+//! two strings, compiled into every field of every `Serialize` the module
+//! holds), keeps a state per compound (empty, first, rest) and escapes the
+//! key through its map-key serializer. [`Writer`] writes into one `String`:
+//! a comma before every field or element but the first, a field's name as
+//! an escaped string and `:` through one function for every struct, and
+//! `{`, `[`, `]`, `}` as themselves, so a field costs one call and its
+//! value. Numbers, strings and the raw JSON a [`Json`](super::Json) holds
+//! come out as serde_json writes them: integers through `itoa`, floats
+//! through `zmij` (`null` when not finite), strings with serde_json's
+//! escapes (`\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, other control
+//! characters as `\u00xx`), a raw value verbatim. A map's keys are written
+//! as serde_json writes them (strings; numbers and booleans quoted); what it
+//! refuses as a key, [`Writer`] refuses with the same message.
 
-use std::fmt::Display;
+use std::fmt::{Display, Write as _};
 
 use serde::ser::{
-    Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
-    SerializeTupleStruct, SerializeTupleVariant, Serializer,
+    Error as _, Impossible, Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant,
+    SerializeTuple, SerializeTupleStruct, SerializeTupleVariant, Serializer,
 };
+use serde_json::Error;
 
 /// The struct name serde_json's `RawValue` writes itself under (its
 /// `raw::TOKEN`, which it does not export).
@@ -29,251 +31,555 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 /// The newtype name a [`Json`](super::Json) writes its raw value under:
 /// serde_json's serializers ignore it (they write the raw value inside);
-/// [`Maps`] hands that value on unwrapped.
+/// [`Writer`] writes that value's text as it is.
 pub(crate) const RAW_JSON: &str = "$compaction::Json";
 
 /// `value` as JSON text, byte for byte what `serde_json::to_string` writes
 /// (and fails where it fails), in less code per struct field.
 pub fn to_json_string<T: Serialize + ?Sized>(value: &T) -> serde_json::Result<String> {
-    serde_json::to_string(&Lean(value))
+    let mut out = String::with_capacity(128);
+    value.serialize(Writer(&mut out))?;
+    Ok(out)
 }
 
-/// A value written through [`Maps`].
-struct Lean<'a, T: ?Sized>(&'a T);
+/// Writes a value's JSON text at the end of a string.
+struct Writer<'a>(&'a mut String);
 
-impl<T: Serialize + ?Sized> Serialize for Lean<'_, T> {
-    #[inline]
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(Maps(serializer))
+/// A sequence, map or struct being written: whether the next element or
+/// entry is the first, and what closes it (`]`, `}`, or `]}` and `}}` for an
+/// enum variant's).
+struct Compound<'a> {
+    out: &'a mut String,
+    first: bool,
+    close: &'static str,
+}
+
+/// `text` as a JSON string, escaped as serde_json escapes it: `\"`, `\\`,
+/// `\b`, `\t`, `\n`, `\f`, `\r`, any other control character as `\u00xx`.
+#[inline(never)]
+pub(crate) fn escape(out: &mut String, text: &str) {
+    put(out, "\"");
+    let mut start = 0;
+    for (at, byte) in text.bytes().enumerate() {
+        let short = match byte {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x09 => "\\t",
+            0x0A => "\\n",
+            0x0C => "\\f",
+            0x0D => "\\r",
+            0x00..=0x1F => "",
+            _ => continue,
+        };
+        // Only ASCII bytes are escaped, so `at` is a character boundary.
+        put(out, &text[start..at]);
+        start = at + 1;
+        if short.is_empty() {
+            const HEX: &str = "0123456789abcdef";
+            let (high, low) = (usize::from(byte >> 4), usize::from(byte & 0xF));
+            put(out, "\\u00");
+            put(out, &HEX[high..=high]);
+            put(out, &HEX[low..=low]);
+        } else {
+            put(out, short);
+        }
+    }
+    put(out, &text[start..]);
+    put(out, "\"");
+}
+
+/// `text` at the end of `out`: one copy of `push_str`'s code for every
+/// place that writes text, not one each (the session module, built for
+/// speed, would inline it into each).
+#[inline(never)]
+fn put(out: &mut String, text: &str) {
+    out.push_str(text);
+}
+
+/// An integer as serde_json writes one (`itoa`).
+#[inline(never)]
+fn integer<I: itoa::Integer>(out: &mut String, value: I) {
+    put(out, itoa::Buffer::new().format(value));
+}
+
+/// A float as serde_json writes one: `zmij`'s shortest text, `null` when
+/// not finite.
+#[inline(never)]
+fn float<F: zmij::Float + Into<f64>>(out: &mut String, value: F) {
+    if value.into().is_finite() {
+        put(out, zmij::Buffer::new().format_finite(value));
+    } else {
+        put(out, "null");
     }
 }
 
-/// A serializer (and each of its compound writers) that hands everything
-/// to the one it wraps, but a struct to its map writer; what it writes
-/// inside goes through `Maps` again.
-struct Maps<S>(S);
+/// A character as a JSON string.
+#[inline(never)]
+fn character(out: &mut String, value: char) {
+    escape(out, value.encode_utf8(&mut [0; 4]));
+}
 
-/// A struct's fields, as map entries.
-struct Fields<M>(M);
+/// What `value`'s `Display` writes, as a JSON string.
+fn displayed<T: Display + ?Sized>(out: &mut String, value: &T) -> Result<(), Error> {
+    let mut text = String::new();
+    write!(text, "{value}").map_err(|_| Error::custom("an error in a Display implementation"))?;
+    escape(out, &text);
+    Ok(())
+}
 
-impl<S: Serializer> Serializer for Maps<S> {
-    type Ok = S::Ok;
-    type Error = S::Error;
-    type SerializeSeq = Maps<S::SerializeSeq>;
-    type SerializeTuple = Maps<S::SerializeTuple>;
-    type SerializeTupleStruct = Maps<S::SerializeTupleStruct>;
-    type SerializeTupleVariant = Maps<S::SerializeTupleVariant>;
-    type SerializeMap = Maps<S::SerializeMap>;
-    type SerializeStruct = Fields<S::SerializeMap>;
-    type SerializeStructVariant = Maps<S::SerializeStructVariant>;
+impl<'a> Writer<'a> {
+    /// An integer.
+    fn int<I: itoa::Integer>(self, value: I) -> Result<(), Error> {
+        integer(self.0, value);
+        Ok(())
+    }
 
-    fn serialize_bool(self, v: bool) -> Result<S::Ok, S::Error> {
-        self.0.serialize_bool(v)
+    /// Opens a compound with `open`, to be closed with `close`.
+    fn open(self, open: &str, close: &'static str) -> Compound<'a> {
+        put(self.0, open);
+        Compound {
+            out: self.0,
+            first: true,
+            close,
+        }
     }
-    fn serialize_i8(self, v: i8) -> Result<S::Ok, S::Error> {
-        self.0.serialize_i8(v)
+
+    /// Opens `{"variant":` then a compound with `open`, closed with `close`.
+    fn variant(self, variant: &str, open: &str, close: &'static str) -> Compound<'a> {
+        self.0.push('{');
+        escape(self.0, variant);
+        self.0.push(':');
+        self.open(open, close)
     }
-    fn serialize_i16(self, v: i16) -> Result<S::Ok, S::Error> {
-        self.0.serialize_i16(v)
+}
+
+impl Compound<'_> {
+    /// A comma unless this is the first element or entry.
+    fn next(&mut self) {
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
     }
-    fn serialize_i32(self, v: i32) -> Result<S::Ok, S::Error> {
-        self.0.serialize_i32(v)
+
+    /// The next element.
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.next();
+        value.serialize(Writer(&mut *self.out))
     }
-    fn serialize_i64(self, v: i64) -> Result<S::Ok, S::Error> {
-        self.0.serialize_i64(v)
+
+    /// A struct field's name and `:`.
+    #[inline(never)]
+    fn field_name(&mut self, key: &str) {
+        self.next();
+        escape(self.out, key);
+        self.out.push(':');
     }
-    fn serialize_i128(self, v: i128) -> Result<S::Ok, S::Error> {
-        self.0.serialize_i128(v)
+
+    /// A struct field: its name, `:` and its value.
+    fn field<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        self.field_name(key);
+        value.serialize(Writer(&mut *self.out))
     }
-    fn serialize_u8(self, v: u8) -> Result<S::Ok, S::Error> {
-        self.0.serialize_u8(v)
+
+    /// Closes the compound.
+    fn close(self) -> Result<(), Error> {
+        put(self.out, self.close);
+        Ok(())
     }
-    fn serialize_u16(self, v: u16) -> Result<S::Ok, S::Error> {
-        self.0.serialize_u16(v)
+}
+
+/// A `Serializer`'s integer methods, each through `self.int` (the
+/// narrower integers widened: `itoa` writes them alike).
+macro_rules! integers {
+    () => {
+        integers! {
+            serialize_i8(i8) as i64;
+            serialize_i16(i16) as i64;
+            serialize_i32(i32) as i64;
+            serialize_i64(i64) as i64;
+            serialize_i128(i128) as i128;
+            serialize_u8(u8) as u64;
+            serialize_u16(u16) as u64;
+            serialize_u32(u32) as u64;
+            serialize_u64(u64) as u64;
+            serialize_u128(u128) as u128;
+        }
+    };
+    ($($method:ident($ty:ty) as $wide:ty;)*) => {$(
+        fn $method(self, v: $ty) -> Result<(), Error> {
+            self.int(<$wide>::from(v))
+        }
+    )*};
+}
+
+impl<'a> Serializer for Writer<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Compound<'a>;
+    type SerializeTuple = Compound<'a>;
+    type SerializeTupleStruct = Compound<'a>;
+    type SerializeTupleVariant = Compound<'a>;
+    type SerializeMap = Compound<'a>;
+    type SerializeStruct = Compound<'a>;
+    type SerializeStructVariant = Compound<'a>;
+
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        put(self.0, if v { "true" } else { "false" });
+        Ok(())
     }
-    fn serialize_u32(self, v: u32) -> Result<S::Ok, S::Error> {
-        self.0.serialize_u32(v)
+    integers!();
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        float(self.0, v);
+        Ok(())
     }
-    fn serialize_u64(self, v: u64) -> Result<S::Ok, S::Error> {
-        self.0.serialize_u64(v)
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        float(self.0, v);
+        Ok(())
     }
-    fn serialize_u128(self, v: u128) -> Result<S::Ok, S::Error> {
-        self.0.serialize_u128(v)
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        character(self.0, v);
+        Ok(())
     }
-    fn serialize_f32(self, v: f32) -> Result<S::Ok, S::Error> {
-        self.0.serialize_f32(v)
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        escape(self.0, v);
+        Ok(())
     }
-    fn serialize_f64(self, v: f64) -> Result<S::Ok, S::Error> {
-        self.0.serialize_f64(v)
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), Error> {
+        let mut seq = self.open("[", "]");
+        for byte in v {
+            seq.element(byte)?;
+        }
+        seq.close()
     }
-    fn serialize_char(self, v: char) -> Result<S::Ok, S::Error> {
-        self.0.serialize_char(v)
+    fn serialize_none(self) -> Result<(), Error> {
+        self.serialize_unit()
     }
-    fn serialize_str(self, v: &str) -> Result<S::Ok, S::Error> {
-        self.0.serialize_str(v)
-    }
-    fn serialize_bytes(self, v: &[u8]) -> Result<S::Ok, S::Error> {
-        self.0.serialize_bytes(v)
-    }
-    fn serialize_none(self) -> Result<S::Ok, S::Error> {
-        self.0.serialize_none()
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
-        // serde_json writes the value itself.
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
         value.serialize(self)
     }
-    fn serialize_unit(self) -> Result<S::Ok, S::Error> {
-        self.0.serialize_unit()
+    fn serialize_unit(self) -> Result<(), Error> {
+        put(self.0, "null");
+        Ok(())
     }
-    fn serialize_unit_struct(self, name: &'static str) -> Result<S::Ok, S::Error> {
-        self.0.serialize_unit_struct(name)
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<(), Error> {
+        self.serialize_unit()
     }
     fn serialize_unit_variant(
         self,
-        name: &'static str,
-        index: u32,
+        _name: &'static str,
+        _index: u32,
         variant: &'static str,
-    ) -> Result<S::Ok, S::Error> {
-        self.0.serialize_unit_variant(name, index, variant)
+    ) -> Result<(), Error> {
+        self.serialize_str(variant)
     }
-    /// A [`Json`](super::Json)'s raw value goes to the wrapped serializer
-    /// as it is (serde_json writes its text verbatim). Inlined, so that the
-    /// name's comparison folds away.
+    /// A [`Json`](super::Json)'s raw value is written as its text. Inlined,
+    /// so that the name's comparison folds away.
     #[inline(always)]
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         name: &'static str,
         value: &T,
-    ) -> Result<S::Ok, S::Error> {
+    ) -> Result<(), Error> {
         if name.len() == RAW_JSON.len() && name == RAW_JSON {
-            return self.0.serialize_newtype_struct(name, value);
+            return value.serialize(Verbatim(&mut *self.0));
         }
-        self.0.serialize_newtype_struct(name, &Lean(value))
+        value.serialize(self)
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
-        name: &'static str,
-        index: u32,
+        _name: &'static str,
+        _index: u32,
         variant: &'static str,
         value: &T,
-    ) -> Result<S::Ok, S::Error> {
-        self.0
-            .serialize_newtype_variant(name, index, variant, &Lean(value))
+    ) -> Result<(), Error> {
+        let inner = self.variant(variant, "", "}");
+        value.serialize(Writer(&mut *inner.out))?;
+        inner.close()
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        let _ = len;
-        self.0.serialize_seq(None).map(Maps)
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
+        Ok(self.open("[", "]"))
     }
-    fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        self.0.serialize_tuple(len).map(Maps)
+    fn serialize_tuple(self, _len: usize) -> Result<Compound<'a>, Error> {
+        Ok(self.open("[", "]"))
     }
-    fn serialize_tuple_struct(
-        self,
-        name: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        self.0.serialize_tuple_struct(name, len).map(Maps)
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Compound<'a>, Error> {
+        Ok(self.open("[", "]"))
     }
     fn serialize_tuple_variant(
         self,
-        name: &'static str,
-        index: u32,
+        _name: &'static str,
+        _index: u32,
         variant: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        self.0
-            .serialize_tuple_variant(name, index, variant, len)
-            .map(Maps)
+        _len: usize,
+    ) -> Result<Compound<'a>, Error> {
+        Ok(self.variant(variant, "[", "]}"))
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        let _ = len;
-        self.0.serialize_map(None).map(Maps)
+    fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a>, Error> {
+        Ok(self.open("{", "}"))
     }
-    /// A raw value written as a struct is refused, not written as a map:
-    /// [`Json`](super::Json) writes its text through
-    /// [`Maps::serialize_newtype_struct`]. Inlined, so that the name's
-    /// comparison folds away wherever the name is not the marker's length
-    /// (every struct).
+    /// A raw value written as a struct is refused: [`Json`](super::Json)
+    /// writes its text through [`Writer::serialize_newtype_struct`].
+    /// Inlined, so that the name's comparison folds away wherever the name
+    /// is not the marker's length (every struct).
     #[inline(always)]
-    fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
+    fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a>, Error> {
         if name.len() == RAW_VALUE.len() && name == RAW_VALUE {
-            return Err(serde::ser::Error::custom("a raw value outside a Json"));
+            return Err(Error::custom("a raw value outside a Json"));
         }
-        // serde_json writes `{}` for an empty map either way; the length
-        // goes unread, and so uncounted.
-        let _ = len;
-        self.0.serialize_map(None).map(Fields)
+        Ok(self.open("{", "}"))
     }
     fn serialize_struct_variant(
         self,
-        name: &'static str,
-        index: u32,
+        _name: &'static str,
+        _index: u32,
         variant: &'static str,
-        len: usize,
-    ) -> Result<Self::SerializeStructVariant, S::Error> {
-        self.0
-            .serialize_struct_variant(name, index, variant, len)
-            .map(Maps)
+        _len: usize,
+    ) -> Result<Compound<'a>, Error> {
+        Ok(self.variant(variant, "{", "}}"))
     }
-    fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
-        self.0.collect_str(value)
-    }
-    fn is_human_readable(&self) -> bool {
-        self.0.is_human_readable()
+    fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), Error> {
+        displayed(self.0, value)
     }
 }
 
-impl<M: SerializeMap> SerializeMap for Maps<M> {
-    type Ok = M::Ok;
-    type Error = M::Error;
+impl SerializeMap for Compound<'_> {
+    type Ok = ();
+    type Error = Error;
 
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), M::Error> {
-        self.0.serialize_key(key)
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.next();
+        key.serialize(Key(&mut *self.out))
     }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), M::Error> {
-        self.0.serialize_value(&Lean(value))
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.out.push(':');
+        value.serialize(Writer(&mut *self.out))
     }
-    fn serialize_entry<K: Serialize + ?Sized, V: Serialize + ?Sized>(
-        &mut self,
-        key: &K,
-        value: &V,
-    ) -> Result<(), M::Error> {
-        self.0.serialize_entry(key, &Lean(value))
-    }
-    fn end(self) -> Result<M::Ok, M::Error> {
-        self.0.end()
+    fn end(self) -> Result<(), Error> {
+        self.close()
     }
 }
 
-/// The compound writers but a map's: each element or field through
-/// [`Maps`] (a struct's field as its map's entry).
+/// The compound writers but a map's: each element after a comma, each
+/// struct field after a comma and its name.
 macro_rules! compounds {
-    ($($writer:ident for $ty:ident<$inner:ident>: $method:ident => $to:ident $(, $key:ident)?;)*) => {$(
-        impl<M: $inner> $writer for $ty<M> {
-            type Ok = M::Ok;
-            type Error = M::Error;
+    ($($writer:ident: $method:ident => $each:ident $(, $key:ident)?;)*) => {$(
+        impl $writer for Compound<'_> {
+            type Ok = ();
+            type Error = Error;
 
             fn $method<T: Serialize + ?Sized>(
                 &mut self,
                 $($key: &'static str,)?
                 value: &T,
-            ) -> Result<(), M::Error> {
-                self.0.$to($($key,)? &Lean(value))
+            ) -> Result<(), Error> {
+                self.$each($($key,)? value)
             }
-            fn end(self) -> Result<M::Ok, M::Error> {
-                self.0.end()
+            fn end(self) -> Result<(), Error> {
+                self.close()
             }
         }
     )*};
 }
 
 compounds! {
-    SerializeSeq for Maps<SerializeSeq>: serialize_element => serialize_element;
-    SerializeTuple for Maps<SerializeTuple>: serialize_element => serialize_element;
-    SerializeTupleStruct for Maps<SerializeTupleStruct>: serialize_field => serialize_field;
-    SerializeTupleVariant for Maps<SerializeTupleVariant>: serialize_field => serialize_field;
-    SerializeStructVariant for Maps<SerializeStructVariant>: serialize_field => serialize_field, key;
-    SerializeStruct for Fields<SerializeMap>: serialize_field => serialize_entry, key;
+    SerializeSeq: serialize_element => element;
+    SerializeTuple: serialize_element => element;
+    SerializeTupleStruct: serialize_field => element;
+    SerializeTupleVariant: serialize_field => element;
+    SerializeStruct: serialize_field => field, key;
+    SerializeStructVariant: serialize_field => field, key;
+}
+
+/// What serde_json says of a map key that is not a string, a number, a
+/// boolean or a character.
+fn key_must_be_a_string() -> Error {
+    Error::custom("key must be a string")
+}
+
+/// Refuses each listed `Serializer` method with `$error`; those listed
+/// after `@generic` take a value of any `Serialize` type last.
+macro_rules! refuse {
+    ($error:expr; $($method:ident($($arg:ty),*) -> $ok:ty;)* @generic $($value_method:ident($($value_arg:ty),*);)*) => {
+        $(fn $method(self, $(_: $arg),*) -> Result<$ok, Error> {
+            Err($error)
+        })*
+        $(fn $value_method<T: Serialize + ?Sized>(self, $(_: $value_arg,)* _: &T) -> Result<(), Error> {
+            Err($error)
+        })*
+    };
+}
+
+/// The `Serializer` types a key or a raw value never opens.
+macro_rules! no_compounds {
+    () => {
+        type SerializeSeq = Impossible<(), Error>;
+        type SerializeTuple = Impossible<(), Error>;
+        type SerializeTupleStruct = Impossible<(), Error>;
+        type SerializeTupleVariant = Impossible<(), Error>;
+        type SerializeMap = Impossible<(), Error>;
+        type SerializeStructVariant = Impossible<(), Error>;
+    };
+}
+
+/// A map's key, as serde_json writes one: a string as itself, a number or
+/// a boolean as its text in quotes.
+struct Key<'a>(&'a mut String);
+
+impl Key<'_> {
+    /// An integer, in quotes.
+    fn int<I: itoa::Integer>(self, value: I) -> Result<(), Error> {
+        self.quoted(itoa::Buffer::new().format(value))
+    }
+
+    /// `text` in quotes (it needs no escape).
+    fn quoted(self, text: &str) -> Result<(), Error> {
+        self.0.push('"');
+        put(self.0, text);
+        self.0.push('"');
+        Ok(())
+    }
+}
+
+impl Serializer for Key<'_> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeStruct = Impossible<(), Error>;
+    no_compounds!();
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        escape(self.0, v);
+        Ok(())
+    }
+    fn serialize_char(self, v: char) -> Result<(), Error> {
+        character(self.0, v);
+        Ok(())
+    }
+    fn serialize_bool(self, v: bool) -> Result<(), Error> {
+        self.quoted(if v { "true" } else { "false" })
+    }
+    integers!();
+    fn serialize_f32(self, v: f32) -> Result<(), Error> {
+        if !v.is_finite() {
+            return Err(Error::custom("float key must be finite (got NaN or +/-inf)"));
+        }
+        self.quoted(zmij::Buffer::new().format_finite(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), Error> {
+        if !v.is_finite() {
+            return Err(Error::custom("float key must be finite (got NaN or +/-inf)"));
+        }
+        self.quoted(zmij::Buffer::new().format_finite(v))
+    }
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<(), Error> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Error> {
+        value.serialize(self)
+    }
+    fn collect_str<T: Display + ?Sized>(self, value: &T) -> Result<(), Error> {
+        displayed(self.0, value)
+    }
+    refuse! { key_must_be_a_string();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_seq(Option<usize>) -> Impossible<(), Error>;
+        serialize_tuple(usize) -> Impossible<(), Error>;
+        serialize_tuple_struct(&'static str, usize) -> Impossible<(), Error>;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Impossible<(), Error>;
+        serialize_map(Option<usize>) -> Impossible<(), Error>;
+        serialize_struct(&'static str, usize) -> Impossible<(), Error>;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Impossible<(), Error>;
+        @generic
+        serialize_newtype_variant(&'static str, u32, &'static str);
+    }
+}
+
+/// A [`Json`](super::Json)'s raw value (serde_json's `RawValue`, which
+/// writes itself as a struct of one string field, its text): the text,
+/// verbatim.
+struct Verbatim<'a>(&'a mut String);
+
+/// What a raw value's serialisation is not.
+fn not_raw() -> Error {
+    Error::custom("a Json holds a raw value")
+}
+
+impl<'a> Serializer for Verbatim<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeStruct = Self;
+    no_compounds!();
+
+    fn serialize_str(self, v: &str) -> Result<(), Error> {
+        put(self.0, v);
+        Ok(())
+    }
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Self, Error> {
+        Ok(self)
+    }
+    fn collect_str<T: Display + ?Sized>(self, _value: &T) -> Result<(), Error> {
+        Err(not_raw())
+    }
+    refuse! { not_raw();
+        serialize_bool(bool) -> ();
+        serialize_i8(i8) -> ();
+        serialize_i16(i16) -> ();
+        serialize_i32(i32) -> ();
+        serialize_i64(i64) -> ();
+        serialize_i128(i128) -> ();
+        serialize_u8(u8) -> ();
+        serialize_u16(u16) -> ();
+        serialize_u32(u32) -> ();
+        serialize_u64(u64) -> ();
+        serialize_u128(u128) -> ();
+        serialize_f32(f32) -> ();
+        serialize_f64(f64) -> ();
+        serialize_char(char) -> ();
+        serialize_bytes(&[u8]) -> ();
+        serialize_none() -> ();
+        serialize_unit() -> ();
+        serialize_unit_struct(&'static str) -> ();
+        serialize_unit_variant(&'static str, u32, &'static str) -> ();
+        serialize_seq(Option<usize>) -> Impossible<(), Error>;
+        serialize_tuple(usize) -> Impossible<(), Error>;
+        serialize_tuple_struct(&'static str, usize) -> Impossible<(), Error>;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Impossible<(), Error>;
+        serialize_map(Option<usize>) -> Impossible<(), Error>;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Impossible<(), Error>;
+        @generic
+        serialize_some();
+        serialize_newtype_struct(&'static str);
+        serialize_newtype_variant(&'static str, u32, &'static str);
+    }
+}
+
+impl SerializeStruct for Verbatim<'_> {
+    type Ok = ();
+    type Error = Error;
+
+    /// The raw value's one field: its text.
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, _key: &'static str, value: &T) -> Result<(), Error> {
+        value.serialize(Verbatim(&mut *self.0))
+    }
+    fn end(self) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -467,6 +773,60 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(r#""cache_control":{"type":"ephemeral"}"#), "{text}");
+    }
+
+    /// A unit-variant key, a newtype key and a sequence key (refused).
+    #[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+    enum KeyKind {
+        Named,
+    }
+
+    #[derive(Serialize, PartialEq, Eq, PartialOrd, Ord)]
+    struct Wrapped(i16);
+
+    /// Written through `collect_str`.
+    struct Shown(&'static str);
+
+    impl Serialize for Shown {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.collect_str(self.0)
+        }
+    }
+
+    /// Written through `serialize_bytes`.
+    struct Bytes(&'static [u8]);
+
+    impl Serialize for Bytes {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            serializer.serialize_bytes(self.0)
+        }
+    }
+
+    #[test]
+    fn keys_bytes_and_displayed_text_are_written_alike() {
+        assert_eq!(same(&BTreeMap::from([(-3i8, 1u8), (7, 2)])), r#"{"-3":1,"7":2}"#);
+        assert_eq!(
+            same(&BTreeMap::from([(u128::MAX, 'x')])),
+            format!(r#"{{"{}":"x"}}"#, u128::MAX)
+        );
+        assert_eq!(
+            same(&BTreeMap::from([(true, ()), (false, ())])),
+            r#"{"false":null,"true":null}"#
+        );
+        assert_eq!(same(&BTreeMap::from([('\n', 0.5f32)])), r#"{"\n":0.5}"#);
+        assert_eq!(same(&BTreeMap::from([(KeyKind::Named, 1)])), r#"{"Named":1}"#);
+        assert_eq!(same(&BTreeMap::from([(Wrapped(-1), Some(2))])), r#"{"-1":2}"#);
+        assert_eq!(same(&BTreeMap::from([(Some(1u32), 2)])), r#"{"1":2}"#);
+        assert_eq!(same(&BTreeMap::from([(vec![1u8], 2)])), "");
+        assert_eq!(same(&BTreeMap::from([((), 2)])), "");
+        assert_eq!(same(&BTreeMap::from([(None::<u8>, 2)])), "");
+        assert_eq!(same(&Shown("a \"b\"\u{7}")), r#""a \"b\"\u0007""#);
+        assert_eq!(same(&Bytes(&[0, 255])), "[0,255]");
+        assert_eq!(same(&Bytes(&[])), "[]");
+        assert_eq!(
+            same(&(f32::NAN, 1.25f32, -0.0f32, u8::MAX, i128::MIN)),
+            format!("[null,1.25,-0.0,255,{}]", i128::MIN)
+        );
     }
 
     #[test]

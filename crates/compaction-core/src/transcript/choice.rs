@@ -107,7 +107,11 @@ fn version_row(version: Option<&str>) -> (Option<&'static VersionRange>, String,
         return (
             None,
             "no version".to_owned(),
-            format!("client version `{text_version}` is not a version number: the seed's settings"),
+            crate::concat3(
+                "client version `",
+                text_version,
+                "` is not a version number: the seed's settings",
+            ),
         );
     };
     let span = |r: &VersionRange| format!("{} – {}", text(r.first), text(r.last));
@@ -268,7 +272,9 @@ fn choose_from(transcript: &Transcript, models: &[(String, usize)], largest: u64
             let why = NON_CLAUDE
                 .iter()
                 .find(|(prefix, _)| name.starts_with(prefix))
-                .map_or("".to_owned(), |(_, why)| format!(" (not a Claude model: {why})"));
+                .map_or("".to_owned(), |(_, why)| {
+                    crate::concat3(" (not a Claude model: ", why, ")")
+                });
             reasons.push(format!(
                 "model {name} is unknown to the model table{why}: window {DEFAULT_WINDOW} assumed, the reserve is the preset's cap"
             ));

@@ -343,7 +343,11 @@ impl Importer {
                 self.transcript.unknown_records.push((line, value));
             }
             Err((why, taken)) => {
-                self.problem(line, ProblemKind::InvalidRecord, format!("{why}; kept verbatim"));
+                self.problem(
+                    line,
+                    ProblemKind::InvalidRecord,
+                    crate::concat(&why, "; kept verbatim"),
+                );
                 // Fields were taken out while reading it: read it again whole.
                 let value = serde_json::from_slice::<Fields>(raw).unwrap_or(taken);
                 if let Some(n) = node_of(&value) {

@@ -104,8 +104,9 @@ impl<'de> LineFields<'de> {
                 out.push(b',');
             }
             if key.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-                // Printing a string cannot fail.
-                out.extend_from_slice(serde_json::to_string(key.as_ref()).unwrap_or_default().as_bytes());
+                let mut text = String::new();
+                crate::message::write_json_string(&mut text, key.as_ref());
+                out.extend_from_slice(text.as_bytes());
             } else {
                 out.push(b'"');
                 out.extend_from_slice(key.as_bytes());

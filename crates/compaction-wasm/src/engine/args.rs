@@ -21,8 +21,8 @@ pub(crate) fn answer_from_js(value: &JsValue) -> Result<CoreAnswer, String> {
     if let Some(text) = value.as_string() {
         return Ok(CoreAnswer::text(text));
     }
-    let [kind, text, reason] =
-        crate::js::object_strings(value, ["kind", "text", "reason"]).map_err(|e| format!("the answer{e}"))?;
+    let [kind, text, reason] = crate::js::object_strings(value, ["kind", "text", "reason"])
+        .map_err(|e| compaction_core::concat("the answer", &e))?;
     match (kind.as_deref(), text) {
         (Some("text"), Some(text)) => Ok(match duration_ms(value)? {
             Some(ms) => CoreAnswer::text_took(text, ms),
@@ -113,13 +113,14 @@ pub(crate) fn read_hook(value: &JsValue) -> Result<core_compact::HookOutcome, St
     if value.is_undefined() || value.is_null() {
         return Ok(core_compact::HookOutcome::default());
     }
-    let [block] = crate::js::object_strings(value, ["block"]).map_err(|e| format!("the hook's output{e}"))?;
+    let [block] = crate::js::object_strings(value, ["block"])
+        .map_err(|e| compaction_core::concat("the hook's output", &e))?;
     let added = crate::js::get(value, "addedInstructions", "addedInstructions")
         .map_err(|_| "addedInstructions: reading it threw".to_owned())?;
     let added_instructions = if added.is_undefined() || added.is_null() {
         Vec::new()
     } else {
-        crate::js::strings(&added).map_err(|e| format!("addedInstructions: {e}"))?
+        crate::js::strings(&added).map_err(|e| compaction_core::concat("addedInstructions: ", &e))?
     };
     Ok(core_compact::HookOutcome {
         block,

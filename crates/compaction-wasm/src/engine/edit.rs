@@ -77,7 +77,7 @@ impl Engine {
             js_error(
                 INVALID_ARGUMENT,
                 "uuids",
-                &format!("uuids must be an array of message uuids: {e}"),
+                &compaction_core::concat("uuids must be an array of message uuids: ", &e),
             )
         })?;
         let uuids: Vec<Uuid> = uuids.into_iter().map(Uuid).collect();
@@ -91,7 +91,7 @@ impl Engine {
             js_error(
                 INVALID_ARGUMENT,
                 "summary",
-                &format!("summary must be the summary's text or a compaction block: {e}"),
+                &compaction_core::concat("summary must be the summary's text or a compaction block: ", &e),
             )
         })?;
         if block.kind() != "compaction" {

@@ -161,7 +161,7 @@ impl State {
             let field = format!("messages[{i}]");
             return Err(js_error(
                 crate::error::DUPLICATE_UUID,
-                &format!("{field}.uuid"),
+                &compaction_core::concat(&field, ".uuid"),
                 &format!(
                     "{field}.uuid: duplicate message uuid `{}`: the engine already holds a message with it (nothing was loaded)",
                     crate::js::cut(uuid, 80)
