@@ -11,7 +11,7 @@ src="${1:-$here/../../crates/compaction-core/src}"
 # Bottom to top. A module not listed here is an error (a new module must be
 # given a layer).
 layers=(
-    "model: message time error hash"
+    "model: message time error hash text"
     "rules: tokens groups thresholds step summary reduction overflow"
     "view: store view breakdown"
     "tiers: microcompact snip collapse compact breakers api"

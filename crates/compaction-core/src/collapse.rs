@@ -158,7 +158,7 @@ pub fn offline_segment(messages: &[Message]) -> String {
             }
             let short: String = one_line.chars().take(160).collect();
             if short.len() < one_line.len() {
-                crate::concat(&short, "…")
+                crate::text::concat(&short, "…")
             } else {
                 short
             }

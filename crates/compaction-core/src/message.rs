@@ -326,7 +326,7 @@ impl ApiUsage {
             if !(v.fract() == 0.0 && (0.0..=MAX_TOKENS as f64).contains(&v)) {
                 let at = at.map(|n| format!(".iterations[{n}]")).unwrap_or_default();
                 return Err(BadTokenCount {
-                    path: crate::concat3(&at, ".", name),
+                    path: crate::text::concat3(&at, ".", name),
                     value: v,
                     sum: false,
                 });

@@ -72,7 +72,7 @@ impl<'de> Deserialize<'de> for Timestamp {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         Timestamp::parse(&text).ok_or_else(|| {
-            serde::de::Error::custom(crate::concat3("`", &text, "` is not an RFC 3339 timestamp"))
+            serde::de::Error::custom(crate::text::concat3("`", &text, "` is not an RFC 3339 timestamp"))
         })
     }
 }

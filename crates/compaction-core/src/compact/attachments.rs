@@ -177,7 +177,7 @@ pub fn restore(
             messages.push(attachment(
                 seed,
                 path,
-                &crate::concat("Recently used file (content not restored): ", path),
+                &crate::text::concat("Recently used file (content not restored): ", path),
             ));
             Status::PathOnly
         } else {
@@ -212,7 +212,10 @@ pub fn restore(
 }
 
 pub(super) fn attachment(seed: &str, path: &str, text: &str) -> Message {
-    Message::user(derived_uuid(&crate::concat3(seed, " attachment ", path)).0, text)
+    Message::user(
+        derived_uuid(&crate::text::concat3(seed, " attachment ", path)).0,
+        text,
+    )
 }
 
 /// `content` cut to about `tokens` tokens, on a character boundary, with a

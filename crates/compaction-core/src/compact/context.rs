@@ -215,7 +215,7 @@ pub fn restore(
                 "invoked, but the host registered no content for it",
             ),
             Some(content) => {
-                let heading = crate::concat3("Skill ", &skill, " (restored after compaction):");
+                let heading = crate::text::concat3("Skill ", &skill, " (restored after compaction):");
                 let limit = r.settings.skill_tokens;
                 skills_left -= r.restore(Kind::Skill, &skill, &heading, &content, limit, skills_left);
             }

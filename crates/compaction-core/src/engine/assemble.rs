@@ -83,7 +83,7 @@ impl Engine {
 
         // Assemble the new view (R7.8): summary, preserved (usage zeroed,
         // R7.6), attachments.
-        let summary_uuid = boundary::derived_uuid(&crate::concat(&seed, " summary"));
+        let summary_uuid = boundary::derived_uuid(&crate::text::concat(&seed, " summary"));
         let mut text = format!(
             "This session is being continued from an earlier conversation that was compacted. The summary below covers the earlier part.\n\n{summary}"
         );
@@ -243,7 +243,7 @@ impl Engine {
     pub(super) fn write_records(&mut self, seed: &str, w: Written) -> (BoundaryRecord, SummaryRecord) {
         self.cumulative_dropped += w.pre.tokens.saturating_sub(w.post.tokens);
         self.compactions += 1;
-        let boundary_uuid = boundary::derived_uuid(&crate::concat(seed, " boundary"));
+        let boundary_uuid = boundary::derived_uuid(&crate::text::concat(seed, " boundary"));
         let boundary = BoundaryRecord {
             kind: "system",
             subtype: "compact_boundary",

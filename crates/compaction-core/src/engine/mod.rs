@@ -465,7 +465,7 @@ impl Engine {
                     location: "cli.readable.js 232845-232876",
                 },
                 count,
-                crate::concat3(
+                crate::text::concat3(
                     "automatic compaction is off for this session (",
                     why,
                     "): /compact still works (R10.3)",

@@ -213,7 +213,7 @@ impl Engine {
                     count,
                     Owner::Client,
                     0,
-                    crate::concat("precompute miss: ", why),
+                    crate::text::concat("precompute miss: ", why),
                 )),
             )
         };

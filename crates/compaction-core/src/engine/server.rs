@@ -151,7 +151,7 @@ impl Engine {
                 pre,
                 summarised.to_vec(),
                 0,
-                crate::concat3(
+                crate::text::concat3(
                     "a compaction block made elsewhere cannot be swapped in: ",
                     &why,
                     "; the view stays",

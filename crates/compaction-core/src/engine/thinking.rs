@@ -144,7 +144,7 @@ impl Engine {
                 } else {
                     format!("; {} message(s) held nothing else and left the view", gone.len())
                 };
-                crate::concat("dropped them whole (thinking: strip)", &empty)
+                crate::text::concat("dropped them whole (thinking: strip)", &empty)
             }
             ThinkingMode::DropBlock => {
                 "kept them: the request carries thinking.block_binding.prefix_mismatch_behavior \"drop_block\" and its beta, so the server drops them (thinking: drop_block)".to_owned()

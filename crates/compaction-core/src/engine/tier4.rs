@@ -231,7 +231,7 @@ impl Engine {
             return (
                 steps,
                 Progress::Failed {
-                    reason: crate::concat("blocked by a PreCompact hook: ", reason),
+                    reason: crate::text::concat("blocked by a PreCompact hook: ", reason),
                 },
             );
         }
@@ -387,7 +387,7 @@ impl Engine {
                     steps,
                     self.fail(
                         &run,
-                        &crate::concat("the host could not get a summary: ", &reason),
+                        &crate::text::concat("the host could not get a summary: ", &reason),
                     ),
                 ))
             }
@@ -590,7 +590,7 @@ pub(crate) fn relabel(
             Owner::Client,
             EVIDENCE_FINALIZE,
             count,
-            crate::concat3(
+            crate::text::concat3(
                 "compaction failed (",
                 reason,
                 "): the old view stays in force, no boundary is written",

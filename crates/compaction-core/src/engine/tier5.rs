@@ -68,7 +68,7 @@ impl Engine {
                 Owner::Client,
                 Evidence::ThirdParty,
                 self.count(),
-                crate::concat(reason, "; the host ends it with a clear error"),
+                crate::text::concat(reason, "; the host ends it with a clear error"),
             );
             let failed = Progress::Failed {
                 reason: reason.to_owned(),
@@ -92,7 +92,7 @@ impl Engine {
             Owner::Client,
             Evidence::ThirdParty,
             self.count(),
-            crate::concat(why, ": an emergency compaction through the manual/reactive compactor (R7.5), once this turn; retry the call when it is done"),
+            crate::text::concat(why, ": an emergency compaction through the manual/reactive compactor (R7.5), once this turn; retry the call when it is done"),
         );
         self.reactive = Some((turn, Reactive::Compacted));
         self.run = None;

@@ -14,7 +14,7 @@ use crate::message::{Block, Content, Extra, Json, Message, Role, ToolResultConte
 pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
     let role = str_at(v, "role", path)?;
     let content = v.get("content");
-    let cpath = crate::concat(path, ".content");
+    let cpath = crate::text::concat(path, ".content");
     match &*role {
         "system" => match content.and_then(Json::as_str) {
             Some(s) => Ok(One::text(Role::System, s.into_owned())),
@@ -58,8 +58,8 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
             Ok(One::blocks(Role::User, out))
         }
         other => Err(FormatError::new(
-            crate::concat(path, ".role"),
-            crate::concat3(
+            crate::text::concat(path, ".role"),
+            crate::text::concat3(
                 "`",
                 other,
                 "` is not a ModelMessage role (system, user, assistant, tool)",
@@ -111,7 +111,7 @@ fn part(p: &Json, role: Role, path: &str) -> Result<Block, FormatError> {
 
 fn tool_result(o: &Extra, path: &str) -> Result<Block, FormatError> {
     let id = str_at(o, "toolCallId", path)?.into_owned();
-    let opath = crate::concat(path, ".output");
+    let opath = crate::text::concat(path, ".output");
     let output = object(
         o.get("output")
             .ok_or_else(|| FormatError::new(&opath, "is missing"))?,

@@ -29,10 +29,13 @@ pub(crate) fn list(json: &Json) -> Option<Vec<Json>> {
 /// The string at `key`, or an error naming it.
 pub(crate) fn str_at<'a>(o: &'a Extra, key: &str, path: &str) -> Result<Cow<'a, str>, FormatError> {
     match o.get(key) {
-        None => Err(FormatError::new(crate::concat3(path, ".", key), "is missing")),
+        None => Err(FormatError::new(
+            crate::text::concat3(path, ".", key),
+            "is missing",
+        )),
         Some(v) => v
             .as_str()
-            .ok_or_else(|| FormatError::new(crate::concat3(path, ".", key), "must be a string")),
+            .ok_or_else(|| FormatError::new(crate::text::concat3(path, ".", key), "must be a string")),
     }
 }
 
@@ -149,7 +152,7 @@ pub(crate) fn text_of(v: Option<&Json>, path: &str) -> Result<String, FormatErro
             .collect::<Vec<_>>()
             .join("\n")),
         None => Err(FormatError::new(
-            crate::concat(path, ".content"),
+            crate::text::concat(path, ".content"),
             "must be a string or a list of parts",
         )),
     }

@@ -14,7 +14,7 @@ use crate::message::{Block, Extra, Json, Message, Role, ToolResultContent};
 /// One stored message.
 pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
     let kind = str_at(v, "type", path)?;
-    let dpath = crate::concat(path, ".data");
+    let dpath = crate::text::concat(path, ".data");
     let data = object(
         v.get("data")
             .ok_or_else(|| FormatError::new(&dpath, "is missing"))?,
@@ -47,7 +47,7 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                     }
                     (None, None) => {
                         return Err(FormatError::new(
-                            crate::concat(&dpath, ".content"),
+                            crate::text::concat(&dpath, ".content"),
                             "must be a string or a list of content blocks",
                         ))
                     }
@@ -81,7 +81,7 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                     one.usage = super::read_usage(
                         super::Format::LangChain,
                         u.text(),
-                        &crate::concat(&dpath, ".usage_metadata"),
+                        &crate::text::concat(&dpath, ".usage_metadata"),
                     )?;
                 }
             }
@@ -106,8 +106,8 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
             ))
         }
         other => Err(FormatError::new(
-            crate::concat(path, ".type"),
-            crate::concat3(
+            crate::text::concat(path, ".type"),
+            crate::text::concat3(
                 "`",
                 other,
                 "` is not a stored message type (human, ai, system, tool, generic)",

@@ -13,7 +13,7 @@ use crate::message::{Block, Extra, Json, Message, Role, ToolResultContent};
 pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
     let role = str_at(v, "role", path)?;
     let content = v.get("content");
-    let cpath = crate::concat(path, ".content");
+    let cpath = crate::text::concat(path, ".content");
     match &*role {
         "system" | "developer" => Ok(One::text(Role::System, text_of(content, path)?)),
         "user" => {
@@ -67,8 +67,9 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                 },
             }
             if let Some(calls) = v.get("tool_calls").filter(|c| !c.is_null()) {
-                let calls = list(calls)
-                    .ok_or_else(|| FormatError::new(crate::concat(path, ".tool_calls"), "must be a list"))?;
+                let calls = list(calls).ok_or_else(|| {
+                    FormatError::new(crate::text::concat(path, ".tool_calls"), "must be a list")
+                })?;
                 for (i, c) in calls.iter().enumerate() {
                     let at = format!("{path}.tool_calls[{i}]");
                     let c = object(c, &at)?;
@@ -76,21 +77,24 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
                     // `function` calls, or `custom` ones (free-form input).
                     let (name, input) = match (c.get("function"), c.get("custom")) {
                         (Some(f), _) => {
-                            let f = object(f, &crate::concat(&at, ".function"))?;
+                            let f = object(f, &crate::text::concat(&at, ".function"))?;
                             (
-                                str_at(&f, "name", &crate::concat(&at, ".function"))?.into_owned(),
+                                str_at(&f, "name", &crate::text::concat(&at, ".function"))?.into_owned(),
                                 input_json(f.get("arguments")),
                             )
                         }
                         (None, Some(f)) => {
-                            let f = object(f, &crate::concat(&at, ".custom"))?;
+                            let f = object(f, &crate::text::concat(&at, ".custom"))?;
                             (
-                                str_at(&f, "name", &crate::concat(&at, ".custom"))?.into_owned(),
+                                str_at(&f, "name", &crate::text::concat(&at, ".custom"))?.into_owned(),
                                 input_json(f.get("input")),
                             )
                         }
                         (None, None) => {
-                            return Err(FormatError::new(crate::concat(&at, ".function"), "is missing"))
+                            return Err(FormatError::new(
+                                crate::text::concat(&at, ".function"),
+                                "is missing",
+                            ))
                         }
                     };
                     out.push((
@@ -115,8 +119,8 @@ pub(super) fn read(v: &Extra, path: &str) -> Result<One, FormatError> {
             Ok(tool_message(id, ToolResultContent::Text(text), None))
         }
         other => Err(FormatError::new(
-            crate::concat(path, ".role"),
-            crate::concat3(
+            crate::text::concat(path, ".role"),
+            crate::text::concat3(
                 "`",
                 other,
                 "` is not a Chat Completions role (system, developer, user, assistant, tool)",

@@ -38,8 +38,8 @@ fn side(v: &Extra, path: &str) -> Result<Side, FormatError> {
             "assistant" => Side::Model,
             other => {
                 return Err(FormatError::new(
-                    crate::concat(path, ".role"),
-                    crate::concat3(
+                    crate::text::concat(path, ".role"),
+                    crate::text::concat3(
                         "`",
                         other,
                         "` is not a Responses message role (user, assistant, system, developer)",
@@ -95,7 +95,7 @@ fn blocks(v: &Extra, path: &str) -> Result<Vec<(Block, At)>, FormatError> {
         .map_or_else(|| "message".to_owned(), |k| k.into_owned());
     let block = match kind.as_str() {
         "message" => {
-            let cpath = crate::concat(path, ".content");
+            let cpath = crate::text::concat(path, ".content");
             let content = v.get("content");
             if let Some(s) = content.and_then(Json::as_str) {
                 return Ok(vec![(Block::text(s), At::Fixed)]);

@@ -167,7 +167,7 @@ fn count(o: &Extra, key: &str, path: &str) -> Result<u64, FormatError> {
     match text.parse::<u64>() {
         Ok(n) if digits && n <= MAX_TOKENS => Ok(n),
         _ => Err(FormatError::new(
-            crate::concat3(path, ".", key),
+            crate::text::concat3(path, ".", key),
             format!(
                 "{} is not a token count (a whole number from 0 to 2^53 - 1)",
                 v.text()

@@ -107,7 +107,7 @@ fn version_row(version: Option<&str>) -> (Option<&'static VersionRange>, String,
         return (
             None,
             "no version".to_owned(),
-            crate::concat3(
+            crate::text::concat3(
                 "client version `",
                 text_version,
                 "` is not a version number: the seed's settings",
@@ -273,7 +273,7 @@ fn choose_from(transcript: &Transcript, models: &[(String, usize)], largest: u64
                 .iter()
                 .find(|(prefix, _)| name.starts_with(prefix))
                 .map_or("".to_owned(), |(_, why)| {
-                    crate::concat3(" (not a Claude model: ", why, ")")
+                    crate::text::concat3(" (not a Claude model: ", why, ")")
                 });
             reasons.push(format!(
                 "model {name} is unknown to the model table{why}: window {DEFAULT_WINDOW} assumed, the reserve is the preset's cap"

@@ -346,7 +346,7 @@ impl Importer {
                 self.problem(
                     line,
                     ProblemKind::InvalidRecord,
-                    crate::concat(&why, "; kept verbatim"),
+                    crate::text::concat(&why, "; kept verbatim"),
                 );
                 // Fields were taken out while reading it: read it again whole.
                 let value = serde_json::from_slice::<Fields>(raw).unwrap_or(taken);

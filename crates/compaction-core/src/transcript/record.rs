@@ -131,7 +131,7 @@ pub(crate) type Invalid = String;
 pub(crate) fn type_label(map: &LineFields<'_>) -> String {
     match (map.str_field("type"), map.str_field("_type")) {
         (Some(kind), _) if kind == "system" => match map.str_field("subtype") {
-            Some(subtype) => crate::concat("system/", &subtype),
+            Some(subtype) => crate::text::concat("system/", &subtype),
             None => "system".to_owned(),
         },
         (Some(kind), _) => kind.into_owned(),

@@ -273,7 +273,7 @@ fn plan_answers(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
             ProblemKind::OrphanToolUse,
             format!(
                 "nothing in the view answers the `tool_use` {} of message `{}`: answered with a synthetic error `tool_result`",
-                missing.iter().map(|id| crate::concat3("`", id, "`")).collect::<Vec<_>>().join(", "),
+                missing.iter().map(|id| crate::text::concat3("`", id, "`")).collect::<Vec<_>>().join(", "),
                 m.message.uuid,
             ),
         ));
@@ -494,7 +494,7 @@ fn plan_repairs(view: &[&ImportedMessage]) -> (Vec<Repair>, Vec<Problem>) {
                     m.message.uuid,
                     missing
                         .iter()
-                        .map(|id| crate::concat3("`", id, "`"))
+                        .map(|id| crate::text::concat3("`", id, "`"))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
