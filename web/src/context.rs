@@ -193,14 +193,22 @@ fn stack(
         let on_lineage = props.on_lineage.clone();
         Callback::from(move |_| on_lineage.emit(key.clone()))
     };
-    let width = |t: u64| format!("width: {:.3}%", (t as f64 * 100.0 / widest as f64).max(0.4));
+    // A bar segment's width in thousandths of a percent, written with
+    // integers (a float formatter per segment was a tenth of the stack).
+    let width = |t: u64| {
+        let m = (t.saturating_mul(100_000) / widest.max(1)).max(400);
+        format!("width: {}.{:03}%", m / 1000, m % 1000)
+    };
     html! {
         <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
             <h4>{ title }{ ": " }{ items.len() }{ " messages, " }{ grouped(total) }{ " tokens (estimated)" }</h4>
             <div class="bar" aria-hidden="true">
                 { for runs.iter().map(|r| {
+                    // The kind as an attribute, not a class: one segment
+                    // a message (hundreds), and a class list is a set built
+                    // and compared per element.
                     let (_, class) = kind_name(r.kind);
-                    html! { <span class={classes!("seg", class)} style={width(r.tokens)}></span> }
+                    html! { <span data-k={class} style={width(r.tokens)}></span> }
                 }) }
             </div>
             <ol class={classes!("runs", groups.is_some().then_some("grouped"))} ref={rows.clone()}>
