@@ -88,21 +88,23 @@ struct PolicyHost<'a> {
 /// last read it whole.
 struct Disk<'a> {
     own: &'a [(String, u64)],
-    read: Vec<(String, String)>,
+    /// Each path's text as last read, borrowed from the history (a long
+    /// one reads the same file hundreds of times: no copy each time).
+    read: Vec<(String, &'a str)>,
 }
 
 impl<'a> Disk<'a> {
     fn of(scenario: &'a Scenario) -> Disk<'a> {
         // Reads by tool_use id, then their results.
-        let mut reads: Vec<(String, String)> = Vec::new();
-        let mut read: Vec<(String, String)> = Vec::new();
+        let mut reads: Vec<(&'a str, String)> = Vec::new();
+        let mut read: Vec<(String, &'a str)> = Vec::new();
         for event in &scenario.events {
             let Event::Append(m) = event else { continue };
             for block in m.content.blocks() {
                 match block {
                     Block::ToolUse { id, name, input, .. } if name == "Read" => {
                         if let Some(path) = input.str_field("file_path") {
-                            reads.push((id.clone(), path.into_owned()));
+                            reads.push((id, path.into_owned()));
                         }
                     }
                     Block::ToolResult {
@@ -117,7 +119,7 @@ impl<'a> Disk<'a> {
                             continue;
                         }
                         read.retain(|(p, _)| p != path);
-                        read.push((path.clone(), text.clone()));
+                        read.push((path.clone(), text));
                     }
                     _ => {}
                 }
@@ -136,7 +138,7 @@ impl<'a> Disk<'a> {
         self.read
             .iter()
             .find(|(p, _)| p == path)
-            .map_or_else(|| file_content(path), |(_, text)| text.clone())
+            .map_or_else(|| file_content(path), |(_, text)| (*text).to_owned())
     }
 }
 

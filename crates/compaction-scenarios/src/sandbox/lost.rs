@@ -65,7 +65,18 @@ fn add<'a>(map: &mut HashMap<&'a str, Vec<usize>>, key: &'a str, item: usize) {
 #[derive(Default)]
 struct Wanted<'a> {
     lines: HashSet<&'a str>,
+    /// The lengths of `lines`, modulo 512, as bits: most lines of the
+    /// messages are none of them, and are passed over without hashing.
+    lengths: [u64; 8],
     starts: Vec<&'a str>,
+}
+
+impl Wanted<'_> {
+    /// Whether `line` is one of `lines`.
+    fn line(&self, line: &str) -> bool {
+        let bit = line.len() % 512;
+        self.lengths[bit / 64] & (1 << (bit % 64)) != 0 && self.lines.contains(line)
+    }
 }
 
 impl<'a> Wanted<'a> {
@@ -75,6 +86,8 @@ impl<'a> Wanted<'a> {
         for line in summary.lines() {
             match looked_up(line) {
                 Key::Line(l) => {
+                    let bit = l.len() % 512;
+                    wanted.lengths[bit / 64] |= 1 << (bit % 64);
                     wanted.lines.insert(l);
                 }
                 Key::Start(s) => wanted.starts.push(s),
@@ -88,7 +101,7 @@ impl<'a> Index<'a> {
     /// A line, a path: indexed when a summary line quotes it whole or
     /// quotes its start.
     fn line(&mut self, line: &'a str, item: usize) {
-        if self.wanted.lines.contains(line) {
+        if self.wanted.line(line) {
             add(&mut self.lines, line, item);
         }
         for &start in &self.wanted.starts {
