@@ -95,6 +95,38 @@ pub fn compaction_within(
     }
 }
 
+/// A file in the temp dir, unique to this test process and `name`,
+/// removed when dropped (a test that fails removes it too).
+pub struct TempFile(std::path::PathBuf);
+
+impl TempFile {
+    /// `bytes` written to the file for `name`.
+    pub fn new(name: &str, bytes: &[u8]) -> TempFile {
+        let path = std::env::temp_dir().join(format!("compaction-cli-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).expect("write a temp file");
+        TempFile(path)
+    }
+}
+
+impl std::ops::Deref for TempFile {
+    type Target = std::path::PathBuf;
+    fn deref(&self) -> &std::path::PathBuf {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for TempFile {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// A fresh, empty folder in the temp dir, unique to this test process and
 /// `name`.
 pub fn temp_dir(name: &str) -> std::path::PathBuf {

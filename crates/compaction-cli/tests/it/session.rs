@@ -3,10 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // test helpers may fail loudly
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use crate::common::{compaction, err, ok};
+use crate::common::{compaction, err, ok, TempFile};
 
 use serde_json::json;
 
@@ -15,7 +14,7 @@ fn fixture(name: &str) -> String {
 }
 
 /// A generated history, written to a temporary file.
-fn generated(name: &str, turns: usize, chars: usize) -> PathBuf {
+fn generated(name: &str, turns: usize, chars: usize) -> TempFile {
     let mut messages = Vec::new();
     for t in 0..turns {
         messages.push(json!({"role": "user", "content": format!("turn {t}")}));
@@ -27,9 +26,10 @@ fn generated(name: &str, turns: usize, chars: usize) -> PathBuf {
         ]}));
         messages.push(json!({"role": "assistant", "content": "y".repeat(chars)}));
     }
-    let path = std::env::temp_dir().join(format!("compaction-cli-{}-{name}.json", std::process::id()));
-    std::fs::write(&path, serde_json::to_vec(&json!({"messages": messages})).unwrap()).unwrap();
-    path
+    TempFile::new(
+        &format!("{name}.json"),
+        &serde_json::to_vec(&json!({"messages": messages})).unwrap(),
+    )
 }
 
 #[test]
@@ -332,12 +332,10 @@ fn transcript_path_puts_the_path_in_the_compacted_view() {
 
 #[test]
 fn bad_histories_are_errors_naming_the_message() {
-    let path = std::env::temp_dir().join(format!("compaction-cli-{}-bad.json", std::process::id()));
-    std::fs::write(
-        &path,
-        r#"{"messages": [{"role": "user", "content": "ok"}, {"role": "robot", "content": "?"}]}"#,
-    )
-    .unwrap();
+    let path = TempFile::new(
+        "bad.json",
+        br#"{"messages": [{"role": "user", "content": "ok"}, {"role": "robot", "content": "?"}]}"#,
+    );
     assert!(err(&compaction(&["plan", "--messages", path.to_str().unwrap()])).contains("messages[1]"));
     std::fs::write(&path, r#"{"messages": [{"uuid": "a", "role": "user", "content": "x"}, {"uuid": "a", "role": "user", "content": "y"}]}"#).unwrap();
     assert!(err(&compaction(&["plan", "--messages", path.to_str().unwrap()])).contains("duplicate"));
@@ -355,8 +353,7 @@ fn parse_summary_applies_r7_4() {
         v["text"],
         "Summary:\n1. Primary Request and Intent:\n   Explain /compact in 2.1.235."
     );
-    let empty = std::env::temp_dir().join(format!("compaction-cli-{}-empty.txt", std::process::id()));
-    std::fs::write(&empty, "<analysis>only</analysis>").unwrap();
+    let empty = TempFile::new("empty.txt", b"<analysis>only</analysis>");
     assert!(err(&compaction(&["parse-summary", empty.to_str().unwrap()])).contains("empty"));
 }
 
