@@ -172,7 +172,7 @@ impl Estimator {
         // any count and any setting.
         let units = latin as u128 * u128::from(wide) + other as u128 * u128::from(narrow);
         let per_token = u128::from(narrow) * u128::from(wide);
-        u64::try_from(units.div_ceil(per_token)).unwrap_or(u64::MAX)
+        u64::try_from(wide_div_ceil(units, per_token)).unwrap_or(u64::MAX)
     }
 
     /// The estimate for a value's JSON text (kept as it came, so counted
@@ -583,6 +583,35 @@ fn pdf_pages(bytes: &[u8]) -> u64 {
         at = j;
     }
     pages
+}
+
+/// `n / d` and `n % d`, for `d > 0`. `u128`'s own `/` and `%` are a
+/// library routine in wasm (compiler_builtins' `u128_div_rem`, ~1 KB of
+/// each module): figures that fit a `u64` are divided as `u64`, the rest
+/// (figures past any real count, or a setting's arithmetic) one bit a
+/// step.
+pub(crate) fn wide_div_rem(n: u128, d: u128) -> (u128, u128) {
+    if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
+        return (u128::from(n / d), u128::from(n % d));
+    }
+    let (mut quotient, mut rest) = (0u128, 0u128);
+    for bit in (0..128).rev() {
+        // `rest` < `d` before the shift; a bit shifted out of the top is
+        // 2^128, more than any `d`.
+        let carry = rest >> 127;
+        rest = (rest << 1) | ((n >> bit) & 1);
+        if carry != 0 || rest >= d {
+            rest = rest.wrapping_sub(d);
+            quotient |= 1 << bit;
+        }
+    }
+    (quotient, rest)
+}
+
+/// `n / d` rounded up, for `d > 0` ([`wide_div_rem`]).
+pub(crate) fn wide_div_ceil(n: u128, d: u128) -> u128 {
+    let (quotient, rest) = wide_div_rem(n, d);
+    quotient + u128::from(rest != 0)
 }
 
 #[cfg(test)]
