@@ -272,7 +272,10 @@ impl Thresholds {
         let compact_default = wide(budget) - margins.compact;
         let override_line = settings
             .override_pct
-            .map(|pct| (budget as f64 * pct / 100.0).floor() as i128);
+            // budget < window <= MAX_TOKENS (2^53 - 1) and pct <= 100: an
+            // i64 holds the line exactly (`as i128` from a float is a
+            // library routine in wasm).
+            .map(|pct| i128::from((budget as f64 * pct / 100.0).floor() as i64));
         let (compact, override_applied_pct) = match (override_line, settings.override_pct) {
             (Some(line), Some(pct)) if line <= compact_default => (line, Some(pct)),
             _ => (compact_default, None),

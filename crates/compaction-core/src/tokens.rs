@@ -594,15 +594,19 @@ pub(crate) fn wide_div_rem(n: u128, d: u128) -> (u128, u128) {
     if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
         return (u128::from(n / d), u128::from(n % d));
     }
-    let (mut quotient, mut rest) = (0u128, 0u128);
-    for bit in (0..128).rev() {
+    // `n`'s bits from the top, each shifted into `rest` (shifts by a
+    // constant: a shift by a variable is a library routine too).
+    let (mut n, mut quotient, mut rest) = (n, 0u128, 0u128);
+    for _ in 0..128 {
         // `rest` < `d` before the shift; a bit shifted out of the top is
         // 2^128, more than any `d`.
         let carry = rest >> 127;
-        rest = (rest << 1) | ((n >> bit) & 1);
+        rest = (rest << 1) | (n >> 127);
+        n <<= 1;
+        quotient <<= 1;
         if carry != 0 || rest >= d {
             rest = rest.wrapping_sub(d);
-            quotient |= 1 << bit;
+            quotient |= 1;
         }
     }
     (quotient, rest)
