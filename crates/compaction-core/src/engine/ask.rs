@@ -15,6 +15,15 @@ impl Engine {
             .collect()
     }
 
+    /// Model `at` of the chain (its last, past the end) and the models
+    /// after it, as a summary request names them: one copy of the code for
+    /// the compaction's requests and the segments' and precompute's.
+    pub(super) fn chain_from(&self, at: usize) -> (std::sync::Arc<str>, std::sync::Arc<[String]>) {
+        let chain = self.chain();
+        let model = chain[at.min(chain.len() - 1)].as_str().into();
+        (model, chain.iter().skip(at + 1).cloned().collect())
+    }
+
     /// The messages the summary request carries: thinking made safe
     /// (R13.1), then as the plain API takes them (R13.3, user first).
     fn prefix_messages(&self, run: &Run) -> Vec<Message> {
@@ -56,15 +65,15 @@ impl Engine {
     }
 
     fn summary_request(&self, run: &Run) -> SummaryRequest {
-        let chain = self.chain();
+        let (model, fallback_models) = self.chain_from(run.model);
         let id = match run.pending {
             Pending::Summary(id) | Pending::Files(id) => id,
         };
         SummaryRequest {
             id,
             purpose: Purpose::Compact,
-            model: chain[run.model.min(chain.len() - 1)].as_str().into(),
-            fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
+            model,
+            fallback_models,
             messages: self.prefix_messages(run).into(),
             prompt: summary_prompt(&run.options).into(),
             estimated_tokens: self.request_tokens(run),
