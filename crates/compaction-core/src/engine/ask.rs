@@ -10,9 +10,9 @@ use crate::summary::summary_prompt;
 impl Engine {
     pub(super) fn chain(&self) -> Vec<String> {
         let c = &self.settings.compact;
-        std::iter::once(c.model.clone())
-            .chain(c.fallback_models.iter().cloned())
-            .collect()
+        let mut chain = vec![c.model.clone()];
+        chain.extend_from_slice(&c.fallback_models);
+        chain
     }
 
     /// Model `at` of the chain (its last, past the end) and the models
@@ -21,7 +21,7 @@ impl Engine {
     pub(super) fn chain_from(&self, at: usize) -> (std::sync::Arc<str>, std::sync::Arc<[String]>) {
         let chain = self.chain();
         let model = chain[at.min(chain.len() - 1)].as_str().into();
-        (model, chain.iter().skip(at + 1).cloned().collect())
+        (model, chain.get(at + 1..).unwrap_or_default().into())
     }
 
     /// The messages the summary request carries: thinking made safe
