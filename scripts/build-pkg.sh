@@ -47,10 +47,12 @@ split_loader_types() {
     head -n $((at - 1)) "$dts" >"$dts.head" && mv "$dts.head" "$dts"
 }
 
-# build_module FEATURE NAME OPT: one module of the package, its Rust code
-# optimised at OPT (the workspace's release profile says "z").
+# build_module FEATURE NAME OPT [CARGO_ARG...]: one module of the package,
+# its Rust code optimised at OPT (the workspace's release profile says "z"),
+# cargo given the CARGO_ARGs too.
 build_module() {
     local feature="$1" name="$2" opt="$3" wasm
+    shift 3
     # A command substitution does not inherit `set -e`: without the `||`, a
     # failed build went on with whatever module the target folder held (the
     # last feature's, or a stale one) and reported it as this one.
@@ -58,7 +60,7 @@ build_module() {
         wasm_env
         export CARGO_PROFILE_RELEASE_OPT_LEVEL="$opt"
         cargo build --release --target wasm32-unknown-unknown -p compaction-wasm \
-            --no-default-features --features "$feature" >&2 || exit 1
+            --no-default-features --features "$feature" "$@" >&2 || exit 1
         echo "$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/compaction_wasm.wasm"
     )" || die "building the $feature module failed (see above)"
     wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$wasm"
@@ -94,9 +96,16 @@ build_module() {
 # (scripts/lib/sizes.sh). With fat LTO one opt-level holds for the whole
 # module: a per-package override (hot serde_json, the importer) changed
 # nothing.
+# One crate does differ: zmij (serde_json's float writer, which the JSON
+# writer of message/lean.rs names) reads the opt-level in its build script
+# and, at "s" or "z", computes its table of powers of ten instead of storing
+# it (~17 KB raw): the same text, a few multiplications more per float
+# written. The session module gets it at "z" (117,779 -> 107,058 B gzip);
+# on the command line, not in Cargo.toml: there the override moved the
+# engine's module +200 B gzip though its zmij is "z" already.
 build_module engine compaction_wasm z
 build_module formats compaction_formats z
-build_module session compaction_session 2
+build_module session compaction_session 2 --config 'profile.release.package.zmij.opt-level="z"'
 
 version="$(awk -F'"' '/^\[workspace.package\]/ { inside = 1 } inside && /^version *=/ { print $2; exit }' "$ROOT/Cargo.toml")"
 cp "$ROOT"/crates/compaction-wasm/js/{node.js,browser.js,guard.js,web.js,web.d.ts,require.cjs,index.d.ts,session-node.js,session-browser.js,session.d.ts,session-web.js,session-web.d.ts,formats-node.js,formats-browser.js,formats.d.ts,formats-web.js,formats-web.d.ts,ai-sdk.js,ai-sdk.d.ts,openai.js,openai.d.ts,openai-agents.js,openai-agents.d.ts,langchain.js,langchain.d.ts,README.md} "$out/"

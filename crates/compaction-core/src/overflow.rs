@@ -144,7 +144,8 @@ fn sizes(message: &str) -> PromptTooLong {
     // (3000 in the messages, 1200 in the completion)".
     let maximum = number_after(message, "maximum context length is").map(|(n, _)| n);
     let in_messages = find_ascii_ci(message, " in the messages").and_then(|end| {
-        let start = message[..end].rfind('(')?;
+        // Byte by byte (ASCII: `rfind`'s index), as tokens::file_bytes.
+        let start = message[..end].bytes().rposition(|b| b == b'(')?;
         number_after(&message[start..end], "").map(|(n, _)| n)
     });
     // vLLM: "your request has 9000 input tokens", "your prompt contains (at

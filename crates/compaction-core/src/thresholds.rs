@@ -29,6 +29,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Num, Setting};
+use crate::tokens::wide_div_rem;
 
 pub use crate::message::MAX_TOKENS;
 
@@ -267,11 +268,14 @@ impl Thresholds {
         // that is reported, not wrapped.
         let wide = |v: u64| i128::from(v);
         let margins = Margins::for_budget(settings, budget);
-        let precompute = wide(budget) * (100 - wide(settings.precompute_pct)) / 100;
+        let precompute = quotient(wide(budget) * (100 - wide(settings.precompute_pct)), 100);
         let compact_default = wide(budget) - margins.compact;
         let override_line = settings
             .override_pct
-            .map(|pct| (budget as f64 * pct / 100.0).floor() as i128);
+            // budget < window <= MAX_TOKENS (2^53 - 1) and pct <= 100: an
+            // i64 holds the line exactly (`as i128` from a float is a
+            // library routine in wasm).
+            .map(|pct| i128::from((budget as f64 * pct / 100.0).floor() as i64));
         let (compact, override_applied_pct) = match (override_line, settings.override_pct) {
             (Some(line), Some(pct)) if line <= compact_default => (line, Some(pct)),
             _ => (compact_default, None),
@@ -378,13 +382,20 @@ impl Margins {
         }
         // stack > 0 here (room ≥ 0); every margin × room fits an i128
         // (both factors are below 2^60).
-        let scaled = |margin: u64| wide(margin) * room / (stack * 100);
+        let scaled = |margin: u64| quotient(wide(margin) * room, stack * 100);
         Margins {
             compact: scaled(settings.compact_margin),
             warn: scaled(settings.warn_margin),
             blocked: scaled(settings.blocked_margin),
         }
     }
+}
+
+/// `n / d` for `n >= 0` and `d > 0`, as every division here is: by
+/// [`wide_div_rem`], not `i128`'s `/` (a library routine in wasm).
+fn quotient(n: i128, d: i128) -> i128 {
+    // The quotient is at most `n`, so it fits an `i128`.
+    wide_div_rem(n.unsigned_abs(), d.unsigned_abs()).0 as i128
 }
 
 fn check_positive(setting: Setting, value: u64) -> Result<(), Error> {

@@ -172,7 +172,7 @@ impl Estimator {
         // any count and any setting.
         let units = latin as u128 * u128::from(wide) + other as u128 * u128::from(narrow);
         let per_token = u128::from(narrow) * u128::from(wide);
-        u64::try_from(units.div_ceil(per_token)).unwrap_or(u64::MAX)
+        u64::try_from(wide_div_ceil(units, per_token)).unwrap_or(u64::MAX)
     }
 
     /// The estimate for a value's JSON text (kept as it came, so counted
@@ -511,23 +511,33 @@ fn file_bytes(json: &str) -> Option<Vec<u8>> {
     if let Some(quoted) = json.strip_prefix('"') {
         return data_bytes(quoted.strip_suffix('"')?);
     }
-    let body = match (json.find('['), json.rfind(']')) {
+    // The last `]` and `:` found byte by byte (ASCII: the same index as
+    // `rfind`): `str`'s backward search for a `char` is ~0.8 KB of the
+    // modules that nothing else needs.
+    let body = match (json.find('['), json.bytes().rposition(|b| b == b']')) {
         (Some(open), Some(close)) if open < close => &json[open + 1..close],
         _ => json.strip_prefix('{')?.strip_suffix('}')?,
     };
     // `37,80,…`, or `"0":37,"1":80,…`: each item's value is a byte.
-    body.split(',')
-        .filter(|item| !item.trim().is_empty())
-        .map(|item| {
-            let digits = item.rsplit(':').next()?.trim();
-            let value = digits.bytes().try_fold(0u16, |n, d| {
-                d.is_ascii_digit()
-                    .then(|| n * 10 + u16::from(d - b'0'))
-                    .filter(|n| *n < 256)
-            })?;
-            (!digits.is_empty()).then_some(value as u8)
-        })
-        .collect()
+    // A loop, not a collect into `Option<Vec<u8>>`: the same bytes, or
+    // `None` at the first item that is not one, in less code.
+    let mut bytes = Vec::new();
+    for item in body.split(',') {
+        if item.trim().is_empty() {
+            continue;
+        }
+        let digits = item[item.bytes().rposition(|b| b == b':').map_or(0, |colon| colon + 1)..].trim();
+        let value = digits.bytes().try_fold(0u16, |n, d| {
+            d.is_ascii_digit()
+                .then(|| n * 10 + u16::from(d - b'0'))
+                .filter(|n| *n < 256)
+        })?;
+        if digits.is_empty() {
+            return None;
+        }
+        bytes.push(value as u8);
+    }
+    Some(bytes)
 }
 
 /// The bytes of base64 text or of a `data:…;base64,` URL.
@@ -583,6 +593,39 @@ fn pdf_pages(bytes: &[u8]) -> u64 {
         at = j;
     }
     pages
+}
+
+/// `n / d` and `n % d`, for `d > 0`. `u128`'s own `/` and `%` are a
+/// library routine in wasm (compiler_builtins' `u128_div_rem`, ~1 KB of
+/// each module): figures that fit a `u64` are divided as `u64`, the rest
+/// (figures past any real count, or a setting's arithmetic) one bit a
+/// step.
+pub(crate) fn wide_div_rem(n: u128, d: u128) -> (u128, u128) {
+    if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
+        return (u128::from(n / d), u128::from(n % d));
+    }
+    // `n`'s bits from the top, each shifted into `rest` (shifts by a
+    // constant: a shift by a variable is a library routine too).
+    let (mut n, mut quotient, mut rest) = (n, 0u128, 0u128);
+    for _ in 0..128 {
+        // `rest` < `d` before the shift; a bit shifted out of the top is
+        // 2^128, more than any `d`.
+        let carry = rest >> 127;
+        rest = (rest << 1) | (n >> 127);
+        n <<= 1;
+        quotient <<= 1;
+        if carry != 0 || rest >= d {
+            rest = rest.wrapping_sub(d);
+            quotient |= 1;
+        }
+    }
+    (quotient, rest)
+}
+
+/// `n / d` rounded up, for `d > 0` ([`wide_div_rem`]).
+pub(crate) fn wide_div_ceil(n: u128, d: u128) -> u128 {
+    let (quotient, rest) = wide_div_rem(n, d);
+    quotient + u128::from(rest != 0)
 }
 
 #[cfg(test)]

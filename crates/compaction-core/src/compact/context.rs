@@ -52,28 +52,35 @@ pub struct HookOutput {
     pub output: String,
 }
 
-/// The tool calls in the view, most recent first.
-fn tool_calls(view: &View) -> impl Iterator<Item = (&str, &Json)> {
-    view.entries().iter().rev().flat_map(|e| {
-        e.message.content.blocks().iter().rev().filter_map(|b| match b {
-            Block::ToolUse { name, input, .. } => Some((name.as_str(), input)),
-            _ => None,
-        })
-    })
+/// The inputs of the view's calls to `tool`, most recent first. A list,
+/// not a lazy iterator: each caller's search over a lazy one was its own
+/// copy of the nested loop (~1.7 KB of the modules for the tasks' alone).
+fn tool_inputs<'a>(view: &'a View, tool: &str) -> Vec<&'a Json> {
+    let mut inputs = Vec::new();
+    for e in view.entries().iter().rev() {
+        for b in e.message.content.blocks().iter().rev() {
+            if let Block::ToolUse { name, input, .. } = b {
+                if name == tool {
+                    inputs.push(input);
+                }
+            }
+        }
+    }
+    inputs
 }
 
 /// The last plan approved with `ExitPlanMode` in the view.
 fn derived_plan(view: &View) -> Option<String> {
-    tool_calls(view)
-        .filter(|(name, _)| *name == "ExitPlanMode")
-        .find_map(|(_, input)| input.str_field("plan").map(Cow::into_owned))
+    tool_inputs(view, "ExitPlanMode")
+        .into_iter()
+        .find_map(|input| input.str_field("plan").map(Cow::into_owned))
 }
 
 /// The last `TodoWrite` list in the view, one line per task.
 fn derived_tasks(view: &View) -> Option<String> {
-    let todos = tool_calls(view)
-        .filter(|(name, _)| *name == "TodoWrite")
-        .find_map(|(_, input)| input.field::<Vec<&RawValue>>("todos"))?;
+    let todos = tool_inputs(view, "TodoWrite")
+        .into_iter()
+        .find_map(|input| input.field::<Vec<&RawValue>>("todos"))?;
     let lines: Vec<String> = todos
         .iter()
         .filter_map(|t| {
@@ -88,10 +95,7 @@ fn derived_tasks(view: &View) -> Option<String> {
 /// Skills invoked in the view (`Skill` calls), most recent first, each once.
 pub fn invoked_skills(view: &View) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
-    for (name, input) in tool_calls(view) {
-        if name != "Skill" {
-            continue;
-        }
+    for input in tool_inputs(view, "Skill") {
         let skill = input.str_field("skill").or_else(|| input.str_field("command"));
         if let Some(skill) = skill {
             if !seen.iter().any(|s| *s == skill) {

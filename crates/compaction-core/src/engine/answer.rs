@@ -41,14 +41,20 @@ impl Engine {
         // list of them first, no growing (twelve pending: one allocation,
         // not four).
         let mut out = Vec::with_capacity(self.collapse_pending.len() + 2);
-        out.extend(tier4);
+        // `if let` + push, not `extend` of an Option: no
+        // SpecExtend<option::IntoIter<_>> of its own in the modules.
+        if let Some(request) = tier4 {
+            out.push(request);
+        }
         out.extend(
             self.collapse_pending
                 .iter()
                 .filter_map(|p| self.segment_request(p))
                 .map(Request::CollapseSegment),
         );
-        out.extend(self.precompute_request().map(Request::Precompute));
+        if let Some(request) = self.precompute_request() {
+            out.push(Request::Precompute(request));
+        }
         out
     }
 

@@ -10,9 +10,18 @@ use crate::summary::summary_prompt;
 impl Engine {
     pub(super) fn chain(&self) -> Vec<String> {
         let c = &self.settings.compact;
-        std::iter::once(c.model.clone())
-            .chain(c.fallback_models.iter().cloned())
-            .collect()
+        let mut chain = vec![c.model.clone()];
+        chain.extend_from_slice(&c.fallback_models);
+        chain
+    }
+
+    /// Model `at` of the chain (its last, past the end) and the models
+    /// after it, as a summary request names them: one copy of the code for
+    /// the compaction's requests and the segments' and precompute's.
+    pub(super) fn chain_from(&self, at: usize) -> (std::sync::Arc<str>, std::sync::Arc<[String]>) {
+        let chain = self.chain();
+        let model = chain[at.min(chain.len() - 1)].as_str().into();
+        (model, chain.get(at + 1..).unwrap_or_default().into())
     }
 
     /// The messages the summary request carries: thinking made safe
@@ -56,15 +65,15 @@ impl Engine {
     }
 
     fn summary_request(&self, run: &Run) -> SummaryRequest {
-        let chain = self.chain();
+        let (model, fallback_models) = self.chain_from(run.model);
         let id = match run.pending {
             Pending::Summary(id) | Pending::Files(id) => id,
         };
         SummaryRequest {
             id,
             purpose: Purpose::Compact,
-            model: chain[run.model.min(chain.len() - 1)].as_str().into(),
-            fallback_models: chain.iter().skip(run.model + 1).cloned().collect(),
+            model,
+            fallback_models,
             messages: self.prefix_messages(run).into(),
             prompt: summary_prompt(&run.options).into(),
             estimated_tokens: self.request_tokens(run),

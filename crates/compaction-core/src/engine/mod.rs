@@ -549,9 +549,7 @@ impl Engine {
             .and_then(|u| self.view.position(u))
             .unwrap_or(usize::MAX);
         let messages = crate::api::plain::plain(self.thinking_safe(start, messages));
-        let chain: Vec<String> = std::iter::once(self.settings.compact.model.clone())
-            .chain(self.settings.compact.fallback_models.iter().cloned())
-            .collect();
+        let (model, fallback_models) = self.chain_from(model);
         let estimated_tokens = self.system_tokens
             + messages
                 .iter()
@@ -561,8 +559,8 @@ impl Engine {
         Some(crate::compact::SummaryRequest {
             id,
             purpose,
-            model: chain[model.min(chain.len() - 1)].as_str().into(),
-            fallback_models: chain.iter().skip(model + 1).cloned().collect(),
+            model,
+            fallback_models,
             messages: messages.into(),
             prompt: prompt.into(),
             estimated_tokens,

@@ -3,7 +3,41 @@
 use super::*;
 use serde_json::json;
 
+#[test]
+fn wide_div_rem_at_the_edges() {
+    let edges = [
+        0,
+        1,
+        2,
+        3,
+        99,
+        100,
+        u128::from(u64::MAX),
+        u128::from(u64::MAX) + 1,
+        1 << 127,
+        (1 << 127) + 1,
+        u128::MAX - 1,
+        u128::MAX,
+    ];
+    for n in edges {
+        for d in edges.into_iter().filter(|&d| d > 0) {
+            assert_eq!(wide_div_rem(n, d), (n / d, n % d), "{n} / {d}");
+            assert_eq!(wide_div_ceil(n, d), n.div_ceil(d), "{n} / {d}");
+        }
+    }
+}
+
 proptest::proptest! {
+    #[test]
+    fn wide_div_rem_is_u128_division(n: u128, d in 1u128.., shift in 0u32..128) {
+        // Small and large dividends and divisors alike: shifted right by
+        // any amount, and near the top bit.
+        for (n, d) in [(n, d), (n, (d >> shift).max(1)), (n >> shift, d), (n >> shift, (d >> shift).max(1))] {
+            proptest::prop_assert_eq!(wide_div_rem(n, d), (n / d, n % d));
+            proptest::prop_assert_eq!(wide_div_ceil(n, d), n.div_ceil(d));
+        }
+    }
+
     #[test]
     fn char_count_is_chars_count(s in "\\PC*", pad in 0usize..9) {
         let s = format!("{}{s}é😀", "x".repeat(pad));

@@ -281,7 +281,9 @@ impl SessionLog {
                 let (uuid, line) =
                     collapsed_record(removed, &summary.uuid, after.as_ref(), self.parent.as_ref(), &ctx);
                 lines.push(line);
-                lines.extend(self.render_message(summary, Some(&uuid)));
+                if let Some(line) = self.render_message(summary, Some(&uuid)) {
+                    lines.push(line);
+                }
                 self.parent = Some(summary.uuid.clone());
                 self.collapses.push((summary.uuid.clone(), removed.clone()));
             }
@@ -397,7 +399,11 @@ impl SessionLog {
         let mut out = Vec::new();
         for item in self.items.get(from..).unwrap_or_default() {
             match item {
-                Logged::Message { uuid, parent } => out.extend(self.render(store, uuid, parent.as_ref())),
+                Logged::Message { uuid, parent } => {
+                    if let Some(line) = self.render(store, uuid, parent.as_ref()) {
+                        out.push(line);
+                    }
+                }
                 Logged::Lines(lines) => out.extend(lines.iter().cloned()),
             }
         }

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::{Anchor, View};
 use crate::message::Uuid;
-use crate::tokens::Estimator;
+use crate::tokens::{wide_div_ceil, Estimator};
 
 /// The view's counting state, as data.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -91,7 +91,7 @@ impl Calibration {
         };
         match (u64::try_from(num), u64::try_from(den)) {
             (Ok(num), Ok(den)) => mul_div_ceil(tokens, num, den),
-            _ => u64::try_from((u128::from(tokens) * num).div_ceil(den)).unwrap_or(u64::MAX),
+            _ => u64::try_from(wide_div_ceil(u128::from(tokens) * num, den)).unwrap_or(u64::MAX),
         }
     }
 
@@ -121,9 +121,10 @@ impl Calibration {
             (Some(margin), Some(scale)) => mul_div_ceil(tokens, margin, scale),
             _ => {
                 let (min, margin) = (u128::from(min), u128::from(estimator.uncalibrated_margin_pct));
-                let extra = u128::from(tokens)
-                    .saturating_mul(margin * u128::from(left))
-                    .div_ceil(100 * min);
+                let extra = wide_div_ceil(
+                    u128::from(tokens).saturating_mul(margin * u128::from(left)),
+                    100 * min,
+                );
                 u64::try_from(extra).unwrap_or(u64::MAX)
             }
         };
@@ -137,7 +138,9 @@ impl Calibration {
 fn mul_div_ceil(a: u64, b: u64, d: u64) -> u64 {
     match a.checked_mul(b) {
         Some(product) => product.div_ceil(d),
-        None => u64::try_from((u128::from(a) * u128::from(b)).div_ceil(u128::from(d))).unwrap_or(u64::MAX),
+        None => {
+            u64::try_from(wide_div_ceil(u128::from(a) * u128::from(b), u128::from(d))).unwrap_or(u64::MAX)
+        }
     }
 }
 
