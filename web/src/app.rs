@@ -173,16 +173,17 @@ pub fn App() -> Html {
         })
     };
 
-    // The session file around the compaction shown, and its resume:
-    // computed when a compaction is shown (a second play, with the log).
     // The session file around the compaction shown, and its resume: a
     // second play with the log, computed a moment after the frame that
     // shows the change (and not at all while a slider keeps moving), so a
-    // control change still repaints at once.
-    let compacted = exploration
-        .as_ref()
-        .and_then(|e| e.moments.get(cursor.0))
-        .is_some_and(|m| matches!(m.outcome, Some(Outcome::Compacted { .. })));
+    // control change still repaints at once. Not while an imported
+    // session is shown: the panel then says it walks the built-in
+    // scenarios only, and the file would not be drawn.
+    let compacted = session_at.is_none()
+        && exploration
+            .as_ref()
+            .and_then(|e| e.moments.get(cursor.0))
+            .is_some_and(|m| matches!(m.outcome, Some(Outcome::Compacted { .. })));
     let journal_key = (RunKey::of(&state), cursor.0);
     let journal = use_state(|| None::<JournalFor>);
     {

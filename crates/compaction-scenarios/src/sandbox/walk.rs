@@ -263,7 +263,8 @@ impl Walking {
                 self.engine.clear_results_recorded(ids);
             }
             if let Some((m, _)) = messages.get(self.next - self.place.start) {
-                match self.engine.append((**m).clone()) {
+                // Shared, not copied: the timeline's own message.
+                match self.engine.append_shared(Arc::clone(m)) {
                     Ok(()) | Err(Error::DuplicateUuid { .. }) => {}
                     Err(other) => return Err(other),
                 }
