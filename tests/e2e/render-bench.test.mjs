@@ -196,7 +196,7 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
     .setInputFiles({ name: "bench-2000.jsonl", mimeType: "application/x-ndjson", buffer: session(2000) });
   await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("2000 messages"), null, { timeout: 60_000 });
   await add("imported session, 2,000 messages: window (replay + chart)", measure(page, "Context window (tokens)", windows));
-  await add("imported session, 2,000 messages: hook switch (compact-analysis re-runs, the replay is kept)",
+  await add("imported session, 2,000 messages: hook switch (the replay is kept; the built-in scenario, shown only in the controls, is played after the frame)",
     changes(page, [1, 2, 3, 4, 5, 6, 7]), "median");
   for (const [what, t, asserted] of report) {
     const budget = t.cpu < 16 ? "within" : "over";

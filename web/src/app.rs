@@ -67,21 +67,6 @@ pub fn App() -> Html {
         );
         use_memo(deps, move |_| state.scenario().map(Rc::new))
     };
-    let key = RunKey::of(&state);
-    // The event the last run laid out: where the next one likely opens.
-    let guess = use_mut_ref(|| 0usize);
-    let result = {
-        let state = state.clone();
-        let built = built.clone();
-        let guess = guess.clone();
-        use_memo(key, move |_| {
-            let run = run(&state, &built, asked(&state), *guess.borrow());
-            if let Ok((_, shown)) = &run {
-                *guess.borrow_mut() = *shown;
-            }
-            run
-        })
-    };
     let replayed = crate::session::use_replayed(&imported, &state);
     // An imported session, walked: the request picked (`None`: the first
     // after its last boundary), laid out by the engine.
@@ -94,6 +79,33 @@ pub fn App() -> Html {
         ),
         _ => None,
     };
+    // While a session is shown, the built-in scenario shows only in the
+    // controls (its groups at /compact, the files it reads): it is played a
+    // moment after the frame that shows the change, as the resume lane's
+    // file is written, and not at all while a slider keeps moving. A
+    // field's error is still found at once. The resume lane's timer lets
+    // it through: `journal` then holds these controls and no file (the
+    // lane is not shown beside a session).
+    let journal = use_state(|| None::<JournalFor>);
+    let lane: &Option<JournalFor> = &journal;
+    let key = RunKey::of(&state);
+    let behind = session_at.is_some() && !matches!(lane, Some(((k, _), None)) if *k == key);
+    // The event the last run laid out: where the next one likely opens.
+    let guess = use_mut_ref(|| 0usize);
+    let result = {
+        let state = state.clone();
+        let built = built.clone();
+        let guess = guess.clone();
+        use_memo((key, behind), move |(_, behind)| {
+            // Held back: `None`, or what is wrong with a field, at once.
+            let run = run(&state, &built, asked(&state), *guess.borrow(), !*behind);
+            if let Some(Ok((_, shown))) = &run {
+                *guess.borrow_mut() = *shown;
+            }
+            run
+        })
+    };
+    let result = result.as_ref().as_ref();
     let walk = crate::session::use_walk(&imported, &state, session_at);
     let pick = {
         let picked = picked.clone();
@@ -132,20 +144,18 @@ pub fn App() -> Html {
     // An invalid value (a window typed digit by digit, a field emptied)
     // keeps the last good run on screen; the field says what is wrong.
     let last_good = use_mut_ref(|| None::<(Rc<Exploration>, usize)>);
-    let (exploration, laid_out) = match result.as_ref() {
-        Ok(run) => {
+    let (exploration, laid_out) = match result {
+        Some(Ok(run)) => {
             *last_good.borrow_mut() = Some(run.clone());
             (Some(run.0.clone()), run.1)
         }
-        Err(_) => match last_good.borrow().clone() {
+        _ => match last_good.borrow().clone() {
             Some((e, at)) => (Some(e), at),
             None => (None, 0),
         },
     };
     let problem: Option<(Field, String)> = result
-        .as_ref()
-        .as_ref()
-        .err()
+        .and_then(|r| r.as_ref().err())
         .map(|message| (field_of(message).unwrap_or(Field::Window), message.clone()));
     let stale = problem.is_some() && exploration.is_some();
     // The cursor, clamped to this run.
@@ -185,24 +195,28 @@ pub fn App() -> Html {
             .and_then(|e| e.moments.get(cursor.0))
             .is_some_and(|m| matches!(m.outcome, Some(Outcome::Compacted { .. })));
     let journal_key = (RunKey::of(&state), cursor.0);
-    let journal = use_state(|| None::<JournalFor>);
     {
         let journal = journal.clone();
         let state = state.clone();
         let built = built.clone();
-        use_effect_with((journal_key.clone(), compacted), move |(key, compacted)| {
-            let key = key.clone();
-            let timer = compacted.then(|| {
-                gloo::timers::callback::Timeout::new(JOURNAL_DELAY_MS, move || {
-                    let written = built.as_ref().as_ref().ok().and_then(|s| {
-                        let knobs = state.knobs_for(s).ok()?;
-                        journal_of(s, &knobs, key.1).ok().flatten()
-                    });
-                    journal.set(Some((key, written)));
-                })
-            });
-            move || drop(timer)
-        });
+        // `held`: the run for these controls is held back (see `behind`).
+        let held = result.is_none();
+        use_effect_with(
+            (journal_key.clone(), compacted, held),
+            move |(key, compacted, held)| {
+                let (key, held) = (key.clone(), *held);
+                let timer = (*compacted || held).then(|| {
+                    gloo::timers::callback::Timeout::new(JOURNAL_DELAY_MS, move || {
+                        let written = built.as_ref().as_ref().ok().filter(|_| !held).and_then(|s| {
+                            let knobs = state.knobs_for(s).ok()?;
+                            journal_of(s, &knobs, key.1).ok().flatten()
+                        });
+                        journal.set(Some((key, written)));
+                    })
+                });
+                move || drop(timer)
+            },
+        );
     }
     // While the file of a new change is being written, the lane of the
     // last one stays, dimmed and marked busy, under a "writing" line: the
@@ -212,7 +226,7 @@ pub fn App() -> Html {
     // Only a lane on the page stays: one written for an earlier event, after
     // events that wrote none, is not brought back.
     let lane_shown = use_mut_ref(|| false);
-    let resume = match (&*journal, compacted) {
+    let resume = match (lane, compacted) {
         (Some((key, Some(j))), true) if *key == journal_key || *lane_shown.borrow() => {
             let fresh = *key == journal_key;
             *lane_shown.borrow_mut() = true;

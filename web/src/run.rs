@@ -47,13 +47,29 @@ impl RunKey {
 pub type Built = Result<Rc<Scenario>, String>;
 
 /// The engine's run for the controls, laying out the event `at` (`None`:
-/// the one a scenario opens on, expected to be `guess`, the last shown).
-pub fn run(state: &SandboxState, scenario: &Built, at: Option<usize>, guess: usize) -> Run {
-    let scenario = scenario.as_ref().map_err(Clone::clone)?;
-    let knobs = state.knobs_for(scenario)?;
-    explore_at(scenario, &knobs, at, guess)
-        .map(|(e, shown)| (Rc::new(e), shown))
-        .map_err(|e| e.to_string())
+/// the one a scenario opens on, expected to be `guess`, the last shown);
+/// without `play`, only what is wrong with the controls (`None`: nothing,
+/// the run is held back).
+pub fn run(
+    state: &SandboxState,
+    scenario: &Built,
+    at: Option<usize>,
+    guess: usize,
+    play: bool,
+) -> Option<Run> {
+    let scenario = match scenario {
+        Ok(s) => s,
+        Err(e) => return Some(Err(e.clone())),
+    };
+    let knobs = match state.knobs_for(scenario) {
+        Ok(k) => k,
+        Err(e) => return Some(Err(e)),
+    };
+    play.then(|| {
+        explore_at(scenario, &knobs, at, guess)
+            .map(|(e, shown)| (Rc::new(e), shown))
+            .map_err(|e| e.to_string())
+    })
 }
 
 /// The event a page asks for (`usize::MAX`: none, the default).
