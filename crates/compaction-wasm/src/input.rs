@@ -346,12 +346,16 @@ pub fn from_js(value: &JsValue, field: &str, uuid: impl FnOnce() -> Uuid) -> Res
 /// with a `messages` array (an API request body; its `system` is returned
 /// too, as text).
 /// Fields are named under `prefix` (`"request."`: `request.messages[3]`).
+/// The text is freed once parsed, before the messages are made from what
+/// was read: a bulk load never holds the text, the parsed list and the
+/// messages at once (issue 30's peak memory).
 pub fn from_json(
-    json: &str,
+    json: String,
     mut uuid: impl FnMut() -> Uuid,
     prefix: &str,
 ) -> Result<(Option<String>, Vec<Message>), JsValue> {
-    let (system, items) = parse_messages(json, prefix)?;
+    let (system, items) = parse_messages(&json, prefix)?;
+    drop(json);
     let mut out = Vec::with_capacity(items.len());
     for (i, raw) in items.into_iter().enumerate() {
         let field = format!("{prefix}messages[{i}]");

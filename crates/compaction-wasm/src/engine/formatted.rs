@@ -35,7 +35,7 @@ impl Engine {
         let json = js_sys::JSON::stringify(&messages)?
             .as_string()
             .unwrap_or_default();
-        let (_, list) = crate::input::from_json(&json, || Uuid(String::new()), "request.")?;
+        let (_, list) = crate::input::from_json(json, || Uuid(String::new()), "request.")?;
         self.read(|s| {
             let Some(f) = &s.formatted else {
                 // The base format: the messages are already Anthropic's.

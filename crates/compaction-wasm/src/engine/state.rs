@@ -100,8 +100,7 @@ impl State {
         }
         let mut maker = self.log.uuids.clone();
         let store = self.engine.store();
-        let (system, mut messages) = input::from_json(&json, || maker.make(|u| store.get(u).is_some()), "")?;
-        drop(json);
+        let (system, mut messages) = input::from_json(json, || maker.make(|u| store.get(u).is_some()), "")?;
         report(&mut messages, usage)?;
         self.no_duplicates(&messages)?;
         self.log.uuids = maker;
