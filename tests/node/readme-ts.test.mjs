@@ -1,6 +1,6 @@
 // The package README's TypeScript agent loop (its ```ts block that builds an
 // `Anthropic` client), as a user runs it: compiled by `tsc` in strict mode
-// against the real @anthropic-ai/sdk 1.14 types and the installed package's
+// against the real @anthropic-ai/sdk 1.17 types and the installed package's
 // `.d.ts`, with no cast, then executed by node with the SDK's transport
 // (`fetch`) replaced by the stand-in Messages API of ./fake-anthropic.mjs.
 // The stand-in refuses one call with the API's real-shaped HTTP 400
@@ -38,7 +38,7 @@ function code(text) {
     .replace(/`(?:\\.|[^`\\])*`|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, '""');
 }
 
-test("the README's TypeScript loop compiles strict against SDK 1.14 with no cast, and runs through the SDK", { timeout: 120_000 }, async () => {
+test("the README's TypeScript loop compiles strict against SDK 1.17 with no cast, and runs through the SDK", { timeout: 120_000 }, async () => {
   const loop = readmeLoop();
   const cast = code(loop).match(/\)\s*as\s+[\w{[(]|[\w\]]\s+as\s+[\w{[(]|<[A-Z]\w*(?:\[\])?>\s*[\w(]/);
   assert.equal(cast, null, `a cast in the README's loop: ${cast && cast[0]}`);
