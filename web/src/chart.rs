@@ -288,33 +288,37 @@ pub fn Chart(props: &ChartProps) -> Html {
         });
     }
     {
-        // Measure after each render (a layout change moves it), and again
-        // when the window is resized.
-        let figure = figure.clone();
-        let width = width.clone();
-        use_effect(move || {
-            if let Some(el) = figure.cast::<web_sys::Element>() {
-                let w = f64::from(el.client_width());
-                if (w - *width).abs() >= 1.0 {
-                    width.set(w);
-                }
-            }
-        });
-    }
-    {
+        // Its width as laid out, read when it changes (the window resized,
+        // or a layout change moved it), by a ResizeObserver: its callback
+        // runs after the frame's layout, so reading the width there forces
+        // none (read in an effect after every render, it laid the page out
+        // once more per change: ~3 ms of a 2,000-message session's).
         let figure = figure.clone();
         let width = width.clone();
         use_effect_with((), move |()| {
-            let on_resize = wasm_bindgen::closure::Closure::<dyn Fn()>::new(move || {
-                if let Some(el) = figure.cast::<web_sys::Element>() {
-                    width.set(f64::from(el.client_width()));
+            let el = figure.cast::<web_sys::Element>();
+            let on_resize = wasm_bindgen::closure::Closure::<dyn Fn()>::new({
+                let el = el.clone();
+                // What it was last set to: a change of height alone (a
+                // longer caption) draws nothing again.
+                let last = std::cell::Cell::new(-1.0_f64);
+                move || {
+                    let Some(el) = &el else { return };
+                    let w = f64::from(el.client_width());
+                    if (w - last.get()).abs() >= 1.0 {
+                        last.set(w);
+                        width.set(w);
+                    }
                 }
             });
-            let window = gloo::utils::window();
-            let _ = window.add_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+            let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok();
+            if let (Some(o), Some(el)) = (&observer, &el) {
+                o.observe(el);
+            }
             move || {
-                let _ =
-                    window.remove_event_listener_with_callback("resize", on_resize.as_ref().unchecked_ref());
+                if let Some(o) = observer {
+                    o.disconnect();
+                }
                 drop(on_resize);
             }
         });

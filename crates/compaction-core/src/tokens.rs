@@ -38,6 +38,18 @@ impl PartialEq for TokenCounter {
     }
 }
 
+/// A message's estimate, kept by a caller that appends the same message
+/// to engine after engine (the sandbox plays the same scenario at every
+/// change of its controls): see `Engine::append_estimated`. It holds its
+/// message (so no other takes its address while it is kept) and the rule
+/// it was made under.
+#[derive(Debug, Clone)]
+pub struct Estimate {
+    of: Arc<Message>,
+    rule: [u64; 5],
+    tokens: u64,
+}
+
 /// How text becomes an estimated token count (SPEC "tokens", R1.6a). The
 /// numbers are settings.
 ///
@@ -351,6 +363,35 @@ impl Estimator {
         match &message.content {
             Content::Text(text) => self.text(text),
             Content::Blocks(blocks) => blocks.iter().map(|b| self.block(b)).sum(),
+        }
+    }
+
+    /// [`Estimator::message`] of `message`: `known`'s when it was made for
+    /// this message under this rule, else estimated and kept there. With a
+    /// host's counter, always counted and never kept.
+    pub fn known(&self, message: &Arc<Message>, known: &mut Option<Estimate>) -> u64 {
+        if self.counter.is_some() {
+            return self.message(message);
+        }
+        // Every field `message` reads.
+        let rule = [
+            self.chars_per_token,
+            self.wide_chars_per_token,
+            self.image_tokens,
+            self.document_page_tokens,
+            self.document_tokens,
+        ];
+        match known {
+            Some(e) if e.rule == rule && Arc::ptr_eq(&e.of, message) => e.tokens,
+            _ => {
+                let tokens = self.message(message);
+                *known = Some(Estimate {
+                    of: Arc::clone(message),
+                    rule,
+                    tokens,
+                });
+                tokens
+            }
         }
     }
 }

@@ -19,11 +19,12 @@ mod play;
 pub mod sandbox;
 mod sessions;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use compaction_core::engine::EngineSettings;
 use compaction_core::message::{Message, Uuid};
 use compaction_core::time::Timestamp;
+use compaction_core::tokens::Estimate;
 
 pub use play::{play, play_observed, Frame, HostPolicy, Observer};
 pub use sessions::{
@@ -77,7 +78,15 @@ pub struct Scenario {
     /// The chapters a reader walks it by (seed 000's five phases): each
     /// one's name and the index of its first event. Empty: one chapter.
     pub phases: Vec<(&'static str, usize)>,
+    /// Its messages' estimates, kept from play to play (the sandbox plays
+    /// it again at every change of its controls).
+    pub estimates: Estimates,
 }
+
+/// The estimates of a scenario's messages, one per event, kept for its
+/// next play (`Engine::append_estimated`): shared by its clones.
+#[derive(Debug, Clone, Default)]
+pub struct Estimates(Arc<Mutex<Vec<Option<Estimate>>>>);
 
 /// One part of what the host sends before the messages.
 #[derive(Debug, Clone, PartialEq)]

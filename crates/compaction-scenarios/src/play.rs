@@ -213,10 +213,18 @@ pub(crate) fn play_with(
     }
     let disk = Disk::of(scenario);
     let mut frames = Vec::new();
+    // The estimates kept from the last play (none while another play of
+    // it holds them).
+    let mut kept = scenario.estimates.0.try_lock().ok();
+    if let Some(kept) = kept.as_mut() {
+        kept.resize_with(scenario.events.len(), || None);
+    }
     for (i, event) in scenario.events.iter().enumerate() {
         match event {
             Event::Append(m) => {
-                engine.append_shared(m.clone())?;
+                let mut spare = None;
+                let known = kept.as_mut().and_then(|k| k.get_mut(i)).unwrap_or(&mut spare);
+                engine.append_estimated(m.clone(), known)?;
                 continue;
             }
             Event::Pin(uuid) => {

@@ -4,7 +4,7 @@ use compaction_core::engine::Preset;
 
 use crate::builder::Builder;
 use crate::disk;
-use crate::{Event, HostPolicy, Scenario, SystemPart};
+use crate::{Estimates, Event, HostPolicy, Scenario, SystemPart};
 
 /// Seed 002's own session: analysing `/compact`, then a manual `/compact`
 /// with instructions (precomputed miss), then the user's next prompt.
@@ -161,6 +161,7 @@ pub fn compact_analysis_with(extra_groups: usize, reads: &[String]) -> Scenario 
         .prompt("Now write the /compact article from this evidence, then run the snapshot validation.")
         .call();
     Scenario {
+        estimates: Estimates::default(),
         name: "compact-analysis",
         title: "Seed 002: a manual /compact of the session that analyses /compact (precomputed miss)",
         settings: {
@@ -291,6 +292,7 @@ pub fn run_through() -> Scenario {
         .event(Event::PromptTooLong(Some(undercount)))
         .call();
     Scenario {
+        estimates: Estimates::default(),
         name: "run-through",
         title: "Seed 000 §5: phases 1–5 of a long session at default settings (microcompact, snip, collapse, compact), then a pasted test log the API counts over the window (413)",
         settings: Preset::Seed.settings(200_000),
@@ -320,6 +322,7 @@ pub fn long_collapse() -> Scenario {
         b.say(&"Reviewed text. ".repeat(4_000)).call();
     }
     Scenario {
+        estimates: Estimates::default(),
         name: "long-collapse",
         title: "Without snip: segments of old turns collapse into `Turns a–b` summaries as the answers arrive (Tier 3); when the recent turns alone outgrow the line, Tier 4 compacts",
         settings,
@@ -347,6 +350,7 @@ pub fn tool_heavy() -> Scenario {
     }
     b.say("All tests pass.").idle(95).call();
     Scenario {
+        estimates: Estimates::default(),
         name: "tool-heavy",
         title: "Microcompact: cache-aware clearing at 50 calls, then time-based after 95 idle minutes",
         settings: Preset::Seed.settings(200_000),
@@ -371,6 +375,7 @@ pub fn chained() -> Scenario {
         b.event(Event::Compact(None));
     }
     Scenario {
+        estimates: Estimates::default(),
         name: "chained",
         title: "Chained compactions: information decays with each pass (R7.12)",
         settings: Preset::Seed.settings(200_000),
@@ -412,6 +417,7 @@ pub fn overflow() -> Scenario {
     b.event(Event::PromptTooLong(Some(undercount))).call();
     b.event(Event::PromptTooLong(Some(undercount)));
     Scenario {
+        estimates: Estimates::default(),
         name: "overflow",
         title: "A pasted CSV the API counts over the window by itself: collapse overflow recovery, then on the next 413 an emergency compaction, then a third 413 in the same turn ends the session (R8)",
         settings: Preset::Seed.settings(200_000),
@@ -435,6 +441,7 @@ pub fn breakers() -> Scenario {
     }
     b.call().event(Event::Compact(None));
     Scenario {
+        estimates: Estimates::default(),
         name: "breakers",
         title: "Every model down: three failed auto-compactions open the breaker; /compact is still allowed (R10)",
         settings,
@@ -481,6 +488,7 @@ pub fn thinking() -> Scenario {
             .call();
     }
     Scenario {
+        estimates: Estimates::default(),
         name: "thinking",
         title: "Signed thinking (R13.1): after 95 idle minutes, time-based clearing rewrites old tool results; the thinking blocks signed over them are dropped, or kept, as the `thinking` setting says",
         settings: Preset::Seed.settings(200_000),

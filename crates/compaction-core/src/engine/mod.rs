@@ -339,6 +339,19 @@ impl Engine {
     /// [`Engine::append`] of a message shared with its caller (a replay
     /// appends the same messages under many settings).
     pub fn append_shared(&mut self, message: Arc<Message>) -> Result<(), Error> {
+        self.append_estimated(message, &mut None)
+    }
+
+    /// [`Engine::append_shared`] with the message's estimate kept by the
+    /// caller in `known` ([`Estimator::known`]: read when it is this
+    /// message's under this engine's rule, else estimated and kept).
+    ///
+    /// [`Estimator::known`]: crate::tokens::Estimator::known
+    pub fn append_estimated(
+        &mut self,
+        message: Arc<Message>,
+        known: &mut Option<crate::tokens::Estimate>,
+    ) -> Result<(), Error> {
         let stored = self.store.append_shared(message)?;
         if stored.is_user_prompt() {
             self.prompts += 1;
@@ -356,7 +369,7 @@ impl Engine {
             self.start_at_compaction(stored);
             return Ok(());
         }
-        let estimate = self.view.estimator().message(&stored);
+        let estimate = self.view.estimator().known(&stored, known);
         // The count as if the message entered unreduced.
         let before = self.view.count_plus(self.system_tokens, estimate);
         self.microcompact.observe(&stored, &self.settings.microcompact);

@@ -304,3 +304,36 @@ fn r1_6b_documents_the_engine_cannot_read_count_the_stated_figure() {
         )
     );
 }
+
+#[test]
+fn a_kept_estimate_is_read_only_for_its_message_under_its_rule() {
+    let with = |chars: u64| Estimator {
+        chars_per_token: chars,
+        ..Estimator::default()
+    };
+    let a = Arc::new(Message::user("u1", "x".repeat(40)));
+    // The same uuid and text, another message.
+    let b = Arc::new(Message::user("u1", "x".repeat(40)));
+    let mut known = None;
+    assert_eq!(with(4).known(&a, &mut known), 10);
+    let kept = |k: &Option<Estimate>| k.as_ref().map(|e| (Arc::as_ptr(&e.of), e.rule[0], e.tokens));
+    assert_eq!(kept(&known), Some((Arc::as_ptr(&a), 4, 10)));
+    // Read: the estimate kept, even one that no longer matches the text.
+    if let Some(e) = known.as_mut() {
+        e.tokens = 11;
+    }
+    assert_eq!(with(4).known(&a, &mut known), 11);
+    // Another message, another rule: estimated again and kept instead.
+    assert_eq!(with(4).known(&b, &mut known), 10);
+    assert_eq!(kept(&known), Some((Arc::as_ptr(&b), 4, 10)));
+    assert_eq!(with(2).known(&b, &mut known), 20);
+    assert_eq!(kept(&known), Some((Arc::as_ptr(&b), 2, 20)));
+    // A host's counter counts every time and keeps nothing.
+    let counted = Estimator {
+        counter: Some(TokenCounter::new(|t| t.len() as u64)),
+        ..with(2)
+    };
+    let mut none = None;
+    assert_eq!(counted.known(&a, &mut none), 40);
+    assert!(none.is_none());
+}

@@ -6,6 +6,7 @@ mod cut;
 mod focus;
 mod golden;
 mod lost;
+mod memo;
 mod plausible;
 mod resume;
 mod sandbox;
