@@ -23,6 +23,7 @@ source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/toolchain.sh"
 source "$ROOT/scripts/lib/install.sh"
 source "$ROOT/scripts/lib/sizes.sh"
+source "$ROOT/scripts/lib/order.sh"
 
 [ -n "${WASM_MODE:-}" ] || announce_wasm_mode
 ensure_pkg_build_tools || die "installing the tools failed (see above)"
@@ -84,14 +85,9 @@ build_module() {
     wasm-opt -Os --gufa-optimizing --low-memory-unused --converge --one-caller-inline-max-function-size=20 \
         --strip-producers \
         "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
-    # The functions in the order gzip packs best (similar ones side by
-    # side, scripts/lib/order-functions.mjs names them so): -2.7 KB gzip on
-    # the engine's module, nothing else changes. `-ol 2 -s 1` are -Os's
-    # levels without its passes: binaryen then writes the module as -Os
-    # does (its stack IR), else the re-read code grows (+0.5 KB gzip).
-    node "$ROOT/scripts/lib/order-functions.mjs" "$out/${name}_bg.wasm" "$out/${name}_bg.wasm"
-    wasm-opt -ol 2 -s 1 --reorder-functions-by-name --strip-debug --strip-target-features \
-        "$out/${name}_bg.wasm" -o "$out/${name}_bg.wasm"
+    # The functions in the order gzip packs best (scripts/lib/order.sh):
+    # -2.7 KB gzip on the engine's module, nothing else changes.
+    order_functions "$out/${name}_bg.wasm" 1 || die "ordering the $feature module's functions failed"
     rm -f "$out/${name}_bg.wasm.d.ts"
 }
 
