@@ -291,8 +291,8 @@ pub fn Chart(props: &ChartProps) -> Html {
         // Its width as laid out, read when it changes (the window resized,
         // or a layout change moved it), by a ResizeObserver: its callback
         // runs after the frame's layout, so reading the width there forces
-        // none (read in an effect after every render, it laid the page out
-        // once more per change: ~3 ms of a 2,000-message session's).
+        // none. (Read in an effect after every render, it forced that
+        // layout early instead; the frame took as long either way.)
         let figure = figure.clone();
         let width = width.clone();
         use_effect_with((), move |()| {
