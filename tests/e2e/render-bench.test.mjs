@@ -40,13 +40,7 @@ import { serve } from "./server.mjs";
 import { launch, pageWithErrors } from "./browser.mjs";
 import { session } from "./session-gen.mjs";
 import { cpuBetween, traced } from "./trace.mjs";
-
-/**
- * The reference workload's least time (of all its runs in one bench) on
- * this machine's fastest runs (2 cores, Chromium 156; 14.9-16.7 ms in the
- * runs of 2026-12-06 23:50 to 2026-12-07 00:10, quiet or not).
- */
-const REFERENCE_FAST_MS = 15;
+import { REFERENCE, REFERENCE_FAST_MS, slowdownOf } from "./machine.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 let server, browser;
@@ -121,32 +115,6 @@ const SETTLED = `window.settled = async (t0) => {
   return performance.now() - t0;
 };`;
 
-/**
- * Installed in the page: a fixed workload of the kinds a change costs (a
- * DOM of 1,200 elements built off-screen, laid out, 200 of its texts
- * changed and laid out again, twice; a JSON round trip of a 400-message
- * history), timed on the same thread clock between changes, so that the
- * machine's speed at that moment (a VM's neighbours, a busy sibling core)
- * is measured beside the changes it slows.
- */
-const REFERENCE = `window.reference = () => {
-  const host = document.createElement("div");
-  host.style.cssText = "position:absolute;left:-20000px;top:0;width:1200px;font:13px sans-serif";
-  let html = "";
-  for (let i = 0; i < 400; i++) html += \`<div class="r"><span>#\${i}</span><b>user \${i * 7}</b><i>\${(i * 13) % 97} tokens</i></div>\`;
-  document.body.append(host);
-  host.innerHTML = html;
-  host.getBoundingClientRect();
-  for (let k = 0; k < 2; k++) {
-    const cells = host.querySelectorAll("i");
-    for (let i = k; i < cells.length; i += 2) cells[i].textContent = \`\${(i * 31 + k) % 1000} tokens\`;
-    host.getBoundingClientRect();
-  }
-  const history = Array.from({ length: 400 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: "lorem ipsum ".repeat(20 + (i % 7)) }] }));
-  window.referenceSink = JSON.parse(JSON.stringify(history)).length;
-  host.remove();
-};`;
-
 /** Medians of the CPU time (and its least), the render, the work before the next frame, and the frame. */
 function summary(times) {
   const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -208,7 +176,7 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   // fastest runs. The frame bound is 16 ms at that speed, and grows with
   // the slowdown measured (never shrinks), up to 1.5 x.
   const reference = Math.min(...report.map(([, t]) => t.reference));
-  const slowdown = Math.min(Math.max(reference / REFERENCE_FAST_MS, 1), 1.5);
+  const slowdown = slowdownOf(reference);
   const frame = 16 * slowdown;
   console.log(`render-bench: the reference workload's least ${reference.toFixed(2)} ms against ${REFERENCE_FAST_MS} ms on this machine's fastest runs: the machine at ${(reference / REFERENCE_FAST_MS).toFixed(2)} x, so the 16 ms frame is asserted as ${frame.toFixed(1)} ms`);
   const asserted = { median: (t) => t.cpu, least: (t) => t.best };
