@@ -228,12 +228,12 @@ impl Session {
     /// that call reports.
     fn answered(&mut self, mut m: Message) -> Message {
         let prompt = self.engine.before_call(None).count.tokens;
-        m.usage = Some(Usage {
+        m.usage = Some(Box::new(Usage {
             input_tokens: prompt.min(2_000),
             cache_read_input_tokens: prompt.saturating_sub(2_000),
             output_tokens: Estimator::default().message(&m),
             ..Usage::default()
-        });
+        }));
         m
     }
 

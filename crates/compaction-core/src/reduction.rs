@@ -228,8 +228,11 @@ pub fn reduce_content(
         ToolResultContent::Text(text) if text.len() <= settings.max_chars => None,
         ToolResultContent::Text(text) => {
             let (head, tail, removed) = split(text, crate::tokens::char_count(text), settings)?;
+            // Joined at their exact length: a `format!` grows by doubling,
+            // and the view would hold each reduced result at up to twice
+            // its bytes.
             Some((
-                ToolResultContent::Text(format!("{head}{}{tail}", marker(removed))),
+                ToolResultContent::Text([head, &marker(removed), tail].concat()),
                 removed,
             ))
         }
@@ -343,13 +346,19 @@ fn reduce_blocks(blocks: &[Block], s: &ReductionSettings) -> Option<(ToolResultC
         // This block's characters to keep: [start, head) and [tail_from, end).
         let keep_head = s.head_chars.clamp(start, end) - start;
         let keep_tail_from = tail_from.clamp(start, end) - start;
-        let mut kept = String::new();
-        kept.push_str(&text[..byte_offset(text, keep_head)]);
-        if !marker_placed && end > s.head_chars {
-            kept.push_str(&marker(removed));
+        let mark = if !marker_placed && end > s.head_chars {
             marker_placed = true;
-        }
-        kept.push_str(&text[tail_offset(text, len - keep_tail_from)..]);
+            marker(removed)
+        } else {
+            String::new()
+        };
+        // At its exact length, as for one text.
+        let kept = [
+            &text[..byte_offset(text, keep_head)],
+            &mark,
+            &text[tail_offset(text, len - keep_tail_from)..],
+        ]
+        .concat();
         if !kept.is_empty() {
             out.push(Block::Text {
                 text: kept,

@@ -187,11 +187,13 @@ impl Harness {
                 };
                 let mut m = Message::new(uuid(*u), Role::Assistant, content);
                 m.timestamp = time.as_ref().and_then(Time::make);
-                m.usage = usage.map(|(i, c, r)| Usage {
-                    input_tokens: u64::from(i),
-                    output_tokens: 10,
-                    cache_creation_input_tokens: u64::from(c),
-                    cache_read_input_tokens: u64::from(r),
+                m.usage = usage.map(|(i, c, r)| {
+                    Box::new(Usage {
+                        input_tokens: u64::from(i),
+                        output_tokens: 10,
+                        cache_creation_input_tokens: u64::from(c),
+                        cache_read_input_tokens: u64::from(r),
+                    })
                 });
                 self.append(m);
             }
@@ -207,9 +209,11 @@ impl Harness {
                 }
                 let mut call = Message::new(uuid(*u), Role::Assistant, Content::Blocks(uses));
                 call.timestamp = time.as_ref().and_then(Time::make);
-                call.usage = usage.map(|i| Usage {
-                    input_tokens: u64::from(i),
-                    ..Usage::default()
+                call.usage = usage.map(|i| {
+                    Box::new(Usage {
+                        input_tokens: u64::from(i),
+                        ..Usage::default()
+                    })
                 });
                 self.append(call);
                 self.append(Message::new(

@@ -175,7 +175,7 @@ impl MessageParam {
             role: self.role,
             content: self.content,
             timestamp,
-            usage,
+            usage: usage.map(Box::new),
             extra,
         };
         let wrong = match message.role {

@@ -280,7 +280,7 @@ impl Engine {
 fn zero_usage(m: &Arc<Message>) -> Arc<Message> {
     if m.role == Role::Assistant && m.usage.is_some() {
         let mut zeroed = (**m).clone();
-        zeroed.usage = Some(crate::message::Usage::zeroed());
+        zeroed.usage = Some(Box::new(crate::message::Usage::zeroed()));
         Arc::new(zeroed)
     } else {
         Arc::clone(m)

@@ -160,7 +160,7 @@ impl Converted {
             locs: self.locs,
         };
         let mut message = Message::new(uuid.0, self.role, self.content);
-        message.usage = self.usage;
+        message.usage = self.usage.map(Box::new);
         (message, origin)
     }
 }

@@ -57,7 +57,7 @@ impl<'de> Visitor<'de> for MessageVisitor {
             role,
             content,
             timestamp,
-            usage,
+            usage: usage.map(Box::new),
             extra,
         })
     }

@@ -186,28 +186,38 @@ impl<'de> Deserialize<'de> for Json {
 /// does not interpret (`cwd`, `gitBranch`…), in the order they came, each
 /// value as its JSON text. A key appears once: inserting it again replaces its
 /// value in place, as a JSON object's last duplicate wins.
+///
+/// Boxed, and absent when empty (never an empty box): almost every block and
+/// message has none. 4 bytes in wasm, where a bare `Vec` took 12 in every
+/// block and message.
+// The box is the point: one pointer inline, where a `Vec` is three words.
+#[allow(clippy::box_collection)]
 #[derive(Clone, Default, PartialEq)]
-pub struct Extra(Vec<(String, Json)>);
+pub struct Extra(Option<Box<Vec<(String, Json)>>>);
 
 impl Extra {
     /// No fields.
     pub fn new() -> Self {
-        Extra(Vec::new())
+        Extra(None)
+    }
+
+    fn fields(&self) -> &[(String, Json)] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
     }
 
     /// How many fields.
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.fields().len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.0.is_none()
     }
 
     /// The value of `key`.
     pub fn get(&self, key: &str) -> Option<&Json> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.fields().iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Whether `key` is there.
@@ -217,21 +227,27 @@ impl Extra {
 
     /// Sets `key`: in place if it is there, last otherwise.
     pub fn insert(&mut self, key: String, value: Json) {
-        match self.0.iter_mut().find(|(k, _)| *k == key) {
+        let fields = self.0.get_or_insert_with(Box::default);
+        match fields.iter_mut().find(|(k, _)| *k == key) {
             Some((_, slot)) => *slot = value,
-            None => self.0.push((key, value)),
+            None => fields.push((key, value)),
         }
     }
 
     /// Takes `key` out.
     pub fn remove(&mut self, key: &str) -> Option<Json> {
-        let at = self.0.iter().position(|(k, _)| k == key)?;
-        Some(self.0.remove(at).1)
+        let fields = self.0.as_mut()?;
+        let at = fields.iter().position(|(k, _)| k == key)?;
+        let (_, value) = fields.remove(at);
+        if fields.is_empty() {
+            self.0 = None;
+        }
+        Some(value)
     }
 
     /// The fields, in order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (&str, &Json)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v))
+        self.fields().iter().map(|(k, v)| (k.as_str(), v))
     }
 }
 

@@ -448,7 +448,7 @@ impl Importer {
                         role: m.role,
                         content: m.content,
                         timestamp,
-                        usage: m.usage,
+                        usage: m.usage.map(Box::new),
                         extra: crate::message::Extra::new(),
                     }),
                     line,
@@ -577,7 +577,7 @@ fn merge(into: &mut ImportedMessage, uuid: Uuid, content: Content, usage: Option
             .as_ref()
             .is_none_or(|now| total(&usage) > total(now));
         if bigger {
-            message.usage = Some(usage);
+            message.usage = Some(Box::new(usage));
         }
     }
 }

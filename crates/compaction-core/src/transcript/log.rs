@@ -423,7 +423,7 @@ impl SessionLog {
                 id: (m.role == Role::Assistant).then_some(m.uuid.as_str()),
                 content: &m.content,
                 role: m.role,
-                usage: m.usage.as_ref(),
+                usage: m.usage.as_deref(),
             },
             parent_uuid: parent,
             session_id: &self.session_id,

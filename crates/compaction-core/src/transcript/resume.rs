@@ -99,7 +99,7 @@ impl Transcript {
         for m in messages.iter_mut().skip(first_preserved).take(era.preserved) {
             m.preserved = true;
             if m.message.usage.is_some() {
-                m.message_mut().usage = Some(Usage::zeroed());
+                m.message_mut().usage = Some(Box::new(Usage::zeroed()));
             }
         }
         // Backwards, so earlier positions stay valid.

@@ -9,10 +9,10 @@ fn msg(uuid: &str, chars: usize) -> Arc<Message> {
 
 fn with_usage(uuid: &str, chars: usize, prompt: u64) -> Arc<Message> {
     let mut m = Message::assistant(uuid, "y".repeat(chars));
-    m.usage = Some(Usage {
+    m.usage = Some(Box::new(Usage {
         input_tokens: prompt,
         ..Usage::default()
-    });
+    }));
     Arc::new(m)
 }
 
@@ -49,11 +49,11 @@ fn r1_6_last_usage_plus_estimate_of_what_followed() {
 fn r1_6_the_replys_reported_output_counts_when_bigger_than_its_estimate() {
     let mut v = View::new(Estimator::default());
     let mut reply = Message::assistant("b", "y".repeat(40)); // 10 estimated
-    reply.usage = Some(Usage {
+    reply.usage = Some(Box::new(Usage {
         input_tokens: 5_000,
         output_tokens: 900,
         ..Usage::default()
-    });
+    }));
     v.push(Arc::new(reply), Source::Stored, vec![]);
     assert_eq!(v.count(0).tokens, 5_000 + 900);
 }
@@ -82,11 +82,11 @@ fn r1_6_a_snapshot_output_counts_the_replys_calls_and_signed_thinking() {
         },
     ]);
     // A streaming snapshot: 3 output tokens recorded.
-    reply.usage = Some(Usage {
+    reply.usage = Some(Box::new(Usage {
         input_tokens: 5_000,
         output_tokens: 3,
         ..Usage::default()
-    });
+    }));
     v.push(Arc::new(reply), Source::Stored, vec![]);
     // Read (1) + {} (1) + the call's framing (87) + the thinking (1,000).
     assert_eq!(v.count(0).tokens, 5_000 + 1 + 1 + 87 + 1_000);
@@ -107,11 +107,11 @@ fn r1_6_freeing_before_the_request_lowers_the_reported_part() {
 fn r1_6_a_streaming_snapshot_smaller_than_the_reply_counts_the_estimate() {
     let mut v = View::new(Estimator::default());
     let mut reply = Message::assistant("b", "y".repeat(4_000)); // 1,000 estimated
-    reply.usage = Some(Usage {
+    reply.usage = Some(Box::new(Usage {
         input_tokens: 5_000,
         output_tokens: 3, // a streaming snapshot
         ..Usage::default()
-    });
+    }));
     v.push(Arc::new(reply), Source::Stored, vec![]);
     assert_eq!(v.count(0).tokens, 5_000 + 1_000);
 }
@@ -124,22 +124,22 @@ fn r1_6_a_snapshot_taken_as_it_stands_leaves_the_replys_content_out() {
         ..Estimator::claude_code()
     });
     let mut reply = Message::assistant("b", "y".repeat(4_000)); // 1,000 estimated
-    reply.usage = Some(Usage {
+    reply.usage = Some(Box::new(Usage {
         input_tokens: 5_000,
         output_tokens: 3, // a streaming snapshot
         ..Usage::default()
-    });
+    }));
     v.push(Arc::new(reply), Source::Stored, vec![]);
     v.push(msg("c", 80), Source::Stored, vec![]);
     // The snapshot (3), not the reply's 1,000, and what followed (20).
     assert_eq!(v.count(0).tokens, 5_000 + 3 + 20);
     // A larger report counts as reported either way.
     let mut reply = Message::assistant("d", "y".repeat(40));
-    reply.usage = Some(Usage {
+    reply.usage = Some(Box::new(Usage {
         input_tokens: 6_000,
         output_tokens: 900,
         ..Usage::default()
-    });
+    }));
     v.push(Arc::new(reply), Source::Stored, vec![]);
     assert_eq!(v.count(0).tokens, 6_000 + 900);
 }

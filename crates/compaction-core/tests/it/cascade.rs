@@ -262,11 +262,11 @@ fn r1_7_warn_and_blocked_statuses() {
     );
     // Usage says 178,000: at or over blocked (177,000). A single turn cannot be snipped.
     let mut reply = Message::assistant("a", "ok");
-    reply.usage = Some(Usage {
+    reply.usage = Some(Box::new(Usage {
         input_tokens: 1_000,
         cache_read_input_tokens: 177_000,
         ..Usage::default()
-    });
+    }));
     e.append(reply).unwrap();
     let d = e.before_call(None);
     assert_eq!(d.status, CallStatus::Blocked { over_by: 1_001 });

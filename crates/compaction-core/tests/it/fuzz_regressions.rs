@@ -60,12 +60,12 @@ fn before_call_while_a_compaction_is_pending_does_not_snip_its_prefix() {
             Block::text("x".repeat(13_110)),
         ]),
     );
-    answer.usage = Some(Usage {
+    answer.usage = Some(Box::new(Usage {
         input_tokens: 858_993_459,
         output_tokens: 10,
         cache_creation_input_tokens: 858_993_459,
         cache_read_input_tokens: 3_486_921_267,
-    });
+    }));
     e.append(answer).unwrap();
     e.append(Message::new(
         "p",

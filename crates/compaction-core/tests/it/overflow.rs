@@ -73,11 +73,11 @@ fn calibrated_count(window: u64, late: usize) -> u64 {
     let mut e = Engine::new(s).unwrap();
     let reply = |uuid: &str, input_tokens: u64| {
         let mut m = Message::assistant(uuid, "ok");
-        m.usage = Some(Usage {
+        m.usage = Some(Box::new(Usage {
             input_tokens,
             output_tokens: 1,
             ..Usage::default()
-        });
+        }));
         m
     };
     e.append(Message::user("u1", "start")).unwrap();

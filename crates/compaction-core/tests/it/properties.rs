@@ -58,9 +58,11 @@ fn messages(events: &[Event]) -> Vec<Message> {
             Event::Answer(t, usage) => {
                 let mut m = Message::assistant(format!("a{i}"), t.clone());
                 m.timestamp = Some(ts);
-                m.usage = usage.map(|u| Usage {
-                    input_tokens: u,
-                    ..Usage::default()
+                m.usage = usage.map(|u| {
+                    Box::new(Usage {
+                        input_tokens: u,
+                        ..Usage::default()
+                    })
                 });
                 out.push(m);
             }

@@ -192,9 +192,11 @@ mod generated {
                     if kind == 0 {
                         let mut a = Message::assistant(format!("a{i}"), "w".repeat(chars));
                         a.timestamp = ts;
-                        a.usage = usage.map(|u| Usage {
-                            input_tokens: u,
-                            ..Usage::default()
+                        a.usage = usage.map(|u| {
+                            Box::new(Usage {
+                                input_tokens: u,
+                                ..Usage::default()
+                            })
                         });
                         out.push(a);
                     } else {
@@ -213,9 +215,11 @@ mod generated {
                             }]),
                         );
                         call.timestamp = ts.clone();
-                        call.usage = usage.map(|u| Usage {
-                            input_tokens: u,
-                            ..Usage::default()
+                        call.usage = usage.map(|u| {
+                            Box::new(Usage {
+                                input_tokens: u,
+                                ..Usage::default()
+                            })
                         });
                         let mut result = Message::new(
                             format!("r{i}"),

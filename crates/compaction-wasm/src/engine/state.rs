@@ -458,7 +458,7 @@ fn report(messages: &mut [Message], usage: Option<Usage>) -> Result<(), JsValue>
     };
     match messages.iter_mut().rev().find(|m| m.role == Role::Assistant) {
         Some(m) => {
-            m.usage = Some(usage);
+            m.usage = Some(Box::new(usage));
             Ok(())
         }
         None => Err(no_reply()),

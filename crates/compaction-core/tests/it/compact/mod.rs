@@ -40,11 +40,11 @@ fn session(engine: &mut Engine) {
                 extra: Default::default(),
             }]),
         );
-        call.usage = Some(Usage {
+        call.usage = Some(Box::new(Usage {
             input_tokens: 1_000 * n,
             output_tokens: 50,
             ..Usage::default()
-        });
+        }));
         engine.append(call).unwrap();
         engine
             .append(Message::new(
@@ -226,7 +226,7 @@ fn r7_6_preserved_assistant_messages_have_usage_zeroed() {
     };
     e.answer(request.id, files(&[])).map(split).unwrap();
     let preserved = view(&e).into_iter().find(|m| m.uuid == "call-4".into()).unwrap();
-    assert_eq!(preserved.usage, Some(Usage::default()));
+    assert_eq!(preserved.usage.as_deref(), Some(&Usage::default()));
     let stored = e.store().get(&"call-4".into()).unwrap();
     assert_eq!(
         stored.usage.as_ref().unwrap().input_tokens,

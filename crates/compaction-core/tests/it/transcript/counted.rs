@@ -56,11 +56,11 @@ impl Live {
             Role::Assistant,
             Content::Text(format!("done {}", self.n)),
         );
-        reply.usage = Some(Usage {
+        reply.usage = Some(Box::new(Usage {
             input_tokens: reported,
             output_tokens: 40,
             ..Usage::default()
-        });
+        }));
         self.engine.append(reply).unwrap();
         self.log.appended(Uuid(a));
         self.sync();

@@ -151,7 +151,7 @@ fn a_preserved_segment_is_relinked_after_the_summary() {
         ("m8", false),
     ];
     assert_eq!(order, expect.map(|(u, p)| (u.to_owned(), p)));
-    assert_eq!(view.messages[2].message.usage, Some(Usage::zeroed()));
+    assert_eq!(view.messages[2].message.usage.as_deref(), Some(&Usage::zeroed()));
     assert_eq!(view.boundary.unwrap().metadata.unwrap().post_tokens, Some(30_000));
     let eras: Vec<_> = t
         .eras()
