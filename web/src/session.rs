@@ -235,22 +235,24 @@ pub fn use_walk(
     at: Option<usize>,
 ) -> Option<Walk> {
     let out = use_state(|| None::<Walk>);
-    let deps = (
-        imported.clone(),
-        at,
-        state.fields[Field::Window as usize].clone(),
-        state.fields[Field::MaxOutput as usize].clone(),
-        state.fields[Field::OverridePct as usize].clone(),
-    );
+    // The settings: the file's choice (in `imported`) and the lines. Of
+    // the lines, a request laid out depends only on whether its engine
+    // starts (Walking::starts): a change of the window, the output reserve
+    // or the override alone lays nothing out again.
+    let settings = imported.as_ref().map(|i| settings(i, state));
+    let starts = settings.as_ref().map(|s| {
+        s.as_ref()
+            .map_err(Clone::clone)
+            .and_then(|(_, s, _)| Walking::starts(s).map_err(|e| e.to_string()))
+    });
+    let deps = (imported.clone(), at, starts);
     {
         let out = out.clone();
-        let state = state.clone();
-        use_effect_with(deps, move |(imported, at, ..)| {
+        use_effect_with(deps, move |(imported, at, _)| {
             let alive = Rc::new(Cell::new(true));
-            match (imported.clone(), *at) {
-                (Some(i), Some(at)) => {
+            match (imported.clone(), *at, settings) {
+                (Some(i), Some(at), Some(settings)) => {
                     let alive = alive.clone();
-                    let settings = settings(&i, &state);
                     yew::platform::spawn_local(async move {
                         let walked = match settings {
                             Ok((_, settings, _)) => walk(&i, settings, at, &alive).await,

@@ -228,6 +228,17 @@ impl Walking {
         }))
     }
 
+    /// Whether an engine starts with `settings`' lines: the error
+    /// [`Walking::new`] gives when not. A request laid out depends on its
+    /// lines (window, output reserve, override, margins) for that only: it
+    /// makes no decision, and its parts are the messages' estimates, not
+    /// the calibrated count (nor where calibration starts, which the
+    /// window moves). A page need not lay it out again when only they
+    /// change.
+    pub fn starts(settings: &EngineSettings) -> Result<(), Error> {
+        compaction_core::thresholds::Thresholds::compute(&settings.thresholds).map(drop)
+    }
+
     /// What request `at`'s era opens with (`None`: no compaction): for
     /// the last era, from the resumed view (only that era is walked); for
     /// an earlier one, or when the resume opens elsewhere, as the timeline

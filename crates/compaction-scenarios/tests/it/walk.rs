@@ -159,6 +159,15 @@ fn requests_before_a_boundary_hold_the_conversation_and_after_it_the_same_openin
     );
 }
 
+/// Sessions with compactions in them.
+const COMPACTED: [&str; 5] = [
+    "hand__preserved-segment-2.1.170.jsonl",
+    "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+    "wpfleger96__claude-code-status-line__session_with_compact.jsonl",
+    "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl",
+    "kzahel__yepanywhere__index.jsonl",
+];
+
 #[test]
 fn every_eras_opening_from_the_timeline_is_the_one_the_whole_walk_assembles() {
     // Timeline::opening keeps what the layout's walk assembled on import:
@@ -166,13 +175,7 @@ fn every_eras_opening_from_the_timeline_is_the_one_the_whole_walk_assembles() {
     // history again, the same messages in the same roles, and the same
     // request laid out from them.
     let mut eras_seen = 0;
-    for name in [
-        "hand__preserved-segment-2.1.170.jsonl",
-        "marot__spotter__4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
-        "wpfleger96__claude-code-status-line__session_with_compact.jsonl",
-        "ivh__claudecode_to_html__89196983-226d-4cce-917d-f19967122f0b.jsonl",
-        "kzahel__yepanywhere__index.jsonl",
-    ] {
+    for name in COMPACTED {
         let t = import(name);
         let timeline = t.timeline();
         let eras = t.eras();
@@ -235,4 +238,66 @@ fn era_of(timeline: &Timeline, at: usize) -> usize {
         }
     }
     usize::MAX
+}
+
+#[test]
+fn settings_that_differ_only_in_their_lines_lay_out_the_same_requests() {
+    // The page lays a request out again when the file's choice (preset,
+    // how its client counted) changes, and when the lines change only if
+    // whether an engine starts with them changes (Walking::starts): a
+    // preset's settings under other windows, output reserves, overrides
+    // and margins lay out every request field for field alike, or fail as
+    // Walking::starts says.
+    let mut checked = 0;
+    let mut refused = 0;
+    for name in COMPACTED {
+        let t = import(name);
+        let timeline = t.timeline();
+        let (n, _) = requests(&timeline);
+        for preset in [Preset::Client21, Preset::Client2076, Preset::NewerClient] {
+            for reported_output_as_is in [false, true] {
+                let choice = |window| {
+                    let mut s = preset.settings(window);
+                    s.estimator.reported_output_as_is = reported_output_as_is;
+                    s
+                };
+                let laid = |s: &EngineSettings| {
+                    (0..n)
+                        .map(|at| session_request(&t, &timeline, s.clone(), at).unwrap())
+                        .collect::<Vec<_>>()
+                };
+                let base = choice(200_000);
+                Walking::starts(&base).unwrap();
+                let expected = laid(&base);
+                for window in [1_000_000, 270_000, 60_000, 30_000, 8_000] {
+                    let plain = choice(window);
+                    let mut more = plain.clone();
+                    more.thresholds.max_output_tokens = Some(window / 8);
+                    more.thresholds.override_pct = Some(95.0);
+                    more.thresholds.compact_margin = window / 10;
+                    for s in [plain, more] {
+                        match Walking::starts(&s) {
+                            Ok(()) => {
+                                assert_eq!(laid(&s), expected, "{name} {preset:?} {:?}", s.thresholds);
+                                checked += 1;
+                            }
+                            Err(why) => {
+                                let walked = session_request(&t, &timeline, s.clone(), 0);
+                                assert_eq!(walked.unwrap_err().to_string(), why.to_string());
+                                refused += 1;
+                            }
+                        }
+                    }
+                }
+                // The comparison sees a change a request does show.
+                let mut other = base.clone();
+                other.estimator.chars_per_token = 2;
+                assert_ne!(laid(&other), expected, "{name} {preset:?}");
+            }
+        }
+    }
+    assert!(
+        checked >= 120 && refused > 0,
+        "{checked} laid out, {refused} refused"
+    );
 }
