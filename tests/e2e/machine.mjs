@@ -45,12 +45,19 @@ export function slowdownOf(ms) {
 }
 
 /**
- * Runs the reference workload `runs` times in `page` (each after 100 ms
- * idle), traced, and returns each run's main-thread CPU time, their least,
- * and the slowdown it stands for.
+ * Runs the reference workload `warmup` times untimed, then `runs` times
+ * (each after 100 ms idle), traced, and returns each timed run's
+ * main-thread CPU time, their least, and the slowdown it stands for. The
+ * warm-up matters: in a fresh page the first runs are still being compiled
+ * (seven runs' least was 15-16.7 ms on a quiet machine where runs 15-21
+ * took 13.5-13.7 ms), and render-bench's least is taken over dozens of
+ * runs.
  */
-export async function machineSpeed(browser, page, runs = 7) {
+export async function machineSpeed(browser, page, runs = 7, warmup = 14) {
   await page.evaluate(REFERENCE);
+  await page.evaluate((n) => {
+    for (let i = 0; i < n; i++) window.reference();
+  }, warmup);
   const { marks } = await traced(browser, page, async () => {
     for (let i = 0; i < runs; i++) {
       await page.evaluate(async (i) => {
