@@ -132,7 +132,11 @@ size_budget() {
         # byte-wise line split and trim (d1cf905, -489 B), the shown
         # request laid out again only when it can change (49158f9, -564 B),
         # less the core's smaller messages (3a78638).
-        sandbox) echo 347000 ;;
+        # Raised to 348,650 for 348,319 B in session 26 (+1.6 KB): panels
+        # off screen catch up after the frame (web/src/offscreen.rs: a Yew
+        # component and an IntersectionObserver), the context panel's long
+        # list moving in steps of 10 rows.
+        sandbox) echo 348650 ;;
         *) return 1 ;;
     esac
 }

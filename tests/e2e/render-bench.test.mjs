@@ -1,14 +1,22 @@
 // How long the sandbox takes to repaint after a control change, on
 // built-in scenarios and on a 2,000-message session imported into the page
 // (issue 26: "a control change still repaints within one frame (< 16 ms)").
-// Each case makes a warm-up change, then 7 changes, each after the page has
+// Each case scrolls its control into view (as a visitor changing it sees
+// it, with the panels beside it), makes a warm-up change, then 7 changes,
+// each after the page has
 // been idle 300 ms (so the URL write a change schedules 200 ms later runs
 // between changes, not inside one), and prints the medians of:
-//   cpu: the page's main-thread CPU time from the input event to the second
-//     animation frame after it (the render, then the first frame's style,
-//     layout, paint and commit), read from a Chromium performance trace
-//     (the thread clock of two console.timeStamp marks): what a frame
-//     costs, not the wall time a loaded 2-core machine stretches it to;
+//   cpu: the page's main-thread CPU time from the input event to the end of
+//     the first frame after it (the render, then that frame's animation
+//     callbacks, style, layout, paint and commit), read from a Chromium
+//     performance trace (the thread clock of a console.timeStamp mark and
+//     of the task that ran the frame, found by a mark made in its
+//     animation callback): what a frame costs, not the wall time a loaded 2-core
+//     machine stretches it to. The panels below the first screen are not
+//     in it: while off screen they catch up in the task after that frame
+//     (web/src/offscreen.rs);
+//   caught up: the same CPU time to the second animation frame after the
+//     input, with those panels drawn (printed, not asserted);
 //   sandboxRenderMs: from the start of the page's render to its effects
 //     (the engine run + Yew's diff and DOM patch);
 //   input→layout: the render, then style and layout forced, in one task;
@@ -39,7 +47,7 @@ import { fileURLToPath } from "node:url";
 import { serve } from "./server.mjs";
 import { launch, pageWithErrors } from "./browser.mjs";
 import { session } from "./session-gen.mjs";
-import { cpuBetween, traced } from "./trace.mjs";
+import { cpuBetween, cpuToFrame, traced } from "./trace.mjs";
 import { REFERENCE, REFERENCE_FAST_MS, slowdownOf } from "./machine.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -83,12 +91,19 @@ async function changes(page, values, label = null) {
       input.dispatchEvent(new InputEvent("input", { bubbles: true }));
     }
     const work = await settled(t0);
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    await new Promise((r) => requestAnimationFrame(() => {
+      console.timeStamp(`frame-${i}`);
+      requestAnimationFrame(() => r());
+    }));
     console.timeStamp(`painted-${i}`);
     return { frame: performance.now() - t0, render: window.sandboxRenderMs, work };
   }, [label, v, i]);
+  // The control in view, as a visitor changing it sees it: the panels
+  // beside it are on screen, so they are drawn inside the frame.
+  await (label === null ? page.locator("#hookBlocks") : page.getByLabel(label)).scrollIntoViewIfNeeded();
+  const scrollY = await page.evaluate(() => Math.round(scrollY));
   await once(values[values.length - 1], "warm-up");
-  const { result: times, marks } = await traced(browser, page, async () => {
+  const { result: times, ...trace } = await traced(browser, page, async () => {
     const out = [];
     for (const [i, v] of values.entries()) {
       await reference(i);
@@ -97,10 +112,11 @@ async function changes(page, values, label = null) {
     return out;
   });
   for (const [i, t] of times.entries()) {
-    t.cpu = cpuBetween(marks, `change-${i}`, `painted-${i}`);
-    t.reference = cpuBetween(marks, `reference-${i}`, `referenced-${i}`);
+    t.cpu = cpuToFrame(trace, `change-${i}`, `frame-${i}`);
+    t.caughtUp = cpuBetween(trace.marks, `change-${i}`, `painted-${i}`);
+    t.reference = cpuBetween(trace.marks, `reference-${i}`, `referenced-${i}`);
   }
-  return summary(times);
+  return { ...summary(times), scrollY };
 }
 
 /**
@@ -124,6 +140,7 @@ function summary(times) {
     all: times.map((t) => t.cpu),
     reference: Math.min(...times.map((t) => t.reference)),
     references: times.map((t) => t.reference),
+    caughtUp: median(times.map((t) => t.caughtUp)),
     render: median(times.map((t) => t.render)),
     work: median(times.map((t) => t.work)),
     frame: median(times.map((t) => t.frame)),
@@ -156,25 +173,27 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
     measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"]));
   await page.getByLabel("Scenario").selectOption("run-through");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "run-through");
-  await add("run-through (all tiers), window", measure(page, "Context window (tokens)", windows));
+  // With the 200 extra groups set above (a field kept across scenarios).
+  // The least asserted: its first change moves the event shown (from a
+  // snip to a compaction) and draws the context panel anew, 25-28 ms; the
+  // others took 12-17 ms (2026-12-07, session 26).
+  await add("run-through (all tiers) + 200 groups, window", measure(page, "Context window (tokens)", windows), "least");
 
   await page.getByLabel("Scenario").selectOption("compact-analysis");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "compact-analysis");
   await page.getByLabel("Pick or drop a Claude Code session file (.jsonl)")
     .setInputFiles({ name: "bench-2000.jsonl", mimeType: "application/x-ndjson", buffer: session(2000) });
   await page.waitForFunction(() => document.querySelector(".imported")?.textContent.includes("2000 messages"), null, { timeout: 60_000 });
-  // The least asserted: since 49158f9 (a change of the lines alone no
-  // longer lays the shown request out again) its median was 13.0-13.4 ms
-  // at 0.93-0.96 x (2026-12-07 09:20-09:30), its changes 10.3-15.0 ms;
-  // traced without the reference workload between changes, 21 changes
-  // took 9.7-15.4 ms, most 10-12 (the replay's task 4-6 ms of it).
-  await add("imported session, 2,000 messages: window (replay + chart)", measure(page, "Context window (tokens)", windows), "least");
+  // The median asserted: 5.9-6.4 ms since the chart (off screen) catches
+  // up after the frame (session 26; 13.0-13.4 ms before, its least
+  // asserted).
+  await add("imported session, 2,000 messages: window (replay + chart)", measure(page, "Context window (tokens)", windows), "median");
   await add("imported session, 2,000 messages: hook switch (the replay is kept; the built-in scenario, shown only in the controls, is played after the frame)",
     changes(page, [1, 2, 3, 4, 5, 6, 7]), "median");
   for (const [what, t, asserted] of report) {
     const budget = t.cpu < 16 ? "within" : "over";
     console.log(`render-bench: ${what}: reference workload least ${t.reference.toFixed(2)} ms (${t.references.map((x) => x.toFixed(2)).join(", ")})`);
-    console.log(`render-bench: ${what}: main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? ` (the ${asserted} asserted under 16)` : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+    console.log(`render-bench: ${what}: scrolled to ${t.scrollY} px, main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? ` (the ${asserted} asserted under 16)` : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), with the off-screen panels caught up ${t.caughtUp.toFixed(1)} ms, sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
   }
   // The machine's speed in this run: the least time of the reference
   // workload over all its runs, against its least on this machine's

@@ -74,11 +74,16 @@ test("the thinking scenario shows its signed blocks and what each setting did to
   // The replies after the rewrite are signed over the new history: kept.
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("strip");
   await row.filter({ hasText: "thinking: strip" }).waitFor({ state: "attached" });
+  // The blocks' table sits low in the context panel, which catches up
+  // after the frame while off screen (web/src/offscreen.rs): wait for it.
   await page.getByRole("button", { name: "Last event" }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll("table.thinking-blocks tbody tr")].slice(-2).every((r) => r.dataset.fate === "kept"));
   const last = await fates(page);
   assert.deepEqual(last.slice(-2), ["kept", "kept"]);
   assert.equal(last.filter((f) => f === "dropped").length, 26);
   await page.getByRole("button", { name: "First event" }).click();
+  await page.waitForFunction(() => document.querySelector(".events [aria-current]") && [...document.querySelectorAll("table.thinking-blocks tbody tr")].every((r) => r.dataset.fate === "kept"), null, { timeout: 5_000 })
+    .catch(() => {});
   assert.ok((await fates(page)).every((f) => f === "kept"), "before any rewrite every block is kept");
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("drop_block");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("thinking") === "drop_block");

@@ -12,7 +12,7 @@ const CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline"
  * and the trace of the page's main thread: `marks` (each
  * `console.timeStamp(name)` the page made: `{ name, ts, tts }`, µs of the
  * trace's wall clock and of the thread's CPU clock) and `tasks` (each task
- * the main thread ran: `{ ts, dur, tdur }`, µs).
+ * the main thread ran: `{ ts, dur, tts, tdur }`, µs)).
  */
 export async function traced(browser, page, run) {
   await browser.startTracing(page, { categories: CATEGORIES });
@@ -32,7 +32,7 @@ export async function traced(browser, page, run) {
   const marks = mine.filter((e) => e.name === "TimeStamp").map((e) => ({ name: e.args.data.message, ts: e.ts, tts: e.tts }));
   const tasks = mine
     .filter((e) => e.name === "RunTask" && e.ph === "X" && typeof e.tdur === "number")
-    .map((e) => ({ ts: e.ts, dur: e.dur, tdur: e.tdur }));
+    .map((e) => ({ ts: e.ts, dur: e.dur, tts: e.tts, tdur: e.tdur }));
   return { result, marks, tasks };
 }
 
@@ -45,4 +45,20 @@ export function cpuBetween(marks, from, to) {
   const b = marks.find((m) => m.name === to);
   if (!a || !b) throw new Error(`marks ${from} and ${to} not both in the trace`);
   return (b.tts - a.tts) / 1000;
+}
+
+/**
+ * The main thread's CPU time, in ms, from the mark `from` to the end of
+ * the frame the mark `frame` was made in (from an animation frame
+ * callback): to the end of the task that ran that frame's animation
+ * callbacks, style, layout, paint and commit. Work the page posts for
+ * after that frame (the sandbox's off-screen panels) is not in it.
+ */
+export function cpuToFrame({ marks, tasks }, from, frame) {
+  const a = marks.find((m) => m.name === from);
+  const f = marks.find((m) => m.name === frame);
+  if (!a || !f) throw new Error(`marks ${from} and ${frame} not both in the trace`);
+  const task = tasks.find((t) => t.ts <= f.ts && f.ts <= t.ts + t.dur);
+  if (!task) throw new Error(`no task holds the mark ${frame}`);
+  return (task.tts + task.tdur - a.tts) / 1000;
 }

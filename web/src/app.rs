@@ -18,6 +18,7 @@ use crate::gauge::Gauge;
 pub use crate::gauge::{Readout, ReadoutProps};
 use crate::glossary::Glossary;
 use crate::import::{imported_chart, imported_summary, ImportPanel, Imported};
+use crate::offscreen::Offscreen;
 use crate::resume::ResumeLane;
 use crate::run::{asked, run, RunKey};
 use crate::sheet::Sheet;
@@ -511,14 +512,14 @@ pub fn App() -> Html {
             <div class="layout">
                 <Sheet>{ controls }</Sheet>
                 <div class="panels">
-                    <section id="timeline" aria-labelledby="timeline-h"><h2 id="timeline-h">{ if session.is_some() { "What this request carried" } else { "What the engine did" } }</h2>
+                    <Offscreen id="timeline" labelledby="timeline-h"><h2 id="timeline-h">{ if session.is_some() { "What this request carried" } else { "What the engine did" } }</h2>
                         if !state.expert && session.is_none() { <Glossary open={false} /> }
                         { timeline }
-                    </section>
-                    <section id="resume" aria-labelledby="resume-h"><h2 id="resume-h">{ "The session file, and a resume" }</h2>{ if session.is_some() { built_in_only() } else { resume } }</section>
-                    <section id="context" aria-labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ if session.is_some() { built_in_only() } else { context.unwrap_or_default() } }</section>
-                    <section id="chart" aria-labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</section>
-                    <section id="gauge" aria-labelledby="gauge-h"><h2 id="gauge-h">{ "Threshold lines" }</h2>{ gauge }</section>
+                    </Offscreen>
+                    <Offscreen id="resume" labelledby="resume-h"><h2 id="resume-h">{ "The session file, and a resume" }</h2>{ if session.is_some() { built_in_only() } else { resume } }</Offscreen>
+                    <Offscreen id="context" labelledby="context-h"><h2 id="context-h">{ "The request, before and after" }</h2>{ if session.is_some() { built_in_only() } else { context.unwrap_or_default() } }</Offscreen>
+                    <Offscreen id="chart" labelledby="chart-h"><h2 id="chart-h">{ "Session chart" }</h2>{ chart }</Offscreen>
+                    <Offscreen id="gauge" labelledby="gauge-h"><h2 id="gauge-h">{ "Threshold lines" }</h2>{ gauge }</Offscreen>
                     <section id="import" aria-labelledby="import-h"><h2 id="import-h">{ "Your own session" }</h2>{ import }</section>
                 </div>
             </div>

@@ -10,6 +10,7 @@ use yew::prelude::*;
 
 use crate::cut::CutHandle;
 use crate::lost::WhatWasLost;
+use crate::offscreen::Offscreen;
 use crate::shown::Shown;
 use crate::thinking::{run_tags, ThinkingView};
 
@@ -88,6 +89,21 @@ pub fn runs_marking(
 /// Blocks listed before "Show all".
 pub const SHOWN: usize = 30;
 
+/// The step a long list's first row moves by ([`first_shown`]).
+const START_STEP: usize = 10;
+
+/// The first row a long list shows when the cut falls before row `cut`:
+/// the rows around the cut, not only the first ones, with at least 5 after
+/// it. It moves in steps of [`START_STEP`] rows, so a cut moved by a group
+/// or two moves among rows that stay put (the eye follows the cut, and
+/// the rows are not all written again).
+fn first_shown(cut: Option<usize>) -> usize {
+    match cut {
+        Some(c) if c + 5 > SHOWN => (c + 5 - SHOWN).div_ceil(START_STEP) * START_STEP,
+        _ => 0,
+    }
+}
+
 /// Props of [`ContextView`]. Equal when all but the callbacks are: each
 /// render makes its callbacks anew (they compare by pointer), and they
 /// only dispatch an action to the page's state, the same from any render;
@@ -146,9 +162,13 @@ pub fn ContextView(props: &ContextViewProps) -> Html {
                 <li><strong>{ m.after.iter().filter(|i| i.kind == Kind::Attachment).count() }</strong>{ " attachments restored" }</li>
             </ul>
             { stack("Before", &m.before, total_before, widest, props, &before_rows) }
-            { stack("After", &m.after, total_after, widest, props, &after_rows) }
-            <ThinkingView moment={props.moment.clone()} mode={props.thinking} touched={props.touched.clone()} />
-            { outcome(m, props) }
+            // The panel is tall: what is below the screen catches up after
+            // the frame (the cut is moved with the list above in view).
+            <Offscreen tag="div">
+                { stack("After", &m.after, total_after, widest, props, &after_rows) }
+                <ThinkingView moment={props.moment.clone()} mode={props.thinking} touched={props.touched.clone()} />
+                { outcome(m, props) }
+            </Offscreen>
         </div>
     }
 }
@@ -181,11 +201,7 @@ fn stack(
     let runs = runs_marking(items, &summarised, starts);
     let cut = runs.iter().rposition(|r| r.summarised).map(|i| i + 1);
     let open = props.open.contains(&format!("list:{title}"));
-    // A long list shows the blocks around the cut, not only the first ones.
-    let start = match cut {
-        Some(c) if !open && c + 5 > SHOWN => c + 5 - SHOWN,
-        _ => 0,
-    };
+    let start = if open { 0 } else { first_shown(cut) };
     // Long views list their first blocks; the bar above always shows all.
     let key = format!("list:{title}");
     let open = props.open.contains(&key);
@@ -462,6 +478,26 @@ mod tests {
         let r = runs_marking(&items, &gone, &[]);
         let shape: Vec<(usize, bool, bool)> = r.iter().map(|r| (r.len, r.summarised, r.preserved)).collect();
         assert_eq!(shape, [(1, true, false), (2, false, false), (1, false, true)]);
+    }
+
+    #[test]
+    fn a_long_list_shows_the_cut_with_five_rows_after_it_and_moves_in_steps() {
+        assert_eq!(first_shown(None), 0);
+        let mut moves = 0;
+        for c in 0..2_000 {
+            let start = first_shown(Some(c));
+            assert!(
+                start <= c && c + 5 <= start + SHOWN,
+                "cut {c}: rows {start}..{}",
+                start + SHOWN
+            );
+            assert_eq!(start % START_STEP, 0);
+            if start != first_shown(Some(c + 1)) {
+                moves += 1;
+            }
+        }
+        // Once every 10 rows the cut moves past, not at every row.
+        assert!(moves <= 2_000 / START_STEP, "{moves} moves");
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub mod gauge;
 pub mod glossary;
 pub mod import;
 pub mod lost;
+pub mod offscreen;
 pub mod panel;
 pub mod placement;
 pub mod plot;

@@ -32,8 +32,18 @@ fn mount_point() -> Element {
     div
 }
 
-/// Lets Yew's scheduler render (it runs after the current task).
+/// Lets Yew's scheduler render (it runs after the current task), and the
+/// panels off screen catch up (in the task after the next frame).
 async fn settle() {
+    for _ in 0..2 {
+        let frame = js_sys::Promise::new(&mut |resolve, _| {
+            web_sys::window()
+                .unwrap()
+                .request_animation_frame(&resolve)
+                .unwrap();
+        });
+        wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
+    }
     for _ in 0..3 {
         let promise = js_sys::Promise::new(&mut |resolve, _| {
             web_sys::window()
