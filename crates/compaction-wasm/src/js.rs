@@ -230,21 +230,32 @@ pub fn json_text(value: &JsValue, field: &str) -> Result<String, JsValue> {
 ///
 /// Only the writing is generic: the rest (the shared arrays, `JSON.parse`,
 /// the error) is one function for every type, not one copy per type.
-pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    written(&mut || compaction_core::message::to_json_string(value))
-}
-
-/// What `write` writes, read by `JSON.parse`.
-fn written(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Result<JsValue, JsValue> {
+/// Each type's writing is its [`WriteJson::write_json`], called through
+/// one vtable: no wrapper and closure per type around it.
+pub fn to_js(value: &dyn WriteJson) -> Result<JsValue, JsValue> {
     #[cfg(feature = "engine")]
-    return shared::to_js(write);
+    return shared::to_js(value);
     #[cfg(not(feature = "engine"))]
-    parsed(write)
+    parsed(value)
 }
 
-/// What `write` writes (serde_json), read by `JSON.parse`.
-fn parsed(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Result<JsValue, JsValue> {
-    let json = write().map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
+/// A value [`to_js`] takes: anything `Serialize`, written as JSON text.
+pub trait WriteJson {
+    /// The value's JSON text.
+    fn write_json(&self) -> serde_json::Result<String>;
+}
+
+impl<T: Serialize> WriteJson for T {
+    fn write_json(&self) -> serde_json::Result<String> {
+        compaction_core::message::to_json_string(self)
+    }
+}
+
+/// What `value` writes, read by `JSON.parse`.
+fn parsed(value: &dyn WriteJson) -> Result<JsValue, JsValue> {
+    let json = value
+        .write_json()
+        .map_err(|err| js_error(ENGINE_ERROR, "", &err.to_string()))?;
     js_sys::JSON::parse(&json)
 }
 

@@ -31,9 +31,10 @@ impl Engine {
         self.pinned.contains(uuid.as_str())
     }
 
-    /// Pinned uuids, sorted.
-    pub fn pinned(&self) -> Vec<Uuid> {
-        let mut pins: Vec<Uuid> = self.pinned.iter().map(|s| Uuid(s.clone())).collect();
+    /// Pinned uuids, sorted (as texts: the module's one stable sort is of
+    /// Strings, `State::no_duplicates`' and the cleared tool ids').
+    pub fn pinned(&self) -> Vec<String> {
+        let mut pins: Vec<String> = self.pinned.iter().cloned().collect();
         pins.sort();
         pins
     }

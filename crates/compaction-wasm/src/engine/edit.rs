@@ -180,7 +180,7 @@ impl Engine {
 
     /// The pinned uuids, sorted.
     pub fn pinned(&self) -> Result<Vec<String>, JsValue> {
-        self.read(|s| Ok(s.engine.pinned().into_iter().map(|u| u.0).collect()))
+        self.read(|s| Ok(s.engine.pinned()))
     }
 
     /// Undoes a compaction in the view: the entries its summary (`uuid`)

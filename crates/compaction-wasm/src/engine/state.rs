@@ -142,12 +142,13 @@ impl State {
     fn no_duplicates(&self, messages: &[Message]) -> Result<(), JsValue> {
         // A duplicate uuid (in the store, or twice in the batch) is found
         // before any message enters: the batch is all or nothing.
-        // Sorted as `pinned()` sorts (one sort in the module, not two).
-        let mut sorted: Vec<Uuid> = messages.iter().map(|m| m.uuid.clone()).collect();
+        // Sorted as `pinned()` sorts, as Strings (one sort in the module,
+        // not two).
+        let mut sorted: Vec<String> = messages.iter().map(|m| m.uuid.0.clone()).collect();
         sorted.sort();
         let twice = sorted.windows(2).find(|w| w[0] == w[1]).and_then(|w| {
             // Its second place in the batch.
-            let mut places = messages.iter().enumerate().filter(|(_, m)| m.uuid == w[0]);
+            let mut places = messages.iter().enumerate().filter(|(_, m)| m.uuid.0 == w[0]);
             places.nth(1).map(|(i, m)| (m.uuid.0.as_str(), i))
         });
         let held = || {

@@ -101,7 +101,7 @@ impl<'de> Deserialize<'de> for SharedParams {
     }
 }
 
-pub(super) fn to_js(write: &mut dyn FnMut() -> serde_json::Result<String>) -> Result<JsValue, JsValue> {
+pub(super) fn to_js(write: &dyn super::WriteJson) -> Result<JsValue, JsValue> {
     // Only the outermost to_js splices (none nests today).
     if DEPTH.get() > 0 {
         return super::parsed(write);

@@ -403,7 +403,7 @@ fn pins_are_recorded_and_a_resume_pins_them_again() {
     let mut again = Host::resumed(host.file());
     assert_eq!(
         again.engine.pinned(),
-        std::slice::from_ref(&rule),
+        std::slice::from_ref(&rule.0),
         "pinned again on resume"
     );
     // The resumed engine keeps it through a compaction, as the live one did.
@@ -417,7 +417,7 @@ fn pins_are_recorded_and_a_resume_pins_them_again() {
         .contains(&rule));
     again.resumes_to_its_view("pinned, resumed, compacted");
     let last = Host::resumed(again.file());
-    assert_eq!(last.engine.pinned(), std::slice::from_ref(&rule));
+    assert_eq!(last.engine.pinned(), std::slice::from_ref(&rule.0));
     // A record that says nothing usable is an invalid record, not a pin.
     let mut file = last.file();
     file.extend_from_slice(
