@@ -33,9 +33,14 @@ fn mount_point() -> Element {
 }
 
 /// Lets Yew's scheduler render (it runs after the current task), and the
-/// panels off screen catch up (in the task after the next frame).
+/// panels off screen catch up (in the task after a frame, a panel inside
+/// another one frame later): a frame and three tasks at a time, until the
+/// page's DOM stays the same over two of those.
 async fn settle() {
-    for _ in 0..2 {
+    let body = || web_sys::window().unwrap().document().unwrap().body().unwrap();
+    let mut last = None;
+    let mut quiet = 0;
+    for _ in 0..40 {
         let frame = js_sys::Promise::new(&mut |resolve, _| {
             web_sys::window()
                 .unwrap()
@@ -43,15 +48,25 @@ async fn settle() {
                 .unwrap();
         });
         wasm_bindgen_futures::JsFuture::from(frame).await.unwrap();
-    }
-    for _ in 0..3 {
-        let promise = js_sys::Promise::new(&mut |resolve, _| {
-            web_sys::window()
-                .unwrap()
-                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
-                .unwrap();
-        });
-        wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+        for _ in 0..3 {
+            let promise = js_sys::Promise::new(&mut |resolve, _| {
+                web_sys::window()
+                    .unwrap()
+                    .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0)
+                    .unwrap();
+            });
+            wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+        }
+        let now = body().inner_html();
+        if last.as_ref() == Some(&now) {
+            quiet += 1;
+            if quiet == 2 {
+                return;
+            }
+        } else {
+            quiet = 0;
+        }
+        last = Some(now);
     }
 }
 
