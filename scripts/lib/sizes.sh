@@ -135,11 +135,14 @@ size_budget() {
         # byte-wise line split and trim (d1cf905, -489 B), the shown
         # request laid out again only when it can change (49158f9, -564 B),
         # less the core's smaller messages (3a78638).
-        # Raised to 348,650 for 348,319 B in session 26 (+1.6 KB): panels
+        # Raised to 349,600 for 349,269 B in session 26 (+2.5 KB): panels
         # off screen catch up after the frame (web/src/offscreen.rs: a Yew
-        # component and an IntersectionObserver), the context panel's long
-        # list moving in steps of 10 rows.
-        sandbox) echo 348650 ;;
+        # component, an IntersectionObserver and the count of catch-ups due
+        # the browser tests wait on), the context panel's long list moving
+        # in steps of 10 rows. Of it, the count is +182 B raw but +950 B
+        # gzip: the greedy function order moves the gzip size by up to
+        # ~1 KB either way for a small change (helper S1's finding).
+        sandbox) echo 349600 ;;
         *) return 1 ;;
     esac
 }

@@ -34,6 +34,16 @@ export async function pageWithErrors(context) {
   return { page, errors };
 }
 
+/**
+ * Waits until every panel of the sandbox is drawn for the last change: a
+ * panel off screen catches up in the task after the frame, and the page
+ * counts those due in `window.sandboxStale` (web/src/offscreen.rs). Call
+ * it after a change and before reading a panel below the strip.
+ */
+export function caughtUp(page) {
+  return page.waitForFunction(() => !window.sandboxStale);
+}
+
 /** The two sizes every sandbox point is shown at (issue 26). */
 export const SIZES = [
   { width: 1280, height: 800 },

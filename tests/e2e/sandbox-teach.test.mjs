@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZES, sandbox, showChart, svgTexts } from "./browser.mjs";
+import { SIZES, caughtUp, sandbox, showChart, svgTexts } from "./browser.mjs";
 
 const { open, shot } = await sandbox({ prefix: "teach" });
 
@@ -141,10 +141,12 @@ test("point 4: the resume lane shows the file growing around the /compact and wh
     await shot(page, "resume-lane", page.locator("#resume"));
     // An event with no boundary says how to get one.
     await page.getByRole("button", { name: "First event" }).click();
+    await caughtUp(page);
     assert.match(await page.locator("#resume").textContent(), /wrote no boundary/);
     // An automatic compaction (run-through's 413) writes trigger auto.
     await page.getByLabel("Scenario").selectOption("run-through");
     await page.locator(".events li button", { hasText: "413" }).click();
+    await caughtUp(page);
     assert.match(await page.locator('#resume .jsonl li[data-subtype="compact_boundary"]').textContent(), /trigger auto/);
     assert.deepEqual(errors, []);
     await context.close();

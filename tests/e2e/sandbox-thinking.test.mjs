@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 
-import { sandbox } from "./browser.mjs";
+import { caughtUp, sandbox } from "./browser.mjs";
 
 const { open: openAt, root } = await sandbox({ prefix: "thinking", ready: ".events, .error" });
 const open = (query, viewport = { width: 1280, height: 900 }) => openAt(query, viewport);
@@ -18,7 +18,12 @@ async function shot(locator, name) {
 }
 
 /** The fate of every block in the thinking table, in order. */
-const fates = (page) => page.locator("table.thinking-blocks tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.fate));
+/** The fates of the blocks drawn (the table sits in the context panel's
+ * lower half, which catches up after the frame while off screen). */
+const fates = async (page) => {
+  await caughtUp(page);
+  return page.locator("table.thinking-blocks tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.fate));
+};
 /** The text of the step row drawn for rule R13.1. */
 // The steps table sits in the engine's evidence drawer (closed by default):
 // its rows are attached, not visible.
@@ -74,16 +79,11 @@ test("the thinking scenario shows its signed blocks and what each setting did to
   // The replies after the rewrite are signed over the new history: kept.
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("strip");
   await row.filter({ hasText: "thinking: strip" }).waitFor({ state: "attached" });
-  // The blocks' table sits low in the context panel, which catches up
-  // after the frame while off screen (web/src/offscreen.rs): wait for it.
   await page.getByRole("button", { name: "Last event" }).click();
-  await page.waitForFunction(() => [...document.querySelectorAll("table.thinking-blocks tbody tr")].slice(-2).every((r) => r.dataset.fate === "kept"));
   const last = await fates(page);
   assert.deepEqual(last.slice(-2), ["kept", "kept"]);
   assert.equal(last.filter((f) => f === "dropped").length, 26);
   await page.getByRole("button", { name: "First event" }).click();
-  await page.waitForFunction(() => document.querySelector(".events [aria-current]") && [...document.querySelectorAll("table.thinking-blocks tbody tr")].every((r) => r.dataset.fate === "kept"), null, { timeout: 5_000 })
-    .catch(() => {});
   assert.ok((await fates(page)).every((f) => f === "kept"), "before any rewrite every block is kept");
   await page.getByLabel("Thinking blocks after a client rewrite").selectOption("drop_block");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("thinking") === "drop_block");

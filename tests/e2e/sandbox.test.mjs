@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { serve } from "./server.mjs";
-import { launch, pageWithErrors } from "./browser.mjs";
+import { caughtUp, launch, pageWithErrors } from "./browser.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const dist = join(root, "dist");
@@ -71,6 +71,7 @@ async function shot(page, name, { tall = true } = {}) {
 
 const LINES = ["budget", "precompute", "warn", "compact", "blocked"];
 async function readout(page) {
+  await caughtUp(page);
   const values = {};
   for (const line of LINES) {
     values[line] = (await page.locator(`table.readout tr[data-line="${line}"] td.tokens`).textContent()).trim();
@@ -101,6 +102,7 @@ test("every built-in scenario plays, with its steps, chart and context", async (
     const fired = page.locator(".event.fired").first();
     if (await fired.count()) {
       await fired.click();
+      await caughtUp(page);
       assert.ok((await page.locator("table.steps tbody tr").count()) > 0, `${name}: a fired event shows no step`);
     }
   }
@@ -221,6 +223,7 @@ test("step forward, back and play walk the engine's steps", async () => {
   assert.match(await position(), /event 6 of 7/);
   await page.getByRole("button", { name: "Step forward" }).click();
   assert.match(await position(), /step 1 of/);
+  await caughtUp(page);
   assert.equal(await page.locator("table.steps tr.current").count(), 1);
   assert.equal(await page.locator('.flow[data-flow="manual"] li.lit').count(), 1);
   await page.getByRole("button", { name: "Step back" }).click();
@@ -365,11 +368,13 @@ test("the gauge follows the window and max output controls", async () => {
   assert.deepEqual(await readout(page), {
     budget: "980,000", precompute: "784,000", warn: "947,000", compact: "967,000", blocked: "977,000",
   });
+  await caughtUp(page);
   assert.equal((await page.locator(".gauge-labels .mark-compact").textContent()).trim(), "compact 967,000");
   await page.getByLabel("Context window (tokens)").fill("10000");
   // Refused at the field; the last good lines and run stay on screen.
   assert.match(await page.locator("#window-error").textContent(), /`window` = 10000/);
   assert.equal((await readout(page)).compact, "967,000");
+  await caughtUp(page);
   assert.ok((await page.locator("#timeline table.steps").count()) > 0);
   await page.getByLabel("Context window (tokens)").fill("200000");
   assert.equal((await readout(page)).compact, "167,000");

@@ -64,17 +64,26 @@ impl Component for Offscreen {
 
     fn changed(&mut self, ctx: &Context<Self>, _: &Self::Properties) -> bool {
         if self.seen.get() {
+            // Drawn now: a catch-up still due has nothing left to draw.
+            if std::mem::take(&mut self.due) {
+                stale(-1);
+            }
             return true;
         }
         if !self.due {
             self.due = true;
+            stale(1);
             after_frame(ctx.link().callback(|()| CatchUp));
         }
         false
     }
 
     fn update(&mut self, _: &Context<Self>, _: CatchUp) -> bool {
-        std::mem::take(&mut self.due)
+        let due = std::mem::take(&mut self.due);
+        if due {
+            stale(-1);
+        }
+        due
     }
 
     fn view(&self, ctx: &Context<Self>) -> Html {
@@ -110,10 +119,29 @@ impl Component for Offscreen {
     }
 
     fn destroy(&mut self, _: &Context<Self>) {
+        if std::mem::take(&mut self.due) {
+            stale(-1);
+        }
         if let Some((o, _)) = self.observer.take() {
             o.disconnect();
         }
     }
+}
+
+thread_local! {
+    /// Panels with a catch-up due.
+    static STALE: Cell<i32> = const { Cell::new(0) };
+}
+
+/// Counts a catch-up due (`1`) or done (`-1`), and tells the page how many
+/// are due as `window.sandboxStale` (the browser tests wait for 0 before
+/// they read a panel below the strip).
+fn stale(by: i32) {
+    let n = STALE.with(|s| {
+        s.set(s.get() + by);
+        s.get()
+    });
+    let _ = js_sys::Reflect::set(&gloo::utils::window(), &"sandboxStale".into(), &n.into());
 }
 
 /// Calls `then` in the task after the next frame: a timer set from the
