@@ -25,9 +25,6 @@ pub struct OffscreenProps {
     /// The id of its heading.
     #[prop_or_default]
     pub labelledby: Option<AttrValue>,
-    /// Its class.
-    #[prop_or_default]
-    pub class: Classes,
     /// What it holds.
     pub children: Html,
 }
@@ -89,7 +86,7 @@ impl Component for Offscreen {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let p = ctx.props();
         html! {
-            <@{p.tag} id={p.id.clone()} class={p.class.clone()} aria-labelledby={p.labelledby.clone()} ref={self.section.clone()}>
+            <@{p.tag} id={p.id.clone()} aria-labelledby={p.labelledby.clone()} ref={self.section.clone()}>
                 { p.children.clone() }
             </@>
         }
