@@ -1,11 +1,13 @@
 // Debian's Chromium driven by playwright-core (no browser download), with
 // the flags this machine's closed network needs, and console-error capture.
+import os from "node:os";
+
 import { chromium } from "playwright-core";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-export function launch() {
-  return chromium.launch({
+export async function launch() {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
       "--no-sandbox",
@@ -18,6 +20,21 @@ export function launch() {
       "--disable-sync",
     ],
   });
+  // The browser process exiting while a test still uses it shows only as
+  // "Target page, context or browser has been closed" (CI at c3a463c, one
+  // second into a test): say when, and what the machine had then.
+  let closing = false;
+  const close = browser.close.bind(browser);
+  browser.close = (...args) => {
+    closing = true;
+    return close(...args);
+  };
+  browser.on("disconnected", () => {
+    if (closing) return;
+    const gib = (n) => (n / 2 ** 30).toFixed(1);
+    console.error(`browser.mjs: the browser process exited while in use, at ${new Date().toISOString()}: ${gib(os.freemem())} of ${gib(os.totalmem())} GiB free, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  });
+  return browser;
 }
 
 /**
