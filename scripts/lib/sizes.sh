@@ -142,7 +142,11 @@ size_budget() {
         # in steps of 10 rows. Of it, the count is +182 B raw but +950 B
         # gzip: the greedy function order moves the gzip size by up to
         # ~1 KB either way for a small change (helper S1's finding).
-        sandbox) echo 349600 ;;
+        # Raised to 351,200 for 350,845 B in session 27 (+2.0 KB; +6.3 KB
+        # raw): the next request pinned above the panels once the strip
+        # is out of view (web/src/pinned.rs: a Yew component with its own
+        # IntersectionObserver), issue 26's "pinned under the header".
+        sandbox) echo 351200 ;;
         *) return 1 ;;
     esac
 }

@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZES, sandbox } from "./browser.mjs";
+import { SIZES, caughtUp, sandbox } from "./browser.mjs";
 
 const { open, shot } = await sandbox({ prefix: "request", ready: ".strip" });
 
@@ -149,6 +149,56 @@ test("window, groups, cut and every attachment budget change the strip on the de
   assert.equal(await page.locator('table.attachments tr[data-status="not chosen"]').count(), 1);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test("down at the controls, the next request stays pinned above the panels and says what the last change did", async () => {
+  const pinned = (page) => page.locator(".pinned").evaluate((p) => ({
+    hidden: p.hidden,
+    text: p.textContent,
+    total: Number(p.querySelector(".pinned-total strong")?.textContent.replace(/[^0-9]/g, "") ?? NaN),
+    top: p.getBoundingClientRect().top,
+    bottom: p.getBoundingClientRect().bottom,
+    widths: [...p.querySelectorAll(".lane-pinned .seg")].map((e) => e.getBoundingClientRect().width),
+  }));
+  const heroTotal = async (page) => number(await page.locator(".strip-total strong").textContent());
+  for (const viewport of SIZES) {
+    const { context, page, errors } = await open("", viewport);
+    // The strip in view: nothing pinned.
+    assert.equal((await pinned(page)).hidden, true, "pinned while the strip is in view");
+    // The strip scrolled away: pinned at the top of the viewport, the
+    // strip's own total and parts.
+    if (viewport.width > 600) {
+      await page.getByLabel("Extra message groups").scrollIntoViewIfNeeded();
+    } else {
+      await page.locator("#resume").scrollIntoViewIfNeeded();
+    }
+    await page.waitForFunction(() => !document.querySelector(".pinned").hidden);
+    const before = await pinned(page);
+    assert.ok(Math.abs(before.top) < 1.5, `pinned at the top of the viewport, not at ${before.top}`);
+    assert.equal(before.total, await heroTotal(page));
+    assert.ok(before.widths.length >= 3 && before.widths.every((w) => w > 0), `parts drawn: ${before.widths}`);
+    assert.doesNotMatch(before.text, /by the last change/);
+    if (viewport.width > 600) {
+      // A change: the pinned total follows the strip, with the difference.
+      await page.getByLabel("Extra message groups").fill("3");
+      await page.waitForFunction((t) => Number(document.querySelector(".strip-total strong").textContent.replace(/[^0-9]/g, "")) !== t, before.total);
+      const after = await pinned(page);
+      const now = await heroTotal(page);
+      assert.equal(after.total, now);
+      const moved = now - before.total;
+      assert.match(after.text, new RegExp(`\\(${moved > 0 ? "\\+" : "−"}${Math.abs(moved).toLocaleString("en-US")} by the last change\\)`));
+      // The controls beside it are not covered.
+      const control = await page.getByLabel("Extra message groups").boundingBox();
+      assert.ok(control.y >= after.bottom || control.x + control.width <= (await page.locator(".pinned").boundingBox()).x, "the pinned request covers the control");
+    }
+    await caughtUp(page);
+    await shot(page, "pinned");
+    // Back up: unpinned again.
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.waitForFunction(() => document.querySelector(".pinned").hidden);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
 });
 
 test("an invalid value keeps the last good picture and says what is wrong at the field; focus never falls to the body", async () => {

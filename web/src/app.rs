@@ -59,6 +59,8 @@ pub fn App() -> Html {
     // The strip's total before the last "try this" chip, with its label.
     let ghost = use_state(|| None::<(String, u64)>);
     let copied = use_state(|| false);
+    // The end of the strip's lane: the panels pin a copy of it once it is out of view.
+    let lane_end = use_node_ref();
     let built = {
         let state = state.clone();
         let deps = (
@@ -340,7 +342,7 @@ pub fn App() -> Html {
         (None, Some(m)) => {
             let note = exploration.as_ref().and_then(|e| explain(&m, e.lines.window));
             let ghost = (*ghost).clone();
-            html! { <RequestStrip moment={m} step={cursor.1} {note} {ghost}>{ stepper.clone() }</RequestStrip> }
+            html! { <RequestStrip moment={m} step={cursor.1} {note} {ghost} lane_end={lane_end.clone()}>{ stepper.clone() }</RequestStrip> }
         }
         (None, None) => stepper.clone(),
     };
@@ -512,6 +514,7 @@ pub fn App() -> Html {
             <div class="layout">
                 <Sheet>{ controls }</Sheet>
                 <div class="panels">
+                    <crate::pinned::Pinned moment={shown.clone().filter(|_| session.is_none())} step={cursor.1} lane_end={lane_end.clone()} />
                     <Offscreen id="timeline" labelledby="timeline-h"><h2 id="timeline-h">{ if session.is_some() { "What this request carried" } else { "What the engine did" } }</h2>
                         if !state.expert && session.is_none() { <Glossary open={false} /> }
                         { timeline }

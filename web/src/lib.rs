@@ -17,6 +17,7 @@ pub mod import;
 pub mod lost;
 pub mod offscreen;
 pub mod panel;
+pub mod pinned;
 pub mod placement;
 pub mod plot;
 pub mod resume;

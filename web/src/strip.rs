@@ -169,6 +169,10 @@ pub struct RequestStripProps {
     /// drawn as a ghost to compare against.
     #[prop_or_default]
     pub ghost: Option<(String, u64)>,
+    /// Set on an empty block right after the lane: the page pins a copy of
+    /// the lane once it is out of view (`pinned.rs`).
+    #[prop_or_default]
+    pub lane_end: NodeRef,
 }
 
 /// The next request, drawn, and the record on disk.
@@ -257,6 +261,7 @@ pub fn RequestStrip(props: &RequestStripProps) -> Html {
                     </span>
                 }
             </div>
+            <div class="lane-end" ref={props.lane_end.clone()}></div>
             { disk(m, stage) }
             { props.children.clone() }
             <ol class="parts" aria-label="What the next request holds, in order">
