@@ -61,6 +61,16 @@ export function caughtUp(page) {
   return page.waitForFunction(() => !window.sandboxStale);
 }
 
+/**
+ * Opens the engine's evidence drawer and waits for its steps table: closed,
+ * the drawer holds only its summary line (web/src/walk.rs `Evidence`).
+ */
+export async function openEvidence(page) {
+  await page.locator("details.evidence").evaluate((d) => (d.open = true));
+  await page.locator("details.evidence table.steps").waitFor({ state: "attached" });
+  await caughtUp(page);
+}
+
 /** The two sizes every sandbox point is shown at (issue 26). */
 export const SIZES = [
   { width: 1280, height: 800 },

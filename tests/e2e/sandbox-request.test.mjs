@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZES, caughtUp, sandbox } from "./browser.mjs";
+import { SIZES, caughtUp, openEvidence, sandbox } from "./browser.mjs";
 
 const { open, shot } = await sandbox({ prefix: "request", ready: ".strip" });
 
@@ -63,9 +63,13 @@ test("the next request and the stepper fill the first screen, and the strip draw
     assert.equal(await beforeList.locator(".cut-row").count(), 1);
     assert.ok((await beforeList.locator(".tag-summarised").count()) > 0);
     assert.ok((await afterList.locator(".tag-preserved", { hasText: "kept verbatim" }).count()) > 0);
-    // The rule table is the engine's evidence, in a closed drawer.
+    // The rule table is the engine's evidence, in a closed drawer: drawn
+    // when it opens.
     assert.equal(await page.locator("details.evidence").evaluate((d) => d.open), false);
+    assert.equal(await page.locator("details.evidence table.steps").count(), 0);
+    await openEvidence(page);
     assert.ok((await page.locator("details.evidence table.steps tbody tr").count()) > 0);
+    await page.locator("details.evidence").evaluate((d) => (d.open = false));
     await shot(page, "first-screen");
     assert.deepEqual(errors, []);
     await context.close();
@@ -170,7 +174,7 @@ test("down at the controls, the next request stays pinned above the panels and s
     if (viewport.width > 600) {
       await page.getByLabel("Extra message groups").scrollIntoViewIfNeeded();
     } else {
-      await page.locator("#resume").scrollIntoViewIfNeeded();
+      await page.locator("#context").scrollIntoViewIfNeeded();
     }
     await page.waitForFunction(() => !document.querySelector(".pinned").hidden);
     const before = await pinned(page);

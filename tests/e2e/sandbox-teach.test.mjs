@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZES, caughtUp, sandbox, showChart, svgTexts } from "./browser.mjs";
+import { SIZES, caughtUp, openEvidence, sandbox, showChart, svgTexts } from "./browser.mjs";
 
 const { open, shot } = await sandbox({ prefix: "teach" });
 
@@ -95,8 +95,7 @@ test("point 6: chained compactions each shrink the request; a failed /compact li
   }
   await page.getByLabel("Scenario").selectOption("breakers");
   await page.locator(".events li button", { hasText: "/compact" }).click();
-  const evidence = page.locator("details.evidence");
-  await evidence.evaluate((d) => (d.open = true));
+  await openEvidence(page);
   // The cut was chosen and the model asked: the manual path shows it ...
   assert.ok((await page.locator('figure[data-flow="manual"] li.lit').count()) >= 2);
   // ... but no new request was built: nothing lit in the rebuild.
@@ -205,6 +204,7 @@ test("point 7: each 'try this' chip applies its change, its prediction holds, an
     t = await apply("Use a stored precompute");
     await page.waitForFunction(() => !/T4 compact: model call/.test(document.querySelector(".moment-head").textContent));
     assert.match(await page.locator(".moment-head").textContent(), /T4 compact: no model call/);
+    await openEvidence(page);
     assert.match(await page.locator("details.evidence").textContent(), /precompute hit/);
     assert.equal(await page.getByLabel("Stored precompute").inputValue(), "ready");
     assert.match(t.ghost, /Before “Use a stored precompute”/);

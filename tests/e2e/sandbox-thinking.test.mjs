@@ -25,12 +25,12 @@ const fates = async (page) => {
   return page.locator("table.thinking-blocks tbody tr").evaluateAll((rows) => rows.map((r) => r.dataset.fate));
 };
 /** The text of the step row drawn for rule R13.1. */
-// The steps table sits in the engine's evidence drawer (closed by default):
-// its rows are attached, not visible.
+// The steps table sits in the engine's evidence drawer, drawn once it is
+// open: the tests open the page in expert mode.
 const r13Row = (page) => page.locator("table.steps tbody tr", { hasText: "R13.1" });
 
 test("the thinking scenario shows its signed blocks and what each setting did to them", async () => {
-  const { context, page, errors } = await open("");
+  const { context, page, errors } = await open("?expert=1");
   await page.getByLabel("Scenario").selectOption("thinking");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "thinking");
   // Opened on the rewrite: time-based clearing (R4.4), then the R13.1 step.
@@ -92,7 +92,7 @@ test("the thinking scenario shows its signed blocks and what each setting did to
 });
 
 test("the thinking setting round-trips through the URL and reads on a phone", async () => {
-  const { context, page, errors } = await open("?scenario=thinking&thinking=drop_block", { width: 390, height: 844 });
+  const { context, page, errors } = await open("?scenario=thinking&thinking=drop_block&expert=1", { width: 390, height: 844 });
   assert.equal(await page.getByLabel("Thinking blocks after a client rewrite").inputValue(), "drop_block");
   await r13Row(page).filter({ hasText: "thinking: drop_block" }).waitFor({ state: "attached" });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -83,7 +83,7 @@ const boundaryText = (page) => page.locator(".outcome.compacted .boundary").text
 const preserved = async (page) => Number((await boundaryText(page)).match(/(\d+) messages preserved/)[1]);
 
 test("every built-in scenario plays, with its steps, chart and context", async () => {
-  const { context, page, errors } = await open();
+  const { context, page, errors } = await open("?expert=1"); // the evidence drawer open: its steps drawn
   for (const name of SCENARIOS) {
     await page.getByLabel("Scenario").selectOption(name);
     await page.waitForFunction((n) => new URL(location.href).searchParams.get("scenario") === n, name);
@@ -111,7 +111,7 @@ test("every built-in scenario plays, with its steps, chart and context", async (
 });
 
 test("each scenario shows what its tier does", async () => {
-  const { context, page, errors } = await open();
+  const { context, page, errors } = await open("?expert=1"); // the evidence drawer open: its steps drawn
   const tiersOf = async (name) => {
     await page.getByLabel("Scenario").selectOption(name);
     await page.waitForFunction((n) => new URL(location.href).searchParams.get("scenario") === n, name);
@@ -129,7 +129,7 @@ test("each scenario shows what its tier does", async () => {
   const events = page.locator(".events li button");
   await events.nth((await events.count()) - 2).click();
   const lit = page.locator('.flow[data-flow="failures"] li.lit');
-  // The flows are in the engine's evidence drawer (closed: attached, not visible).
+  // The flows are in the engine's evidence drawer (open in expert mode).
   await lit.first().waitFor({ state: "attached", timeout: 5_000 });
   assert.equal(await lit.count(), 1);
   assert.match(await lit.textContent(), /Auto keeps failing/);
@@ -157,7 +157,7 @@ test("moving the cut point changes the preserved messages", async () => {
 });
 
 test("a blocking PreCompact hook ends with no boundary", async () => {
-  const { context, page, errors } = await open();
+  const { context, page, errors } = await open("?expert=1"); // the evidence drawer open: its steps drawn
   assert.equal(await page.locator(".outcome.compacted").count(), 1);
   await page.getByLabel("PreCompact hook blocks the compaction").check();
   await page.locator(".outcome.failed").waitFor();
@@ -190,7 +190,7 @@ test("a failing attachment shows as not restored; budgets decide the rest", asyn
 });
 
 test("retry, fallback and precompute switches show the engine's reasons", async () => {
-  const { context, page, errors } = await open();
+  const { context, page, errors } = await open("?expert=1"); // the evidence drawer open: its steps drawn
   await page.getByLabel("Summary request over the window (adaptive retry)").check();
   await page.waitForFunction(() => document.querySelector("table.steps").textContent.includes("over the window"));
   assert.match(await page.locator('.flow[data-flow="failures"] li.lit').textContent(), /Summary over the window/);
@@ -210,7 +210,7 @@ test("retry, fallback and precompute switches show the engine's reasons", async 
 });
 
 test("step forward, back and play walk the engine's steps", async () => {
-  const { context, page, errors } = await open("?scenario=compact-analysis&event=0");
+  const { context, page, errors } = await open("?scenario=compact-analysis&event=0&expert=1");
   const position = () => page.locator(".stepper .position").textContent();
   // Five calls while the session analyses /compact, the /compact, and the
   // call with the user's next prompt.
@@ -303,7 +303,7 @@ test("a garbage file gives a visible error, and the page keeps working", async (
 });
 
 test("the URL round-trips every control", async () => {
-  const { context, page, errors } = await open();
+  const { context, page, errors } = await open("?expert=1"); // the evidence drawer open: its steps drawn
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
   await page.getByLabel("Scenario").selectOption("compact-analysis");
   await page.getByLabel("Context window (tokens)").fill("300000");
@@ -359,7 +359,7 @@ test("embed mode shows one panel, and works in an iframe", async () => {
 });
 
 test("the gauge follows the window and max output controls", async () => {
-  const { context, page, errors } = await open();
+  const { context, page, errors } = await open("?expert=1"); // the evidence drawer open: its steps drawn
   assert.deepEqual(await readout(page), {
     budget: "180,000", precompute: "144,000", warn: "147,000", compact: "167,000", blocked: "177,000",
   });

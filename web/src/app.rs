@@ -59,6 +59,9 @@ pub fn App() -> Html {
     // The strip's total before the last "try this" chip, with its label.
     let ghost = use_state(|| None::<(String, u64)>);
     let copied = use_state(|| false);
+    // The evidence drawer opened by the visitor (newcomer mode keeps it
+    // closed, and closed it is not drawn).
+    let evidence_open = use_state(|| false);
     // The end of the strip's lane: the panels pin a copy of it once it is out of view.
     let lane_end = use_node_ref();
     let built = {
@@ -320,7 +323,16 @@ pub fn App() -> Html {
                 shown.as_ref(),
                 cursor,
                 &state,
-                state.expert || embed.as_deref() == Some("timeline"),
+                state.expert || embed.as_deref() == Some("timeline") || *evidence_open,
+                {
+                    let evidence_open = evidence_open.clone();
+                    Callback::from(move |e: Event| {
+                        evidence_open.set(
+                            e.target_unchecked_into::<web_sys::Element>()
+                                .has_attribute("open"),
+                        );
+                    })
+                },
             ),
         ),
     };

@@ -102,6 +102,7 @@ pub fn timeline(
     cursor: (usize, Option<usize>),
     state: &UseReducerHandle<SandboxState>,
     open: bool,
+    ontoggle: Callback<Event>,
 ) -> Html {
     let Some(m) = shown else {
         return html! { <p class="muted">{ "This scenario has no model call." }</p> };
@@ -119,11 +120,22 @@ pub fn timeline(
     let compaction = m.outcome.is_some()
         || m.frame.kind != "call"
         || m.frame.steps.iter().any(|s| s.rule.starts_with("R10"));
+    let summary = format!(
+        "The engine's evidence: {} step{} of this event, with rule, owner and source",
+        m.frame.steps.len(),
+        if m.frame.steps.len() == 1 { "" } else { "s" }
+    );
+    // Closed, the drawer holds only its summary line: the steps table and
+    // the flows are drawn when it opens (by the mode, or by the visitor,
+    // which `ontoggle` tells the page), so a change of control does not
+    // redraw a table nobody sees.
     html! {
-        <details class="evidence" {open}>
-            <summary>{ format!("The engine's evidence: {} step{} of this event, with rule, owner and source", m.frame.steps.len(), if m.frame.steps.len() == 1 { "" } else { "s" }) }</summary>
-            <StepList moment={m.clone()} current={cursor.1} {on_pick} />
-            <Flows steps={lit} {compaction} moment={m.clone()} />
+        <details class="evidence" {open} {ontoggle}>
+            <summary>{ summary }</summary>
+            if open {
+                <StepList moment={m.clone()} current={cursor.1} {on_pick} />
+                <Flows steps={lit} {compaction} moment={m.clone()} />
+            }
         </details>
     }
 }
