@@ -349,7 +349,7 @@ pub fn App() -> Html {
                 None => (None, None),
             };
             let stepper = crate::walked::session_stepper(*at, w.chart.requests.len(), &w.boundaries, &pick);
-            html! { <crate::walked::SessionStrip {request} {error} at={*at} requests={w.chart.requests.len()} name={i.name.clone()}>{ stepper }</crate::walked::SessionStrip> }
+            html! { <crate::walked::SessionStrip {request} {error} at={*at} requests={w.chart.requests.len()} name={i.name.clone()} lane_end={lane_end.clone()}>{ stepper }</crate::walked::SessionStrip> }
         }
         (None, Some(m)) => {
             let note = exploration.as_ref().and_then(|e| explain(&m, e.lines.window));
@@ -357,6 +357,14 @@ pub fn App() -> Html {
             html! { <RequestStrip moment={m} step={cursor.1} {note} {ghost} lane_end={lane_end.clone()}>{ stepper.clone() }</RequestStrip> }
         }
         (None, None) => stepper.clone(),
+    };
+    // What the pinned copy of the strip draws.
+    let pinned = match (&session, &walk) {
+        (Some((w, _, _)), Some(Ok(r))) => {
+            Some(crate::pinned::Source::Request(r.clone(), w.chart.requests.len()))
+        }
+        (Some(_), _) => None,
+        (None, _) => shown.clone().map(|m| crate::pinned::Source::Event(m, cursor.1)),
     };
     // The timeline follows the strip: an imported session's picked request.
     let timeline = match &session {
@@ -526,7 +534,7 @@ pub fn App() -> Html {
             <div class="layout">
                 <Sheet>{ controls }</Sheet>
                 <div class="panels">
-                    <crate::pinned::Pinned moment={shown.clone().filter(|_| session.is_none())} step={cursor.1} lane_end={lane_end.clone()} />
+                    <crate::pinned::Pinned source={pinned} lane_end={lane_end.clone()} />
                     <Offscreen id="timeline" labelledby="timeline-h"><h2 id="timeline-h">{ if session.is_some() { "What this request carried" } else { "What the engine did" } }</h2>
                         if !state.expert && session.is_none() { <Glossary open={false} /> }
                         { timeline }

@@ -1,12 +1,15 @@
-//! The next request, pinned: once the strip has scrolled out of view (a
-//! visitor down at the controls and the panels), a slim copy of its lane
-//! stays at the top of the panels: the tokens the next request sends, what
-//! the last change did to them, and its parts in proportion. It draws the
-//! strip's own layout (`strip::layout`); while the strip is in view it is
-//! empty and costs nothing.
+//! The request, pinned: once the strip has scrolled out of view (a visitor
+//! down at the controls and the panels), a slim copy of its lane stays at
+//! the top of the panels: the tokens the request sends, what the last
+//! change did to them, and its parts in proportion. It draws the strip's
+//! own parts (`strip::layout` for a scenario's event, the laid-out request
+//! of an imported session); while the strip is in view it is empty and
+//! costs nothing.
 
 use compaction_scenarios::figures::grouped;
-use compaction_scenarios::sandbox::rebuild;
+use std::rc::Rc;
+
+use compaction_scenarios::sandbox::{rebuild, SessionRequest};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
@@ -14,14 +17,56 @@ use yew::prelude::*;
 use crate::shown::Shown;
 use crate::strip::{label, layout, part_class};
 
+/// What the strip shows.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Source {
+    /// A scenario's event, at a step (`None`: the whole event).
+    Event(Shown, Option<usize>),
+    /// An imported session's request, and how many it has.
+    Request(Rc<SessionRequest>, usize),
+}
+
+/// A part of the lane: its class, name, tokens, and whether it is still
+/// being built (not sent yet).
+type Part = (&'static str, String, u64, bool);
+
+impl Source {
+    /// The lane's name and parts.
+    fn parts(&self) -> (String, Vec<Part>) {
+        match self {
+            Source::Event(m, step) => {
+                let (drawn, _) = layout(m, rebuild(m, *step));
+                let parts = drawn
+                    .iter()
+                    .map(|d| (part_class(d.segment.part), label(d), d.segment.tokens, d.ghost))
+                    .collect();
+                ("Next request".to_owned(), parts)
+            }
+            Source::Request(r, of) => {
+                let parts = r
+                    .segments
+                    .iter()
+                    .map(|s| (part_class(s.part), s.name.clone(), s.tokens, false))
+                    .collect();
+                (
+                    format!("Request {} of {}", grouped(r.at as u64 + 1), grouped(*of as u64)),
+                    parts,
+                )
+            }
+        }
+    }
+}
+
+/// The tokens sent: the parts not being built.
+fn sent(parts: &[Part]) -> u64 {
+    parts.iter().filter(|p| !p.3).map(|p| p.2).sum()
+}
+
 /// Props of [`Pinned`].
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct PinnedProps {
-    /// The event the strip shows (`None`: nothing to pin, e.g. a session's
-    /// request is shown).
-    pub moment: Option<Shown>,
-    /// The step the strip shows.
-    pub step: Option<usize>,
+    /// What the strip shows (`None`: nothing yet).
+    pub source: Option<Source>,
     /// The end of the strip's lane: pinned once it is above the viewport.
     pub lane_end: NodeRef,
 }
@@ -30,7 +75,7 @@ pub struct PinnedProps {
 pub struct Pinned {
     /// The strip's lane is above the viewport.
     out: bool,
-    /// The tokens sent as last drawn, and what the change before moved them by.
+    /// The tokens sent as last drawn, and what the last change moved them by.
     last: Option<u64>,
     moved: i64,
     /// The element observed, the observer and its callback.
@@ -43,75 +88,14 @@ type OnChange = dyn Fn(js_sys::Array);
 pub struct Scrolled(bool);
 
 impl Pinned {
-    /// The tokens the strip's next request sends, as it draws them.
+    /// The tokens the strip's request sends, as it draws them.
     fn sent(props: &PinnedProps) -> Option<u64> {
-        let m = props.moment.as_ref()?;
-        let (drawn, _) = layout(m, rebuild(m, props.step));
-        Some(drawn.iter().filter(|d| !d.ghost).map(|d| d.segment.tokens).sum())
-    }
-}
-
-impl Component for Pinned {
-    type Message = Scrolled;
-    type Properties = PinnedProps;
-
-    fn create(ctx: &Context<Self>) -> Self {
-        Self {
-            out: false,
-            last: Self::sent(ctx.props()),
-            moved: 0,
-            observed: None,
-        }
+        props.source.as_ref().map(|s| sent(&s.parts().1))
     }
 
-    fn changed(&mut self, ctx: &Context<Self>, _: &Self::Properties) -> bool {
-        let now = Self::sent(ctx.props());
-        if let (Some(now), Some(was)) = (now, self.last) {
-            if now != was {
-                self.moved = now as i64 - was as i64;
-            }
-        }
-        self.last = now;
-        // Off view, nothing is drawn: the next change draws what is then due.
-        self.out
-    }
-
-    fn update(&mut self, _: &Context<Self>, Scrolled(out): Scrolled) -> bool {
-        out != std::mem::replace(&mut self.out, out)
-    }
-
-    fn view(&self, ctx: &Context<Self>) -> Html {
-        let p = ctx.props();
-        let Some(m) = p.moment.as_ref().filter(|_| self.out) else {
-            return html! { <aside class="pinned" hidden=true></aside> };
-        };
-        let (drawn, _) = layout(m, rebuild(m, p.step));
-        let sent: u64 = drawn.iter().filter(|d| !d.ghost).map(|d| d.segment.tokens).sum();
-        let scale = drawn.iter().map(|d| d.segment.tokens).sum::<u64>().max(1);
-        let moved = match self.moved {
-            0 => String::new(),
-            d if d > 0 => format!(" (+{} by the last change)", grouped(d.unsigned_abs())),
-            d => format!(" (−{} by the last change)", grouped(d.unsigned_abs())),
-        };
-        html! {
-            <aside class="pinned" aria-label="The next request (pinned)">
-                <p class="pinned-total">
-                    <a href="#strip-h">{ "Next request" }</a>{ ": " }<strong>{ grouped(sent) }</strong>{ " tokens sent" }
-                    <span class="muted">{ moved }</span>
-                </p>
-                <div class="lane lane-pinned" aria-hidden="true">
-                    { for drawn.iter().map(|d| html! {
-                        <span class={classes!("seg", part_class(d.segment.part), d.ghost.then_some("ghost"))}
-                            style={format!("width: {:.3}%", d.segment.tokens as f64 * 100.0 / scale as f64)}
-                            title={format!("{}: {} tokens", label(d), grouped(d.segment.tokens))}></span>
-                    }) }
-                </div>
-            </aside>
-        }
-    }
-
-    fn rendered(&mut self, ctx: &Context<Self>, _: bool) {
-        // Observe the strip's lane end; again when the strip drew a new one.
+    /// Observes the strip's lane end; again when the strip drew a new one
+    /// (a session's request in place of a scenario's event).
+    fn observe(&mut self, ctx: &Context<Self>) {
         let Some(el) = ctx.props().lane_end.cast::<web_sys::Element>() else {
             return;
         };
@@ -135,6 +119,69 @@ impl Component for Pinned {
             o.observe(&el);
             self.observed = Some((el, o, on_change));
         }
+    }
+}
+
+impl Component for Pinned {
+    type Message = Scrolled;
+    type Properties = PinnedProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        Self {
+            out: false,
+            last: Self::sent(ctx.props()),
+            moved: 0,
+            observed: None,
+        }
+    }
+
+    fn changed(&mut self, ctx: &Context<Self>, _: &Self::Properties) -> bool {
+        let now = Self::sent(ctx.props());
+        self.moved = match (now, self.last) {
+            (Some(now), Some(was)) => now as i64 - was as i64,
+            _ => 0,
+        };
+        self.last = now;
+        self.observe(ctx);
+        // Off view, nothing is drawn: the next change draws what is then due.
+        self.out
+    }
+
+    fn update(&mut self, _: &Context<Self>, Scrolled(out): Scrolled) -> bool {
+        out != std::mem::replace(&mut self.out, out)
+    }
+
+    fn view(&self, ctx: &Context<Self>) -> Html {
+        let p = ctx.props();
+        let Some(source) = p.source.as_ref().filter(|_| self.out) else {
+            return html! { <aside class="pinned" hidden=true></aside> };
+        };
+        let (name, parts) = source.parts();
+        let scale = parts.iter().map(|p| p.2).sum::<u64>().max(1);
+        let moved = match self.moved {
+            0 => String::new(),
+            d if d > 0 => format!(" (+{} by the last change)", grouped(d.unsigned_abs())),
+            d => format!(" (−{} by the last change)", grouped(d.unsigned_abs())),
+        };
+        html! {
+            <aside class="pinned" aria-label="The request, pinned">
+                <p class="pinned-total">
+                    <a href="#strip-h">{ name }</a>{ ": " }<strong>{ grouped(sent(&parts)) }</strong>{ " tokens sent" }
+                    <span class="muted">{ moved }</span>
+                </p>
+                <div class="lane lane-pinned" aria-hidden="true">
+                    { for parts.iter().map(|(class, name, tokens, ghost)| html! {
+                        <span class={classes!("seg", *class, ghost.then_some("ghost"))}
+                            style={format!("width: {:.3}%", *tokens as f64 * 100.0 / scale as f64)}
+                            title={format!("{name}: {} tokens", grouped(*tokens))}></span>
+                    }) }
+                </div>
+            </aside>
+        }
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, _: bool) {
+        self.observe(ctx);
     }
 
     fn destroy(&mut self, _: &Context<Self>) {

@@ -50,6 +50,9 @@ pub struct SessionStripProps {
     pub request: Option<Rc<SessionRequest>>,
     /// The request picked.
     pub at: usize,
+    /// Set on an empty block right after the lane (see `strip.rs`).
+    #[prop_or_default]
+    pub lane_end: NodeRef,
     /// How many requests the session has.
     pub requests: usize,
     /// The file's name.
@@ -144,6 +147,7 @@ pub fn SessionStrip(props: &SessionStripProps) -> Html {
             <div class="lane lane-request" aria-hidden="true">
                 { for r.segments.iter().map(segment) }
             </div>
+            <div class="lane-end" ref={props.lane_end.clone()}></div>
             <div class="lane lane-disk" role="group" aria-label="On disk (JSONL), never sent">
                 <span class="lane-name">{ "On disk (JSONL)" }</span>
                 <span class="rec rec-messages">{ props.name.to_string() }</span>
