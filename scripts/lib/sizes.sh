@@ -152,7 +152,10 @@ size_budget() {
         # -1.5 ms (run-through + 200 groups), medians paired in one browser.
         # Lowered to 350,900 for 350,542 B: the pinned copy draws an
         # imported session's request too (one list of parts for both).
-        sandbox) echo 350900 ;;
+        # Raised to 351,200 for 350,858 B: on a phone the open settings
+        # sheet, which covers the strip, shows the request pinned under
+        # its bar (web/src/sheet.rs `peek`).
+        sandbox) echo 351200 ;;
         *) return 1 ;;
     esac
 }

@@ -156,7 +156,7 @@ test("window, groups, cut and every attachment budget change the strip on the de
 });
 
 test("down at the controls, the next request stays pinned above the panels and says what the last change did", async () => {
-  const pinned = (page) => page.locator(".pinned").evaluate((p) => ({
+  const pinned = (page) => page.locator(".panels .pinned").evaluate((p) => ({
     hidden: p.hidden,
     text: p.textContent,
     total: Number(p.querySelector(".pinned-total strong")?.textContent.replace(/[^0-9]/g, "") ?? NaN),
@@ -176,7 +176,7 @@ test("down at the controls, the next request stays pinned above the panels and s
     } else {
       await page.locator("#context").scrollIntoViewIfNeeded();
     }
-    await page.waitForFunction(() => !document.querySelector(".pinned").hidden);
+    await page.waitForFunction(() => !document.querySelector(".panels .pinned").hidden);
     const before = await pinned(page);
     assert.ok(Math.abs(before.top) < 1.5, `pinned at the top of the viewport, not at ${before.top}`);
     assert.equal(before.total, await heroTotal(page));
@@ -193,13 +193,30 @@ test("down at the controls, the next request stays pinned above the panels and s
       assert.match(after.text, new RegExp(`\\(${moved > 0 ? "\\+" : "−"}${Math.abs(moved).toLocaleString("en-US")} by the last change\\)`));
       // The controls beside it are not covered.
       const control = await page.getByLabel("Extra message groups").boundingBox();
-      assert.ok(control.y >= after.bottom || control.x + control.width <= (await page.locator(".pinned").boundingBox()).x, "the pinned request covers the control");
+      assert.ok(control.y >= after.bottom || control.x + control.width <= (await page.locator(".panels .pinned").boundingBox()).x, "the pinned request covers the control");
     }
     await caughtUp(page);
     await shot(page, "pinned");
     // Back up: unpinned again.
     await page.evaluate(() => scrollTo(0, 0));
-    await page.waitForFunction(() => document.querySelector(".pinned").hidden);
+    await page.waitForFunction(() => document.querySelector(".panels .pinned").hidden);
+    if (viewport.width < 600) {
+      // On a phone the open settings sheet covers the strip: the request is
+      // pinned under the sheet's bar, and follows a change made in it.
+      await page.locator(".sheet-bar").click();
+      const peek = page.locator(".sheet-peek .pinned");
+      await peek.waitFor();
+      const was = await heroTotal(page);
+      assert.equal(number(await peek.locator(".pinned-total strong").textContent()), was);
+      await page.getByLabel("Extra message groups").fill("3");
+      await page.waitForFunction((t) => Number(document.querySelector(".strip-total strong").textContent.replace(/[^0-9]/g, "")) !== t, was);
+      const now = await heroTotal(page);
+      assert.equal(number(await peek.locator(".pinned-total strong").textContent()), now);
+      assert.match(await peek.textContent(), new RegExp(`\\(${now > was ? "\\+" : "−"}${Math.abs(now - was).toLocaleString("en-US")} by the last change\\)`));
+      const box = await peek.boundingBox();
+      assert.ok(box.y >= 0 && box.y + box.height <= viewport.height, `the sheet's pinned request on screen: ${JSON.stringify(box)}`);
+      await shot(page, "pinned-sheet");
+    }
     assert.deepEqual(errors, []);
     await context.close();
   }

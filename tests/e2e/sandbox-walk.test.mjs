@@ -150,8 +150,8 @@ test("point 8: an imported session's requests walked: the strip, the stepper and
     assert.match(s.total, /20,000 tokens reported/);
     // Down at the chart, the request picked is pinned above the panels:
     // its parts add up to what the file reports.
-    await page.waitForFunction(() => /^Request 1 of 11: 20,000 tokens sent/.test(document.querySelector(".pinned")?.textContent ?? ""));
-    assert.deepEqual(await page.locator(".pinned .lane-pinned .seg").evaluateAll((e) => e.map((x) => x.classList[1])), ["p-system", "p-conversation"]);
+    await page.waitForFunction(() => /^Request 1 of 11: 20,000 tokens sent/.test(document.querySelector(".panels .pinned")?.textContent ?? ""));
+    assert.deepEqual(await page.locator(".panels .pinned .lane-pinned .seg").evaluateAll((e) => e.map((x) => x.classList[1])), ["p-system", "p-conversation"]);
     assert.match(await page.locator("#timeline").textContent(), /No compaction before this request/);
     // The chart marks the picked request.
     const cursor = await page.locator("#chart rect.cursor").boundingBox();

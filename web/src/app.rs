@@ -532,7 +532,7 @@ pub fn App() -> Html {
                 <a href="#import">{ "Your own session" }</a>
             </nav>
             <div class="layout">
-                <Sheet>{ controls }</Sheet>
+                <Sheet peek={html! { <crate::pinned::Pinned source={pinned.clone()} always=true /> }}>{ controls }</Sheet>
                 <div class="panels">
                     <crate::pinned::Pinned source={pinned} lane_end={lane_end.clone()} />
                     <Offscreen id="timeline" labelledby="timeline-h"><h2 id="timeline-h">{ if session.is_some() { "What this request carried" } else { "What the engine did" } }</h2>

@@ -68,7 +68,12 @@ pub struct PinnedProps {
     /// What the strip shows (`None`: nothing yet).
     pub source: Option<Source>,
     /// The end of the strip's lane: pinned once it is above the viewport.
+    #[prop_or_default]
     pub lane_end: NodeRef,
+    /// Drawn whatever the strip's place (under the phone's settings sheet,
+    /// which covers the strip).
+    #[prop_or(false)]
+    pub always: bool,
 }
 
 /// See the module's documentation.
@@ -96,6 +101,9 @@ impl Pinned {
     /// Observes the strip's lane end; again when the strip drew a new one
     /// (a session's request in place of a scenario's event).
     fn observe(&mut self, ctx: &Context<Self>) {
+        if ctx.props().always {
+            return;
+        }
         let Some(el) = ctx.props().lane_end.cast::<web_sys::Element>() else {
             return;
         };
@@ -128,7 +136,7 @@ impl Component for Pinned {
 
     fn create(ctx: &Context<Self>) -> Self {
         Self {
-            out: false,
+            out: ctx.props().always,
             last: Self::sent(ctx.props()),
             moved: 0,
             observed: None,

@@ -1,8 +1,9 @@
 //! The settings' container (issue 26, point 10): a sidebar on wide
 //! screens; on a phone a bottom sheet, closed to one bar under the
 //! picture until the visitor opens it, so the strip and the stepper keep
-//! the top of the screen. Escape closes it and gives the focus back to its
-//! bar. Layout only (the breakpoint is CSS's).
+//! the top of the screen. Open, it covers the strip, so it shows the
+//! request pinned under its bar. Escape closes it and gives the focus back
+//! to its bar. Layout only (the breakpoint is CSS's).
 
 use yew::prelude::*;
 
@@ -11,6 +12,10 @@ use yew::prelude::*;
 pub struct SheetProps {
     /// The settings.
     pub children: Html,
+    /// Drawn under the bar while the sheet is open (the request, pinned:
+    /// the sheet covers the strip).
+    #[prop_or_default]
+    pub peek: Html,
 }
 
 /// The settings, as a sidebar or a bottom sheet.
@@ -41,6 +46,7 @@ pub fn Sheet(props: &SheetProps) -> Html {
                 <span>{ if *open { "Settings ▾" } else { "Settings ▴" } }</span>
                 <span class="sheet-hint">{ if *open { "close" } else { "window · groups · budgets · failures" } }</span>
             </button>
+            if *open { <div class="sheet-peek">{ props.peek.clone() }</div> }
             <div id="sheet-body" class="sheet-body">{ props.children.clone() }</div>
         </aside>
     }
