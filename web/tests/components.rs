@@ -70,6 +70,22 @@ async fn settle() {
     }
 }
 
+/// Opens the engine's evidence drawer, as a visitor does: closed (newcomer
+/// mode), it holds no steps table.
+async fn open_evidence(root: &Element) {
+    assert_eq!(
+        count(root, "details.evidence table.steps"),
+        0,
+        "a closed drawer holds no table"
+    );
+    root.query_selector("details.evidence")
+        .unwrap()
+        .expect("the evidence drawer")
+        .set_attribute("open", "")
+        .unwrap();
+    settle().await;
+}
+
 fn count(root: &Element, selector: &str) -> u32 {
     root.query_selector_all(selector).unwrap().length()
 }
@@ -228,6 +244,7 @@ async fn the_page_reruns_the_engine_when_a_control_changes() {
     let root = mount_point();
     Renderer::<App>::with_root(root.clone()).render();
     settle().await;
+    open_evidence(&root).await;
     assert!(
         count(&root, "table.steps tbody tr") > 0,
         "the first scenario's steps are shown"
@@ -290,6 +307,7 @@ async fn inputs_change_the_summarys_emphasis_and_the_candidates_and_each_step_sh
     let root = mount_point();
     Renderer::<App>::with_root(root.clone()).render();
     settle().await;
+    open_evidence(&root).await;
     // compact-analysis's own /compact instructions choose what it quotes.
     let own = summary_shown(&root);
     assert!(
@@ -397,6 +415,7 @@ async fn thinking_blocks_show_what_the_setting_did_and_the_r13_1_step_says_why()
     let root = mount_point();
     let app = Renderer::<App>::with_root(root.clone()).render();
     settle().await;
+    open_evidence(&root).await;
     assert_eq!(
         count(&root, "table.thinking-blocks"),
         0,
