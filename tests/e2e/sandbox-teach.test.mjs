@@ -262,6 +262,13 @@ test("point 1: newcomer mode keeps the evidence closed and offers the glossary; 
     assert.equal(await evidence.evaluate((d) => d.open), true);
     await page.waitForFunction(() => new URL(location.href).searchParams.get("expert") === "1");
     await shot(page, "expert", page.locator("#timeline"));
+    // Back to newcomer: the drawer closed again, its table not drawn.
+    await newcomer.click();
+    await page.waitForFunction(() => document.querySelector("details.evidence")?.open === false);
+    await caughtUp(page);
+    assert.equal(await page.locator("details.evidence table.steps").count(), 0);
+    await expert.click();
+    await page.waitForFunction(() => document.querySelector("details.evidence")?.open === true);
     // The strip and the stepper still fill the first screen.
     await page.evaluate(() => window.scrollTo(0, 0));
     const box = await page.locator(".stepper").boundingBox();

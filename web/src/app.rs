@@ -325,8 +325,14 @@ pub fn App() -> Html {
                 &state,
                 state.expert || embed.as_deref() == Some("timeline") || *evidence_open,
                 {
+                    // Only what the visitor does in newcomer mode: expert
+                    // mode's own opening is the mode's, and leaving it closes.
                     let evidence_open = evidence_open.clone();
+                    let expert = state.expert;
                     Callback::from(move |e: Event| {
+                        if expert {
+                            return;
+                        }
                         evidence_open.set(
                             e.target_unchecked_into::<web_sys::Element>()
                                 .has_attribute("open"),
