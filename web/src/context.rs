@@ -227,26 +227,30 @@ fn stack(
                     html! { <span data-k={class} style={width(r.tokens)}></span> }
                 }) }
             </div>
-            <ol class={classes!("runs", groups.is_some().then_some("grouped"))} ref={rows.clone()}>
-                if start > 0 {
-                    <li class="earlier muted">{ format!("… {start} earlier blocks (Show all lists them)") }</li>
-                }
-                { for runs.iter().enumerate().skip(start).take(if open { usize::MAX } else { SHOWN }).map(|(i, r)| html! { <>
-                    if cut == Some(i) {
-                        if let Some(g) = groups.filter(|g| g.movable) {
-                            <CutHandle groups={g.clone()} setting={props.preserve} rows={rows.clone()} on_set={props.on_preserve.clone()} />
-                        } else {
-                            <li class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li>
-                        }
+            // The rows run far below the bar: off screen, they catch up
+            // after the frame like the panels below.
+            <Offscreen tag="div">
+                <ol class={classes!("runs", groups.is_some().then_some("grouped"))} ref={rows.clone()}>
+                    if start > 0 {
+                        <li class="earlier muted">{ format!("… {start} earlier blocks (Show all lists them)") }</li>
                     }
-                    { run(r, items, props, groups, cut.is_some_and(|c| i >= c)) }
-                </> }) }
-            </ol>
-            if runs.len() > SHOWN {
-                <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
-                    { if open { "Show fewer".to_owned() } else { format!("Show all {} blocks", runs.len()) } }
-                </button>
-            }
+                    { for runs.iter().enumerate().skip(start).take(if open { usize::MAX } else { SHOWN }).map(|(i, r)| html! { <>
+                        if cut == Some(i) {
+                            if let Some(g) = groups.filter(|g| g.movable) {
+                                <CutHandle groups={g.clone()} setting={props.preserve} rows={rows.clone()} on_set={props.on_preserve.clone()} />
+                            } else {
+                                <li class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li>
+                            }
+                        }
+                        { run(r, items, props, groups, cut.is_some_and(|c| i >= c)) }
+                    </> }) }
+                </ol>
+                if runs.len() > SHOWN {
+                    <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
+                        { if open { "Show fewer".to_owned() } else { format!("Show all {} blocks", runs.len()) } }
+                    </button>
+                }
+            </Offscreen>
         </section>
     }
 }
