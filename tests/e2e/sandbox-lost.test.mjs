@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { SIZES, sandbox } from "./browser.mjs";
+import { SIZES, caughtUp, sandbox } from "./browser.mjs";
 
 const { open, shot } = await sandbox({ prefix: "lost" });
 
@@ -84,6 +84,15 @@ test("point 5: a long compaction lists its first 80 summarised messages and ever
   await lost.waitFor();
   const summarised = Number((await page.locator("#context .changes li").first().textContent()).replace(/[^0-9]/g, ""));
   assert.ok(summarised > 400, `${summarised} summarised`);
+  // The Before bar draws every message of the hundreds, the newest too:
+  // a least width each no longer fits, so none is cut off at its end.
+  await caughtUp(page);
+  const bar = await page.locator("#context .stack .bar").first().evaluate((b) => {
+    const right = b.getBoundingClientRect().right;
+    return { segments: b.children.length, inside: [...b.children].filter((s) => s.getBoundingClientRect().right <= right + 0.5).length };
+  });
+  assert.ok(bar.segments > 400, `${bar.segments} segments`);
+  assert.equal(bar.inside, bar.segments);
   assert.equal(await lost.locator(".lost-msg").count(), 80);
   assert.match(await lost.locator(".lost-gap").last().textContent(), new RegExp(`… ${summarised - 80} more`));
   // A line whose sources lie past the first 80 shows them, lit.

@@ -91,6 +91,8 @@ pub const SHOWN: usize = 30;
 
 /// The step a long list's first row moves by ([`first_shown`]).
 const START_STEP: usize = 10;
+/// Segments a stack's bar draws with a least width and a separator each.
+const DENSE: usize = 120;
 
 /// The first row a long list shows when the cut falls before row `cut`:
 /// the rows around the cut, not only the first ones, with at least 5 after
@@ -211,14 +213,19 @@ fn stack(
     };
     // A bar segment's width in thousandths of a percent, written with
     // integers (a float formatter per segment was a tenth of the stack).
+    // Past DENSE segments, a least width each no longer fits the bar (467
+    // at 2 px each were 50 px wider than it, and the newest were cut off):
+    // the segments are then in proportion only, without separators.
+    let dense = runs.len() > DENSE;
     let width = |t: u64| {
-        let m = (t.saturating_mul(100_000) / widest.max(1)).max(400);
+        let m = t.saturating_mul(100_000) / widest.max(1);
+        let m = if dense { m } else { m.max(400) };
         format!("width: {}.{:03}%", m / 1000, m % 1000)
     };
     html! {
         <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
             <h4>{ title }{ ": " }{ items.len() }{ " messages, " }{ grouped(total) }{ " tokens (estimated)" }</h4>
-            <div class="bar" aria-hidden="true">
+            <div class={if dense { "bar dense" } else { "bar" }} aria-hidden="true">
                 { for runs.iter().map(|r| {
                     // The kind as an attribute, not a class: one segment
                     // a message (hundreds), and a class list is a set built
