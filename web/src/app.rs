@@ -288,21 +288,7 @@ pub fn App() -> Html {
             state.dispatch(Action::Step(s));
         })
     };
-    // Newcomer or expert: the evidence drawer closed or open.
-    let mode = {
-        let set = |on: bool| {
-            let state = state.clone();
-            Callback::from(move |_| state.dispatch(Action::Expert(on)))
-        };
-        let pressed = |on: bool| if state.expert == on { "true" } else { "false" };
-        html! {
-            <div class="mode" role="group" aria-label="Mode">
-                <button type="button" aria-pressed={pressed(false)} onclick={set(false)}>{ "Newcomer" }</button>
-                <button type="button" aria-pressed={pressed(true)} onclick={set(true)}>{ "Expert" }</button>
-                <span class="muted">{ if state.expert { " The engine's evidence is open on every event." } else { " Plain words first; the evidence waits in a drawer." } }</span>
-            </div>
-        }
-    };
+    let mode = crate::walk::mode(&state);
     let embed = state.embed.clone();
     let show = |panel: &str| embed.as_deref().is_none_or(|p| p == panel);
 
@@ -318,28 +304,7 @@ pub fn App() -> Html {
         None => (html! {}, html! {}),
         Some(e) => (
             stepper(e, cursor, &step_counts, &go, &playing),
-            // Embedded alone, the evidence is the panel: open.
-            timeline(
-                shown.as_ref(),
-                cursor,
-                &state,
-                state.expert || embed.as_deref() == Some("timeline") || *evidence_open,
-                {
-                    // Only what the visitor does in newcomer mode: expert
-                    // mode's own opening is the mode's, and leaving it closes.
-                    let evidence_open = evidence_open.clone();
-                    let expert = state.expert;
-                    Callback::from(move |e: Event| {
-                        if expert {
-                            return;
-                        }
-                        evidence_open.set(
-                            e.target_unchecked_into::<web_sys::Element>()
-                                .has_attribute("open"),
-                        );
-                    })
-                },
-            ),
+            timeline(shown.as_ref(), cursor, &state, &evidence_open),
         ),
     };
     // The strip, with the stepper right under its lanes.

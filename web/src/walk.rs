@@ -95,17 +95,49 @@ pub fn stepper(
     }
 }
 
+/// Newcomer or expert: the evidence drawer closed or open.
+pub fn mode(state: &UseReducerHandle<SandboxState>) -> Html {
+    let set = |on: bool| {
+        let state = state.clone();
+        Callback::from(move |_| state.dispatch(Action::Expert(on)))
+    };
+    let pressed = |on: bool| if state.expert == on { "true" } else { "false" };
+    html! {
+        <div class="mode" role="group" aria-label="Mode">
+            <button type="button" aria-pressed={pressed(false)} onclick={set(false)}>{ "Newcomer" }</button>
+            <button type="button" aria-pressed={pressed(true)} onclick={set(true)}>{ "Expert" }</button>
+            <span class="muted">{ if state.expert { " The engine's evidence is open on every event." } else { " Plain words first; the evidence waits in a drawer." } }</span>
+        </div>
+    }
+}
+
 /// The engine's evidence for the event: its steps (tier, rule, owner,
-/// evidence, tokens, reason) and the flow diagrams, in a drawer.
+/// evidence, tokens, reason) and the flow diagrams, in a drawer, open in
+/// expert mode, embedded alone (the evidence is then the panel), or when
+/// the visitor opened it (`opened`, kept by the page).
 pub fn timeline(
     shown: Option<&Shown>,
     cursor: (usize, Option<usize>),
     state: &UseReducerHandle<SandboxState>,
-    open: bool,
-    ontoggle: Callback<Event>,
+    opened: &UseStateHandle<bool>,
 ) -> Html {
     let Some(m) = shown else {
         return html! { <p class="muted">{ "This scenario has no model call." }</p> };
+    };
+    let expert = state.expert;
+    let open = expert || state.embed.as_deref() == Some("timeline") || **opened;
+    // Only what the visitor does in newcomer mode: expert mode's own
+    // opening is the mode's, and leaving it closes.
+    let ontoggle = {
+        let opened = opened.clone();
+        Callback::from(move |e: Event| {
+            if !expert {
+                opened.set(
+                    e.target_unchecked_into::<web_sys::Element>()
+                        .has_attribute("open"),
+                );
+            }
+        })
     };
     let on_pick = {
         let state = state.clone();
