@@ -16,6 +16,7 @@
 // three -2.4 KB, sequences weighted by rarity or windows of 0.5-4 KB no
 // better; another first function moved it by 0-0.8 KB, never below this.
 import fs from "node:fs";
+import { readLeb, uleb } from "./wasm-leb.mjs";
 
 const [input, output] = process.argv.slice(2);
 const b = fs.readFileSync(input);
@@ -24,14 +25,8 @@ const WINDOW = 2;
 
 let p = 8;
 const leb = () => {
-    let r = 0;
-    let s = 0;
-    let x;
-    do {
-        x = b[p++];
-        r += (x & 0x7f) * 2 ** s;
-        s += 7;
-    } while (x & 0x80);
+    let r;
+    [r, p] = readLeb(b, p);
     return r;
 };
 const skipLimits = () => {
@@ -133,16 +128,6 @@ const rank = new Array(n);
 order.forEach((f, r) => {
     rank[f] = r;
 });
-const uleb = (v) => {
-    const out = [];
-    do {
-        let x = v & 0x7f;
-        v = Math.floor(v / 128);
-        if (v) x |= 0x80;
-        out.push(x);
-    } while (v);
-    return Buffer.from(out);
-};
 const str = (s) => Buffer.concat([uleb(Buffer.byteLength(s)), Buffer.from(s)]);
 // Imports first (their place is fixed anyway), then the defined functions by rank.
 const names = [];
