@@ -1,4 +1,4 @@
-// node order-functions.mjs IN OUT: IN (a wasm module) with its name
+// node order-functions.mjs IN OUT [FIRST]: IN (a wasm module) with its name
 // section replaced by one that names its functions in the order gzip packs
 // best; `wasm-opt --reorder-functions-by-name --strip-debug` then puts them
 // in that order (scripts/build-pkg.sh). Only the order of the functions
@@ -8,30 +8,28 @@
 // sequences pack better next to each other. The order is greedy: the first
 // function, then always the one whose 3-byte sequences overlap most (Jaccard)
 // with the last two placed. Deterministic: ties go to the lower index.
+// FIRST: the index (among the defined functions) of the first one, 0 when
+// not given (scripts/lib/order.sh tries several).
 // build-pkg, gzip -9: engine 167,606 -> 164,859 B, formats 191,644 ->
 // 189,672, session 107,058 -> 105,219. The order LLVM emits (roughly by
 // crate and module) and one by name measured within 40 B of each other, one
 // by call count (wasm-opt's --reorder-functions) +3.2 KB. Swept on the
 // engine: 4-byte sequences or the last function alone -1.8 KB, the last
 // three -2.4 KB, sequences weighted by rarity or windows of 0.5-4 KB no
-// better; another first function moved it by 0-0.8 KB, never below this.
+// better. Another first function moves it by up to ~1 KB either way (engine,
+// first functions 0-11: 164,464 to 165,513 B), hence the tries in order.sh.
 import fs from "node:fs";
+import { readLeb, uleb } from "./wasm-leb.mjs";
 
-const [input, output] = process.argv.slice(2);
+const [input, output, firstArg] = process.argv.slice(2);
 const b = fs.readFileSync(input);
 const GRAM = 3;
 const WINDOW = 2;
 
 let p = 8;
 const leb = () => {
-    let r = 0;
-    let s = 0;
-    let x;
-    do {
-        x = b[p++];
-        r += (x & 0x7f) * 2 ** s;
-        s += 7;
-    } while (x & 0x80);
+    let r;
+    [r, p] = readLeb(b, p);
     return r;
 };
 const skipLimits = () => {
@@ -112,7 +110,11 @@ const place = (f) => {
     count(f, 1);
     if (order.length > WINDOW) count(order[order.length - 1 - WINDOW], -1);
 };
-if (n > 0) place(0);
+const first = Number(firstArg ?? 0);
+if (!Number.isInteger(first) || first < 0 || (n > 0 && first >= n)) {
+    throw new Error(`${input}: no function ${firstArg} to start with`);
+}
+if (n > 0) place(first);
 while (order.length < n) {
     let best = -1;
     let bestScore = -1;
@@ -133,16 +135,6 @@ const rank = new Array(n);
 order.forEach((f, r) => {
     rank[f] = r;
 });
-const uleb = (v) => {
-    const out = [];
-    do {
-        let x = v & 0x7f;
-        v = Math.floor(v / 128);
-        if (v) x |= 0x80;
-        out.push(x);
-    } while (v);
-    return Buffer.from(out);
-};
 const str = (s) => Buffer.concat([uleb(Buffer.byteLength(s)), Buffer.from(s)]);
 // Imports first (their place is fixed anyway), then the defined functions by rank.
 const names = [];

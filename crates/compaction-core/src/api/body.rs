@@ -46,7 +46,7 @@ impl<'de> Deserialize<'de> for MessageParam {
 struct ParamVisitor;
 
 /// `value` into `slot`, unless the field came before.
-fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+pub(crate) fn once<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
     map: &mut A,
     slot: &mut Option<T>,
     name: &'static str,
@@ -393,15 +393,103 @@ impl<'de> Deserialize<'de> for System {
 }
 
 /// One block of `system`; only its text is kept.
-#[derive(Deserialize)]
 struct SystemBlock {
-    #[serde(default)]
     text: Option<String>,
+}
+
+/// Read as `derive(Deserialize)` with `#[serde(default)]` on `text` read
+/// it, with the same errors: an object whose `text` is given at most once
+/// (other keys ignored), or an array of at most that one field; through
+/// the readers [`ParamVisitor`] already is (no struct visitor of its own in
+/// the wasm module).
+impl<'de> Deserialize<'de> for SystemBlock {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = SystemBlock;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("struct SystemBlock")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SystemBlock, A::Error> {
+                Ok(SystemBlock {
+                    text: seq.next_element()?.flatten(),
+                })
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SystemBlock, A::Error> {
+                let mut text = None;
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    if key == "text" {
+                        once(&mut map, &mut text, "text")?;
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(SystemBlock { text: text.flatten() })
+            }
+        }
+        deserializer.deserialize_struct("SystemBlock", &["text"], V)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The derived impl `SystemBlock` had, to compare against (of the same
+    /// name: its messages name the type).
+    mod derived {
+        #[derive(serde::Deserialize)]
+        pub struct SystemBlock {
+            #[serde(default)]
+            pub text: Option<String>,
+        }
+    }
+
+    #[test]
+    fn system_blocks_read_and_refuse_what_the_derived_impl_did() {
+        let cases = [
+            r#"{"type":"text","text":"a"}"#,
+            r#"{"text":null,"cache_control":{"type":"ephemeral"}}"#,
+            r#"{}"#,
+            r#"{"text":"a","text":"b"}"#,
+            r#"{"text":null,"text":"b"}"#,
+            r#"{"text":7}"#,
+            r#"{"te\u0078t":"\u0061"}"#,
+            r#"["a"]"#,
+            r#"[null]"#,
+            r#"[]"#,
+            r#"["a","b"]"#,
+            r#"[7]"#,
+            r#""a""#,
+            r#"7"#,
+            r#"null"#,
+            r#"{"text":"a",}"#,
+            r#"{"text":"a""#,
+        ];
+        for text in cases {
+            let ours = serde_json::from_str::<SystemBlock>(text)
+                .map(|b| b.text)
+                .map_err(|e| e.to_string());
+            let derived = serde_json::from_str::<derived::SystemBlock>(text)
+                .map(|b| b.text)
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, derived, "{text}");
+            // Through serde_json's `Value` too.
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+                continue;
+            };
+            let ours = serde_json::from_value::<SystemBlock>(value.clone())
+                .map(|b| b.text)
+                .map_err(|e| e.to_string());
+            let derived = serde_json::from_value::<derived::SystemBlock>(value)
+                .map(|b| b.text)
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, derived, "{text} as a Value");
+        }
+    }
 
     fn uuid() -> Uuid {
         Uuid::from("m1")

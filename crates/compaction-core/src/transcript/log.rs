@@ -12,11 +12,12 @@ use super::expand::{
     collapse_expanded_record, collapsed_record, expanded_record, pinned_record, snipped_record,
 };
 use super::export::{records_after, RecordContext};
+use crate::api::body::once;
 use crate::compact::boundary::RecordShape;
 use crate::compact::Compacted;
 use crate::engine::ViewEvent;
 use crate::hash::HashMap;
-use crate::message::{Content, Message, Role, Usage, Uuid};
+use crate::message::{Content, Message, Role, Text, Usage, Uuid};
 use crate::store::Store;
 use crate::time::Timestamp;
 
@@ -103,11 +104,55 @@ struct Written {
 }
 
 /// A written record's uuid and parent.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct Ids {
     uuid: Option<String>,
     parent_uuid: Option<String>,
+}
+
+/// Read as `derive(Deserialize)` read it (an object whose `uuid` and
+/// `parentUuid` are each given at most once, other keys ignored, or an
+/// array of the two), through the readers the request body's visitors
+/// already are: no struct visitor of its own in the wasm module.
+impl<'de> Deserialize<'de> for Ids {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Ids;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("struct Ids")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Ids, A::Error> {
+                let mut next = |at| {
+                    seq.next_element()?
+                        .ok_or_else(|| serde::de::Error::invalid_length(at, &"struct Ids with 2 elements"))
+                };
+                Ok(Ids {
+                    uuid: next(0)?,
+                    parent_uuid: next(1)?,
+                })
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Ids, A::Error> {
+                let (mut uuid, mut parent_uuid) = (None, None);
+                while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                    match &*key {
+                        "uuid" => once(&mut map, &mut uuid, "uuid")?,
+                        "parentUuid" => once(&mut map, &mut parent_uuid, "parentUuid")?,
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(Ids {
+                    uuid: uuid.flatten(),
+                    parent_uuid: parent_uuid.flatten(),
+                })
+            }
+        }
+        deserializer.deserialize_struct("Ids", &["uuid", "parentUuid"], V)
+    }
 }
 
 /// A session's records as the host appends and the engine compacts.
@@ -472,6 +517,63 @@ struct Payload<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The derived impl `Ids` had, to compare against (of the same name:
+    /// its messages name the type).
+    mod derived {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        pub struct Ids {
+            pub uuid: Option<String>,
+            pub parent_uuid: Option<String>,
+        }
+    }
+
+    #[test]
+    fn ids_read_and_refuse_what_the_derived_impl_did() {
+        let cases = [
+            r#"{"uuid":"a","parentUuid":"b","type":"system"}"#,
+            r#"{"parentUuid":null,"uuid":"a"}"#,
+            r#"{}"#,
+            r#"{"uuid":null}"#,
+            r#"{"uuid":"a","uuid":"b"}"#,
+            r#"{"uuid":null,"uuid":"b"}"#,
+            r#"{"parentUuid":"a","parentUuid":null}"#,
+            r#"{"uuid":7}"#,
+            r#"{"uuid":"a","message":{"uuid":"x","content":[1,{"b":null}]}}"#,
+            r#"{"u\u0075id":"\u0061"}"#,
+            r#"["a","b"]"#,
+            r#"[null,"b"]"#,
+            r#"["a"]"#,
+            r#"[]"#,
+            r#"["a","b","c"]"#,
+            r#""a""#,
+            r#"null"#,
+            r#"{"uuid":"a"} x"#,
+            r#"{"uuid":"a",}"#,
+            r#"{"uuid":"a""#,
+        ];
+        for text in cases {
+            let ours = serde_json::from_str::<Ids>(text)
+                .map(|i| (i.uuid, i.parent_uuid))
+                .map_err(|e| e.to_string());
+            let derived = serde_json::from_str::<derived::Ids>(text)
+                .map(|i| (i.uuid, i.parent_uuid))
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, derived, "{text}");
+            // Through serde_json's `Value` too.
+            let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+                continue;
+            };
+            let ours = serde_json::from_value::<Ids>(value.clone())
+                .map(|i| (i.uuid, i.parent_uuid))
+                .map_err(|e| e.to_string());
+            let derived = serde_json::from_value::<derived::Ids>(value)
+                .map(|i| (i.uuid, i.parent_uuid))
+                .map_err(|e| e.to_string());
+            assert_eq!(ours, derived, "{text} as a Value");
+        }
+    }
 
     #[test]
     fn records_chain_each_message_to_the_one_before_and_take_hands_out_only_new_ones() {
