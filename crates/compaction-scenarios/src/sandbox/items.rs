@@ -235,50 +235,55 @@ const LABEL_CHARS: usize = 90;
 /// only as much of each text as the label shows (texts can be long).
 pub fn label(m: &compaction_core::message::Message) -> String {
     let mut out = String::new();
-    let push = |part: &str, out: &mut String| {
+    // Characters in `out`, counted as they are pushed (not again per word).
+    let mut n = 0;
+    let push = |part: &str, out: &mut String, n: &mut usize| {
         if part.is_empty() {
             return;
         }
         if !out.is_empty() {
             out.push_str(" · ");
+            *n += 3;
         }
         for word in part.split_whitespace() {
-            if out.chars().count() > LABEL_CHARS {
+            if *n > LABEL_CHARS {
                 break;
             }
             if !out.is_empty() && !out.ends_with(' ') {
                 out.push(' ');
+                *n += 1;
             }
             out.push_str(word);
+            *n += word.chars().count();
         }
     };
     let mut parts = 0;
     match &m.content {
-        compaction_core::message::Content::Text(text) => push(text, &mut out),
+        compaction_core::message::Content::Text(text) => push(text, &mut out, &mut n),
         compaction_core::message::Content::Blocks(blocks) => {
             for block in blocks {
                 match block {
-                    Block::Text { text, .. } => push(text, &mut out),
+                    Block::Text { text, .. } => push(text, &mut out, &mut n),
                     Block::ToolUse { name, input, .. } => {
                         let path = ["file_path", "path", "command"]
                             .iter()
                             .find_map(|key| input.str_field(key));
                         match path {
-                            Some(p) => push(&format!("{name} {p}"), &mut out),
-                            None => push(name, &mut out),
+                            Some(p) => push(&format!("{name} {p}"), &mut out, &mut n),
+                            None => push(name, &mut out, &mut n),
                         }
                     }
-                    Block::ToolResult { .. } => push("tool result", &mut out),
+                    Block::ToolResult { .. } => push("tool result", &mut out, &mut n),
                     _ => continue,
                 }
                 parts += 1;
-                if parts == 3 || out.chars().count() > LABEL_CHARS {
+                if parts == 3 || n > LABEL_CHARS {
                     break;
                 }
             }
         }
     }
-    if out.chars().count() > LABEL_CHARS {
+    if n > LABEL_CHARS {
         let cut: String = out.chars().take(LABEL_CHARS - 1).collect();
         format!("{}…", cut.trim_end())
     } else {

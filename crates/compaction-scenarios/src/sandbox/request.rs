@@ -88,7 +88,8 @@ pub(super) struct Entry {
     uuid: Uuid,
     tokens: u64,
     part: Part,
-    name: String,
+    /// A restored item's name (the others are named by their part).
+    name: Option<String>,
 }
 
 /// What the host sends before the messages, as segments.
@@ -127,10 +128,7 @@ pub(super) fn entries(engine: &Engine, preserved: &HashSet<Uuid>) -> Vec<Entry> 
                 Source::Stored if since_summary => Part::Since,
                 Source::Stored => Part::Conversation,
             };
-            let name = match part {
-                Part::Attachment => attachment_name(&m.content),
-                _ => part.name().to_owned(),
-            };
+            let name = (part == Part::Attachment).then(|| attachment_name(&m.content));
             Entry {
                 uuid: m.uuid.clone(),
                 tokens: e.tokens,
@@ -159,7 +157,7 @@ pub(super) fn segments(system: &[Segment], messages: &[Entry], goes: impl Fn(&Uu
             }
             _ => out.push(Segment {
                 part: m.part,
-                name: m.name.clone(),
+                name: m.name.clone().unwrap_or_else(|| m.part.name().to_owned()),
                 tokens: m.tokens,
                 messages: 1,
                 goes,
