@@ -491,12 +491,8 @@ pub fn App() -> Html {
             </header>
             <div class="hero">
                 { notice }
-                // Scrolled away from, the strip catches up after the frame:
-                // its pinned copy is what shows the change.
-                <Offscreen tag="div">
-                    { strip }
-                    { try_this }
-                </Offscreen>
+                { strip }
+                { try_this }
             </div>
             <nav class="jump" aria-label="Panels">
                 <a href="#timeline">{ "Steps and evidence" }</a>
