@@ -48,14 +48,49 @@ export async function pageWithErrors(context) {
     if (msg.type() === "error" || msg.type() === "warning") errors.push(`console ${msg.type()}: ${msg.text()}`);
   });
   page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  readsCaughtUp(page);
   return { page, errors };
+}
+
+/** A locator's and a page's methods that read what the page shows. */
+const READS = {
+  locator: ["textContent", "innerText", "innerHTML", "getAttribute", "inputValue", "isVisible", "isHidden",
+    "isChecked", "isDisabled", "isEnabled", "count", "allTextContents", "allInnerTexts", "evaluate",
+    "evaluateAll", "boundingBox", "screenshot", "ariaSnapshot"],
+  page: ["evaluate", "screenshot", "$eval", "$$eval", "content"],
+};
+
+/**
+ * Makes every read of `page` (and of its locators) wait until the sandbox
+ * has caught up with the last change first (see `caughtUp`): what a test
+ * reads is what a visitor sees once the page has drawn the change, not a
+ * part that catches up in the task after the frame (web/src/offscreen.rs:
+ * the panels, and the strip while scrolled out of view). A page that is
+ * not the sandbox (no `sandboxStale`) reads at once. Actions (click, fill)
+ * do not wait.
+ */
+function readsCaughtUp(page) {
+  const wrap = (target, name, pageOf) => {
+    const read = target[name];
+    if (typeof read !== "function" || read.caughtUp) return;
+    const wrapped = async function (...args) {
+      await pageOf(this).waitForFunction(() => !window.sandboxStale);
+      return read.apply(this, args);
+    };
+    wrapped.caughtUp = true;
+    target[name] = wrapped;
+  };
+  const locator = Object.getPrototypeOf(page.locator("body"));
+  for (const name of READS.locator) wrap(locator, name, (l) => l.page());
+  for (const name of READS.page) wrap(page, name, (p) => p);
 }
 
 /**
  * Waits until every panel of the sandbox is drawn for the last change: a
  * panel off screen catches up in the task after the frame, and the page
- * counts those due in `window.sandboxStale` (web/src/offscreen.rs). Call
- * it after a change and before reading a panel below the strip.
+ * counts those due in `window.sandboxStale` (web/src/offscreen.rs). Every
+ * read through a page of `pageWithErrors` waits for it first; call it
+ * before a check that does not read (a screenshot's file, a scroll).
  */
 export function caughtUp(page) {
   return page.waitForFunction(() => !window.sandboxStale);

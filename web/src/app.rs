@@ -491,8 +491,12 @@ pub fn App() -> Html {
             </header>
             <div class="hero">
                 { notice }
-                { strip }
-                { try_this }
+                // Scrolled away from, the strip catches up after the frame:
+                // its pinned copy is what shows the change.
+                <Offscreen tag="div">
+                    { strip }
+                    { try_this }
+                </Offscreen>
             </div>
             <nav class="jump" aria-label="Panels">
                 <a href="#timeline">{ "Steps and evidence" }</a>
