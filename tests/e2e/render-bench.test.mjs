@@ -43,8 +43,8 @@
 // cases measured in its slower minutes. A case over its frame is measured
 // again, up to 3 rounds in all, and passes if one round is within: a burst
 // of load from the VM's neighbours passes, a change that costs over the
-// frame fails all 3. The cases not marked still take more than a frame
-// here (README "How fast"), and are marked as they come under it.
+// frame fails all 3. Every case is marked; those on their least are to
+// move to their median as they come further under the frame.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
@@ -195,8 +195,10 @@ test("re-render cost after a control change (the 16 ms frame asserted where mark
   const base = await groups();
   await page.getByLabel("Extra message groups").fill("200");
   await page.waitForFunction((g) => document.querySelector(".controls").textContent.includes(`sees ${g} legal groups`), base + 200);
+  // The least asserted: its median was 16.5 ms paired in one browser with
+  // the strip caught up after the frame (session 29), near the frame.
   await add("compact-analysis + 200 more groups, groups preserved",
-    () => measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"]));
+    () => measure(page, "Groups preserved", ["2", "3", "4", "5", "6", "7", "8"]), "least");
   await page.getByLabel("Scenario").selectOption("run-through");
   await page.waitForFunction(() => new URL(location.href).searchParams.get("scenario") === "run-through");
   // With the 200 extra groups set above (a field kept across scenarios).
