@@ -124,7 +124,7 @@ build_module formats compaction_formats z
 build_module session compaction_session 2 --config 'profile.release.package.zmij.opt-level="z"'
 
 version="$(awk -F'"' '/^\[workspace.package\]/ { inside = 1 } inside && /^version *=/ { print $2; exit }' "$ROOT/Cargo.toml")"
-cp "$ROOT"/crates/compaction-wasm/js/{node.js,browser.js,guard.js,web.js,web.d.ts,require.cjs,index.d.ts,session-node.js,session-browser.js,session.d.ts,session-web.js,session-web.d.ts,formats-node.js,formats-browser.js,formats.d.ts,formats-web.js,formats-web.d.ts,ai-sdk.js,ai-sdk.d.ts,openai.js,openai.d.ts,openai-agents.js,openai-agents.d.ts,langchain.js,langchain.d.ts,README.md} "$out/"
+cp "$ROOT"/crates/compaction-wasm/js/{node.js,browser.js,guard.js,overflow.d.ts,web.js,web.d.ts,require.cjs,index.d.ts,session-node.js,session-browser.js,session.d.ts,session-web.js,session-web.d.ts,formats-node.js,formats-browser.js,formats.d.ts,formats-web.js,formats-web.d.ts,ai-sdk.js,ai-sdk.d.ts,openai.js,openai.d.ts,openai-agents.js,openai-agents.d.ts,langchain.js,langchain.d.ts,README.md} "$out/"
 # The licences the workspace names, and the SPEC the steps' rule ids (R1.3, …) point to.
 cp "$ROOT"/LICENSE-MIT "$ROOT"/LICENSE-APACHE "$ROOT"/crates/compaction-core/SPEC.md "$out/"
 sed "s/@VERSION@/$version/" "$ROOT/crates/compaction-wasm/js/package.json" >"$out/package.json"

@@ -254,3 +254,42 @@ for (const bad of [0, -1, 1.5, NaN, Infinity, "236175", {}, 2 ** 53]) {
     assert.ok(Array.isArray(engine.promptTooLong().requests), "the engine still works");
   });
 }
+
+test("isPromptTooLong reads an error's fields in JS without throwing, and both entries agree", async () => {
+  const formats = await import("context-compaction/formats");
+  const web = await import("context-compaction/web");
+  const both = (error) => {
+    const here = [isPromptTooLong(error), promptTooLongTokens(error)];
+    assert.deepEqual([formats.isPromptTooLong(error), formats.promptTooLongTokens(error)], here, "formats entry");
+    return here;
+  };
+  const message = "prompt is too long: 236175 tokens > 200000 maximum";
+  const body = { type: "error", error: { type: "invalid_request_error", message } };
+  assert.deepEqual(both({ status: 400, error: body }), [true, 236175]);
+  // Not objects, or nothing read: false and null.
+  for (const value of [undefined, null, 400, message, true, () => message]) {
+    assert.deepEqual(both(value), [false, null], String(value));
+  }
+  // A getter or Proxy trap that throws reads as nothing; the other fields still count.
+  const getter = { status: 400, error: body };
+  Object.defineProperty(getter, "type", { get: () => { throw new Error("no"); } });
+  assert.deepEqual(both(getter), [true, 236175]);
+  const trap = new Proxy({}, { get: () => { throw new Error("trap"); } });
+  assert.deepEqual(both(trap), [false, null]);
+  assert.deepEqual(both({ status: 400, error: trap, message }), [true, 236175]);
+  // A status that is not a whole HTTP status is none (Anthropic's wording then counts under any).
+  assert.deepEqual(both({ status: 400.5, type: "invalid_request_error", message }), [true, 236175]);
+  assert.deepEqual(both({ status: 500, type: "invalid_request_error", message }), [false, null]);
+  assert.deepEqual(both({ status: 500, statusCode: 400, type: "invalid_request_error", message }), [false, null]);
+  // A size found in what it wraps wins over none outside; 16 values at most.
+  assert.deepEqual(both({ name: "ContextOverflowError", cause: { status: 400, error: body } }), [true, 236175]);
+  let chain = { status: 400, error: body };
+  for (let i = 0; i < 15; i++) chain = { cause: chain };
+  assert.deepEqual(both(chain), [true, 236175]);
+  assert.deepEqual(both({ cause: chain }), [false, null], "the 17th value is not read");
+  // The AI SDK's response body as text, only when no parsed `data`.
+  const text = JSON.stringify({ object: "error", message: "This model's maximum context length is 8192 tokens. However, your request has 9000 input tokens." });
+  assert.deepEqual(both({ statusCode: 400, responseBody: text }), [true, 9000]);
+  assert.deepEqual(both({ statusCode: 400, responseBody: text, data: {} }), [false, null]);
+  assert.equal(typeof web.isPromptTooLong, "function");
+});

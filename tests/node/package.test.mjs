@@ -157,8 +157,14 @@ test("the exported functions, classes and data shapes have no `any`", () => {
   assert.match(session, /constructor\(options\?: SessionOptions \| null\);/);
   // The error classifiers take whatever a `catch` caught: `unknown`, as
   // TypeScript types a caught value; nothing else may be `unknown`.
-  assert.match(engine, /export function isPromptTooLong\(error: unknown\): boolean;/);
-  assert.match(engine, /export function promptTooLongTokens\(error: unknown\): number \| null;/);
+  // Read in JS (guard.js), they are typed in overflow.d.ts, which the
+  // entries' types re-export.
+  const overflow = declarations("overflow");
+  assert.match(overflow, /export function isPromptTooLong\(error: unknown\): boolean;/);
+  assert.match(overflow, /export function promptTooLongTokens\(error: unknown\): number \| null;/);
+  for (const entry of ["index", "web", "formats"]) {
+    assert.match(declarations(entry), /export \{ isPromptTooLong, promptTooLongTokens \} from "\.\/overflow\.js";/, entry);
+  }
   // The engine module reads Anthropic messages only; the formats module is
   // the same API with every format.
   assert.match(engine, /format\?: "anthropic";/);
@@ -170,7 +176,7 @@ test("the exported functions, classes and data shapes have no `any`", () => {
   assert.match(engine, /export type PrecomputeSettled = \{ id: number; ok: true \} \| \{ id: number; ok: false; error: unknown \};/);
   const caught = (text) => text.replace(/\(error: unknown\)/g, "(error)").replace(/ok: false; error: unknown \}/g, "ok: false; error }");
   const rest = caught(engine);
-  for (const part of [rest, caught(formats), session]) {
+  for (const part of [rest, caught(formats), session, caught(overflow)]) {
     assert.doesNotMatch(part, /\bany\b/);
     assert.doesNotMatch(part, /\bunknown\b/);
   }

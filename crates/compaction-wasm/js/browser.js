@@ -2,8 +2,8 @@
 // file before the module's exports are used (top-level await). Bundlers that
 // do not copy that file (esbuild) want `context-compaction/web` instead.
 import init from "./compaction_wasm.js";
-import { Engine as Guarded } from "./compaction_wasm.js";
-import { guard } from "./guard.js";
+import { Engine as Guarded, __classify } from "./compaction_wasm.js";
+import { guard, overflow } from "./guard.js";
 
 guard(Guarded, "Engine");
 
@@ -19,3 +19,4 @@ try {
 }
 
 export * from "./compaction_wasm.js";
+export const { isPromptTooLong, promptTooLongTokens } = overflow(__classify);

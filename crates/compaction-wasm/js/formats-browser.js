@@ -4,8 +4,8 @@
 // `/openai`, `/langchain`, which are built on it) only where a history is in
 // another SDK's shape: agents on Anthropic messages never download it.
 import init from "./compaction_formats.js";
-import { Engine as Guarded } from "./compaction_formats.js";
-import { guard } from "./guard.js";
+import { Engine as Guarded, __classify } from "./compaction_formats.js";
+import { guard, overflow } from "./guard.js";
 
 guard(Guarded, "Engine");
 
@@ -17,3 +17,4 @@ try {
 }
 
 export * from "./compaction_formats.js";
+export const { isPromptTooLong, promptTooLongTokens } = overflow(__classify);

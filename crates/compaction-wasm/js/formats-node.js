@@ -5,11 +5,12 @@
 // built on this entry.
 import { readFileSync } from "node:fs";
 import { initSync } from "./compaction_formats.js";
-import { Engine as Guarded } from "./compaction_formats.js";
-import { guard } from "./guard.js";
+import { Engine as Guarded, __classify } from "./compaction_formats.js";
+import { guard, overflow } from "./guard.js";
 
 guard(Guarded, "Engine");
 
 initSync({ module: readFileSync(new URL("./compaction_formats_bg.wasm", import.meta.url)) });
 
 export * from "./compaction_formats.js";
+export const { isPromptTooLong, promptTooLongTokens } = overflow(__classify);

@@ -6,12 +6,13 @@
 // `Response`, its bytes, or a compiled `WebAssembly.Module` (workerd:
 // `import wasm from "context-compaction/compaction_formats_bg.wasm"`).
 import wbgInit, { initSync as wbgInitSync } from "./compaction_formats.js";
-import { Engine as Guarded } from "./compaction_formats.js";
-import { guard, loaders } from "./guard.js";
+import { Engine as Guarded, __classify } from "./compaction_formats.js";
+import { guard, loaders, overflow } from "./guard.js";
 
 guard(Guarded, "Engine");
 
 export * from "./compaction_formats.js";
+export const { isPromptTooLong, promptTooLongTokens } = overflow(__classify);
 
 const { init, initSync } = loaders(wbgInit, wbgInitSync, () => new URL("./compaction_formats_bg.wasm", import.meta.url));
 

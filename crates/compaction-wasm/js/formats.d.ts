@@ -4,6 +4,7 @@
 // takes every format), and the one generic view of an `Engine` whose
 // `format` is another SDK's.
 export * from "./compaction_formats.js";
+export { isPromptTooLong, promptTooLongTokens } from "./overflow.js";
 import type { Engine, ReplyUsage, SummaryRequest } from "./compaction_formats.js";
 
 /** An `Engine` whose history is in another SDK's shape `M` (the setting

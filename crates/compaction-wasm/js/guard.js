@@ -350,3 +350,103 @@ export function loaders(wbgInit, wbgInitSync, defaultUrl) {
   }
   return { init, initSync };
 }
+
+// `isPromptTooLong(error)` and `promptTooLongTokens(error)` of an entry over
+// its module's classifier (`__classify`, src/overflow.rs: the engine's
+// prompt-too-long rules, SPEC R8.1, over one error's facts; -1 when not one,
+// NaN when one stating no size, else the prompt's size). The facts are read
+// here, each optional (anything of another type ignored): `status`, else
+// `statusCode` (the AI SDK's `APICallError`); the type: `type`, else the
+// body's `error.type` (the Anthropic SDK's `APIError.error` is the body
+// `{ type: "error", error: { type, message } }`), else the AI SDK's parsed
+// body `data.error.type`; the code: `code`, else `error.code` (the `openai`
+// package's `APIError`), else `data.error.code`; the message: the body's
+// `error.error.message`, else `apiMessage`, else `error.message`, else
+// `data.error.message`, else `message`. A value with a string
+// `stop_reason` is a reply: only its stop reason counts. A `name`
+// `ContextOverflowError` (LangChain's wrapper) is one by its class.
+// When the value itself states no size, what it wraps is read: the AI SDK's
+// `responseBody` (the body's text, under the error's status: a body its
+// provider's schema did not take, vLLM's older top-level one), then `cause`
+// (LangChain's `ContextOverflowError`, any `Error` made with `{ cause }`)
+// and `lastError` (the AI SDK's `RetryError`, whose `errors` end with it),
+// sixteen values at most. The engine's own errors are not followed
+// (`SUMMARIZER_FAILED` and the other host-callback codes): a summary
+// request refused as too long is not the main call's prompt-too-long.
+// A getter or Proxy trap that throws reads as `undefined`.
+const OWN_CODES = ["SUMMARIZER_FAILED", "READ_FILES_FAILED", "PRE_COMPACT_FAILED", "COUNT_TOKENS_FAILED"];
+const isObject = (value) => typeof value === "object" && value !== null;
+const at = (value, path) => {
+  for (const key of path) {
+    if (!isObject(value)) return undefined;
+    try {
+      value = Reflect.get(value, key);
+    } catch {
+      return undefined;
+    }
+  }
+  return value;
+};
+// The first string at one of `paths` (`"error"`, the Anthropic body's
+// envelope type, is skipped: it names no error).
+const stringAt = (value, paths) => {
+  for (const path of paths) {
+    const s = at(value, path);
+    if (typeof s === "string" && s !== "error") return s;
+  }
+  return undefined;
+};
+const statusOf = (value) => {
+  for (const key of ["status", "statusCode"]) {
+    const s = at(value, [key]);
+    if (typeof s === "number") return Number.isInteger(s) && s >= 100 && s <= 599 ? s : undefined;
+  }
+  return undefined;
+};
+
+export function overflow(classifier) {
+  // `undefined`, or `{ tokens }` (a number, or null when none is stated).
+  const classify = (status, kind, code, message) => {
+    const tokens = classifier(status, kind, code, message);
+    return tokens < 0 ? undefined : { tokens: Number.isNaN(tokens) ? null : tokens };
+  };
+  const facts = (value) => {
+    const reason = stringAt(value, [["stop_reason"]]);
+    if (reason !== undefined) return classify(undefined, reason, undefined, undefined);
+    const status = statusOf(value);
+    let kind = stringAt(value, [["type"], ["error", "type"], ["error", "error", "type"], ["data", "error", "type"]]);
+    if (kind === undefined && stringAt(value, [["name"]]) === "ContextOverflowError") kind = "ContextOverflowError";
+    const code = stringAt(value, [["code"], ["error", "code"], ["data", "error", "code"]]);
+    const message = stringAt(value, [
+      ["error", "error", "message"],
+      ["apiMessage"],
+      ["error", "message"],
+      ["data", "error", "message"],
+      ["message"],
+    ]);
+    return classify(status, kind, code, message);
+  };
+  // What the value states, if it is a prompt-too-long: itself, else what it
+  // wraps (a size found inside wins over none found outside).
+  const read = (value, budget) => {
+    if (!isObject(value) || budget.left === 0) return undefined;
+    budget.left--;
+    const code = at(value, ["code"]);
+    if (typeof code === "string" && OWN_CODES.includes(code)) return undefined;
+    const own = facts(value);
+    if (own !== undefined && own.tokens !== null) return own;
+    const parsed = at(value, ["data"]) != null;
+    const text = at(value, ["responseBody"]);
+    const body = typeof text === "string" && !parsed ? classify(statusOf(value), undefined, undefined, text) : undefined;
+    let inner;
+    for (const wrapped of [at(value, ["cause"]), at(value, ["lastError"])]) {
+      inner = read(wrapped, budget);
+      if (inner !== undefined) break;
+    }
+    return [body, inner].find((p) => p !== undefined && p.tokens !== null) ?? own ?? body ?? inner;
+  };
+  return {
+    isPromptTooLong: (error) => read(error, { left: 16 }) !== undefined,
+    promptTooLongTokens: (error) => read(error, { left: 16 })?.tokens ?? null,
+  };
+}

@@ -2,11 +2,12 @@
 // files are the separate `context-compaction/session`).
 import { readFileSync } from "node:fs";
 import { initSync } from "./compaction_wasm.js";
-import { Engine as Guarded } from "./compaction_wasm.js";
-import { guard } from "./guard.js";
+import { Engine as Guarded, __classify } from "./compaction_wasm.js";
+import { guard, overflow } from "./guard.js";
 
 guard(Guarded, "Engine");
 
 initSync({ module: readFileSync(new URL("./compaction_wasm_bg.wasm", import.meta.url)) });
 
 export * from "./compaction_wasm.js";
+export const { isPromptTooLong, promptTooLongTokens } = overflow(__classify);

@@ -1,6 +1,7 @@
 // Types of `context-compaction/web`: the engine's API, and the two ways to
 // load its .wasm (nothing is loaded on import).
 export * from "./compaction_wasm.js";
+export { isPromptTooLong, promptTooLongTokens } from "./overflow.js";
 import type { InitOutput } from "./compaction_wasm_init.js";
 
 /** What `init` takes: the .wasm's URL or path, a `Response` (or a promise of one), its bytes, or a compiled module. */

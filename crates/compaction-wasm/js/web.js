@@ -5,12 +5,13 @@
 // bytes, or an already compiled `WebAssembly.Module` (workerd, Cloudflare
 // Workers: `import wasm from "context-compaction/compaction_wasm_bg.wasm"`).
 import wbgInit, { initSync as wbgInitSync } from "./compaction_wasm.js";
-import { Engine as Guarded } from "./compaction_wasm.js";
-import { guard, loaders } from "./guard.js";
+import { Engine as Guarded, __classify } from "./compaction_wasm.js";
+import { guard, loaders, overflow } from "./guard.js";
 
 guard(Guarded, "Engine");
 
 export * from "./compaction_wasm.js";
+export const { isPromptTooLong, promptTooLongTokens } = overflow(__classify);
 
 const { init, initSync } = loaders(wbgInit, wbgInitSync, () => new URL("./compaction_wasm_bg.wasm", import.meta.url));
 

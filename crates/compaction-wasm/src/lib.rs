@@ -13,8 +13,9 @@
 //! - [`session`]: Claude Code session files (`readSession`,
 //!   `SessionImporter` for chunks) into a `Session`: the report and the
 //!   resumed view, which `engine.loadSession` takes.
-//! - [`overflow`]: `isPromptTooLong(error)`, `promptTooLongTokens(error)`:
-//!   the engine's prompt-too-long classifier over a JS client's error.
+//! - [`overflow`]: the engine's prompt-too-long classifier over one error's
+//!   facts, which the package's `isPromptTooLong(error)` and
+//!   `promptTooLongTokens(error)` (js/guard.js) read from a JS client's error.
 //! - [`dto`]: every shape that crosses, with generated TypeScript types.
 //!
 //! Three wasm modules come from this crate (features `engine`, `formats`
