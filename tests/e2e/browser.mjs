@@ -74,7 +74,7 @@ function readsCaughtUp(page) {
     const read = target[name];
     if (typeof read !== "function" || read.caughtUp) return;
     const wrapped = async function (...args) {
-      await pageOf(this).waitForFunction(() => !window.sandboxStale);
+      await caughtUp(pageOf(this));
       return read.apply(this, args);
     };
     wrapped.caughtUp = true;
