@@ -49,7 +49,7 @@ pub struct Run {
 /// Items grouped into runs; summaries and collapses stay one per run (each
 /// has its own lineage).
 pub fn runs(items: &[Item]) -> Vec<Run> {
-    runs_marking(items, &std::collections::HashSet::new(), &[])
+    runs_marking(items, &compaction_core::hash::HashSet::default(), &[])
 }
 
 /// [`runs`], with the items in `summarised` (replaced by the event's
@@ -57,7 +57,7 @@ pub fn runs(items: &[Item]) -> Vec<Run> {
 /// each of `starts` (the item indices where legal groups start).
 pub fn runs_marking(
     items: &[Item],
-    summarised: &std::collections::HashSet<&compaction_core::message::Uuid>,
+    summarised: &compaction_core::hash::HashSet<&compaction_core::message::Uuid>,
     starts: &[usize],
 ) -> Vec<Run> {
     let mut out: Vec<Run> = Vec::new();
@@ -185,7 +185,7 @@ fn stack(
 ) -> Html {
     // Before a compaction: what its summary replaced, and where the cut fell.
     let compacted = matches!(props.moment.outcome, Some(Outcome::Compacted { .. }));
-    let summarised: std::collections::HashSet<&compaction_core::message::Uuid> =
+    let summarised: compaction_core::hash::HashSet<&compaction_core::message::Uuid> =
         if title == "Before" && compacted {
             props
                 .moment
@@ -194,7 +194,7 @@ fn stack(
                 .flat_map(|i| i.replaces.iter())
                 .collect()
         } else {
-            std::collections::HashSet::new()
+            compaction_core::hash::HashSet::default()
         };
     // Before a compaction, each legal group is bracketed: its runs start
     // at group starts.
@@ -371,7 +371,7 @@ fn outcome(m: &Moment, props: &ContextViewProps) -> Html {
 /// The items of the request before `m` its summary replaced, with their
 /// index there.
 fn summarised(m: &Moment) -> Vec<(usize, Item)> {
-    let replaced: std::collections::HashSet<&compaction_core::message::Uuid> =
+    let replaced: compaction_core::hash::HashSet<&compaction_core::message::Uuid> =
         m.after.iter().flat_map(|i| i.replaces.iter()).collect();
     m.before
         .iter()
@@ -485,7 +485,7 @@ mod tests {
         ];
         items[3].preserved = true;
         let gone = [items[0].uuid.clone()];
-        let gone: std::collections::HashSet<_> = gone.iter().collect();
+        let gone: compaction_core::hash::HashSet<_> = gone.iter().collect();
         let r = runs_marking(&items, &gone, &[]);
         let shape: Vec<(usize, bool, bool)> = r.iter().map(|r| (r.len, r.summarised, r.preserved)).collect();
         assert_eq!(shape, [(1, true, false), (2, false, false), (1, false, true)]);
@@ -514,7 +514,7 @@ mod tests {
     #[test]
     fn a_legal_group_starts_a_run_of_its_own() {
         let items = [item(Kind::User, 1), item(Kind::User, 2), item(Kind::User, 3)];
-        let none = std::collections::HashSet::new();
+        let none = compaction_core::hash::HashSet::default();
         let shape = |starts: &[usize]| -> Vec<(usize, usize)> {
             runs_marking(&items, &none, starts)
                 .iter()

@@ -9,6 +9,7 @@ use compaction_core::compact::{
 };
 use compaction_core::engine::{drive, Answer, CallStatus, DriveError, Engine, Host};
 use compaction_core::error::Error;
+use compaction_core::hash::HashMap;
 use compaction_core::message::{Block, ToolResultContent};
 use compaction_core::step::Step;
 use compaction_core::tokens::TokenFigure;
@@ -90,21 +91,22 @@ struct Disk<'a> {
     own: &'a [(String, u64)],
     /// Each path's text as last read, borrowed from the history (a long
     /// one reads the same file hundreds of times: no copy each time).
-    read: Vec<(String, &'a str)>,
+    read: HashMap<String, &'a str>,
 }
 
 impl<'a> Disk<'a> {
     fn of(scenario: &'a Scenario) -> Disk<'a> {
-        // Reads by tool_use id, then their results.
-        let mut reads: Vec<(&'a str, String)> = Vec::new();
-        let mut read: Vec<(String, &'a str)> = Vec::new();
+        // Reads by tool_use id, then their results (maps: a session with
+        // hundreds of reads made the lists' scans a tenth of a play).
+        let mut reads: HashMap<&'a str, String> = HashMap::default();
+        let mut read: HashMap<String, &'a str> = HashMap::default();
         for event in &scenario.events {
             let Event::Append(m) = event else { continue };
             for block in m.content.blocks() {
                 match block {
                     Block::ToolUse { id, name, input, .. } if name == "Read" => {
                         if let Some(path) = input.str_field("file_path") {
-                            reads.push((id, path.into_owned()));
+                            reads.insert(id, path.into_owned());
                         }
                     }
                     Block::ToolResult {
@@ -112,14 +114,13 @@ impl<'a> Disk<'a> {
                         content: ToolResultContent::Text(text),
                         ..
                     } => {
-                        let Some((_, path)) = reads.iter().find(|(id, _)| id == tool_use_id) else {
+                        let Some(path) = reads.get(tool_use_id.as_str()) else {
                             continue;
                         };
                         if scenario.files.iter().any(|(p, _)| p == path) {
                             continue;
                         }
-                        read.retain(|(p, _)| p != path);
-                        read.push((path.clone(), text));
+                        read.insert(path.clone(), text);
                     }
                     _ => {}
                 }
@@ -136,9 +137,8 @@ impl<'a> Disk<'a> {
             return crate::disk::file_text(path, *tokens);
         }
         self.read
-            .iter()
-            .find(|(p, _)| p == path)
-            .map_or_else(|| file_content(path), |(_, text)| (*text).to_owned())
+            .get(path)
+            .map_or_else(|| file_content(path), |text| (*text).to_owned())
     }
 }
 

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::compact::boundary::derived_uuid;
+use crate::hash::KeySet;
 use crate::message::Message;
 use crate::summary::file_paths;
 use crate::tokens::Estimator;
@@ -134,19 +135,24 @@ pub struct Candidate {
 
 /// Files read or edited in the view, most recent first, each once.
 pub fn candidate_paths(view: &View) -> Vec<String> {
-    let mut seen = Vec::<String>::new();
+    // A set beside the list: a session that read hundreds of distinct files
+    // made the list's own scan quadratic (a tenth of a sandbox play with 200
+    // extra groups).
+    let mut seen = KeySet::<String>::default();
+    let mut out = Vec::<String>::new();
     for entry in view.entries().iter().rev() {
         for block in entry.message.content.blocks().iter().rev() {
             if let Some((_, paths)) = file_paths(block) {
                 for path in paths {
-                    if !seen.iter().any(|p| *p == path) {
-                        seen.push(path.into_owned());
+                    if !seen.contains(path.as_ref()) {
+                        seen.insert(path.to_string());
+                        out.push(path.into_owned());
                     }
                 }
             }
         }
     }
-    seen
+    out
 }
 
 /// The paths whose contents the engine asks the host for.

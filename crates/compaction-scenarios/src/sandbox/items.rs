@@ -145,7 +145,7 @@ pub fn items(engine: &Engine) -> Vec<Item> {
         engine,
         &mut Labels::default(),
         &Stale::default(),
-        &std::collections::HashSet::new(),
+        &compaction_core::hash::HashSet::default(),
     )
 }
 
@@ -175,7 +175,7 @@ pub(super) fn items_with(
     engine: &Engine,
     labels: &mut Labels,
     stale: &Stale,
-    preserved: &std::collections::HashSet<Uuid>,
+    preserved: &compaction_core::hash::HashSet<Uuid>,
 ) -> Vec<Item> {
     let mut out = Vec::with_capacity(engine.view().len() + 1);
     // The field, not breakdown(): that re-estimates every block.

@@ -4,7 +4,7 @@
 //! per-request series for the session chart. Everything here is computed
 //! by the engine; the sandbox only lays it out.
 
-use std::collections::HashSet;
+use compaction_core::hash::HashSet;
 
 use serde::Serialize;
 
@@ -301,7 +301,7 @@ pub(super) fn play_watched(scenario: &Scenario, knobs: &Knobs, focus: Focus) -> 
         .count();
     let mut watch = Watch {
         system: scenario.system.clone(),
-        preserved: HashSet::new(),
+        preserved: HashSet::default(),
         request_before: Vec::new(),
         precompute: knobs.precompute,
         before: Vec::new(),

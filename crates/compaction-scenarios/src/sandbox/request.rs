@@ -6,7 +6,7 @@
 //! each part of the request before it (kept, summarised, dropped), and how
 //! far a compaction had got at a given step.
 
-use std::collections::HashSet;
+use compaction_core::hash::HashSet;
 
 use serde::Serialize;
 

@@ -11,7 +11,7 @@
 //! A long era is appended a slice at a time ([`Walking::step`]), so that a
 //! page can yield between slices.
 
-use std::collections::HashSet;
+use compaction_core::hash::HashSet;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -161,7 +161,7 @@ impl Walking {
         };
         settings.microcompact.eligible_tools.clear();
         let mut engine = Engine::new(settings)?;
-        let mut preserved = HashSet::new();
+        let mut preserved = HashSet::default();
         let mut opening = None;
         let b = place.boundary.and_then(|b| transcript.boundaries.get(b));
         let opened = opened.filter(|o| b.is_some_and(|b| b.uuid == o.boundary));
