@@ -44,8 +44,9 @@ impl Groups {
     /// The view whose messages are `view` as groups (only for a
     /// compaction: the sandbox keeps each view's messages until it knows);
     /// `first` is the item index of the view's first entry (1 when a
-    /// system prompt item precedes it).
-    pub(super) fn of(view: &[Arc<Message>], first: usize, movable: bool) -> Groups {
+    /// system prompt item precedes it); `items` are the view's items, whose
+    /// labels the reasons quote (made once a play, not again per reason).
+    pub(super) fn of(view: &[Arc<Message>], items: &[super::Item], first: usize, movable: bool) -> Groups {
         let seg = Segmentation::of(view.iter().map(AsRef::as_ref));
         let seg = &seg;
         let starts = seg.group_starts().iter().map(|s| s + first).collect();
@@ -67,6 +68,10 @@ impl Groups {
             }
         }
         let open = seg.first_open();
+        let label = |at: usize| match items.get(at + first) {
+            Some(item) => item.label.as_str(),
+            None => "",
+        };
         let illegal = (1..view.len())
             .filter(|&p| !seg.is_legal_cut(p))
             .map(|p| {
@@ -74,12 +79,12 @@ impl Groups {
                     (Some((id, call)), _) => format!(
                         "A cut here would keep the tool_result of `{id}` and summarise its tool_use \
                          (“{}”): {SEED_002_REASON}.",
-                        view.get(call).map(|m| super::label(m)).unwrap_or_default()
+                        label(call)
                     ),
                     (None, Some(o)) if p > o => format!(
                         "“{}” calls a tool whose result has not come back: a cut after it would \
                          separate them when it does; {SEED_002_REASON}.",
-                        view.get(o).map(|m| super::label(m)).unwrap_or_default()
+                        label(o)
                     ),
                     _ => format!("This is inside a legal group: {SEED_002_REASON}."),
                 };

@@ -150,22 +150,50 @@ pub fn items(engine: &Engine) -> Vec<Item> {
 }
 
 /// Labels already made, by uuid, with the message they describe (a view
-/// that changes a message holds a new `Arc`, and gets a new label).
+/// that changes a message holds a new `Arc`, and gets a new label): this
+/// play's, and the last play's, from which a label still current is taken
+/// over (a control change plays the same messages again: their labels were
+/// a tenth of a +200 groups play).
 #[derive(Default)]
-pub(super) struct Labels(
-    compaction_core::hash::HashMap<Uuid, (std::sync::Arc<compaction_core::message::Message>, String)>,
-);
+pub(super) struct Labels {
+    now: LabelMap,
+    last: LabelMap,
+}
+
+type LabelMap =
+    compaction_core::hash::HashMap<Uuid, (std::sync::Arc<compaction_core::message::Message>, String)>;
+
+thread_local! {
+    /// The labels of the last play on this thread.
+    static LAST: std::cell::RefCell<LabelMap> = std::cell::RefCell::default();
+}
 
 impl Labels {
+    /// Labels that reuse the last play's.
+    pub(super) fn after_last() -> Self {
+        Labels {
+            now: LabelMap::default(),
+            last: LAST.take(),
+        }
+    }
+
+    /// Keeps this play's labels for the next.
+    pub(super) fn keep(self) {
+        LAST.set(self.now);
+    }
+
     fn of(&mut self, m: &std::sync::Arc<compaction_core::message::Message>) -> String {
-        match self.0.get(&m.uuid) {
-            Some((seen, text)) if std::sync::Arc::ptr_eq(seen, m) => text.clone(),
-            _ => {
-                let text = label(m);
-                self.0.insert(m.uuid.clone(), (m.clone(), text.clone()));
-                text
+        if let Some((seen, text)) = self.now.get(&m.uuid) {
+            if std::sync::Arc::ptr_eq(seen, m) {
+                return text.clone();
             }
         }
+        let text = match self.last.remove(&m.uuid) {
+            Some((seen, text)) if std::sync::Arc::ptr_eq(&seen, m) => text,
+            _ => label(m),
+        };
+        self.now.insert(m.uuid.clone(), (m.clone(), text.clone()));
+        text
     }
 }
 

@@ -308,13 +308,15 @@ pub(super) fn play_watched(scenario: &Scenario, knobs: &Knobs, focus: Focus) -> 
         groups_at_compact: None,
         now: None,
         moments: Vec::new(),
-        labels: Labels::default(),
+        labels: Labels::after_last(),
         stale: Stale::default(),
         undercount: 0,
         groups: None,
         focus,
     };
-    let (_, engine) = play_knobbed(scenario, knobs, &mut watch)?;
+    let played = play_knobbed(scenario, knobs, &mut watch);
+    std::mem::take(&mut watch.labels).keep();
+    let (_, engine) = played?;
     let starts: Vec<usize> = scenario
         .phases
         .iter()
@@ -552,7 +554,7 @@ impl Observer for Watch {
         });
         let groups = match (&outcome, self.groups.take()) {
             (Some(Outcome::Compacted { .. }), Some(v)) => {
-                let mut g = Groups::of(&v.messages, v.first, v.movable);
+                let mut g = Groups::of(&v.messages, &before, v.first, v.movable);
                 g.at = before
                     .iter()
                     .rposition(|i| replaced.contains(&i.uuid))
