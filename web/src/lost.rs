@@ -2,10 +2,10 @@
 //! replaced, beside the summary's nine sections. Selecting a line of the
 //! summary lights the messages it was taken from and brings the first of
 //! them into view. Layout only: the sections and each line's sources are
-//! `compaction-scenarios`' ([`Section`]).
+//! `compaction-scenarios`' ([`Lost`], traced when this panel is drawn).
 
 use compaction_scenarios::figures::grouped;
-use compaction_scenarios::sandbox::{Item, Section};
+use compaction_scenarios::sandbox::{Item, Lost};
 use yew::prelude::*;
 
 use crate::context::kind_name;
@@ -20,7 +20,7 @@ pub struct WhatWasLostProps {
     /// the item.
     pub summarised: Vec<(usize, Item)>,
     /// The summary's sections, each line with its sources.
-    pub sections: Vec<Section>,
+    pub sections: Lost,
 }
 
 /// The summarised messages beside the summary.

@@ -70,5 +70,5 @@ fn bare(m: &mut Moment) {
     m.request_before = Vec::new();
     m.request_after = Vec::new();
     m.groups = None;
-    m.lost = Vec::new();
+    m.lost = super::Lost::default();
 }

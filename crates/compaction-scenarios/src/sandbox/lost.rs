@@ -7,6 +7,8 @@
 //! position it names ("message N"). A line that only counts (section 5)
 //! has no source.
 
+use std::sync::{Arc, OnceLock};
+
 use serde::Serialize;
 
 use compaction_core::engine::Engine;
@@ -177,27 +179,99 @@ fn trim(line: &str) -> &str {
     }
 }
 
-/// The sections of `summary` (a compaction's summary message), each line
-/// traced to the items of `before` the summary replaced (`replaced`), read
-/// from `engine`'s store as they were recorded.
-pub(super) fn sections(
-    summary: &str,
-    before: &[Item],
-    replaced: &HashSet<&Uuid>,
-    engine: &Engine,
-) -> Vec<Section> {
-    let summarised: Vec<(usize, &Message)> = before
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| replaced.contains(&i.uuid))
-        .filter_map(|(at, i)| engine.store().get(&i.uuid).map(|m| (at, m.as_ref())))
-        .collect();
+/// What a compaction lost ([`Moment::lost`](super::Moment::lost)): its
+/// summary's sections, each line traced to the items it was taken from,
+/// worked out the first time they are read. A control change plays the
+/// scenario again, and the screen reads them only when the panel that shows
+/// them is drawn: tracing every line of hundreds of messages was an eighth
+/// of a +200 groups play, inside the frame that shows the change.
+#[derive(Debug, Clone, Default)]
+pub struct Lost(Option<Arc<Traced>>);
+
+#[derive(Debug)]
+struct Traced {
+    summary: String,
+    /// The summarised messages: their item index, and the message as the
+    /// store recorded it.
+    summarised: Vec<(usize, Arc<Message>)>,
+    sections: OnceLock<Vec<Section>>,
+}
+
+impl Lost {
+    /// The sections of `summary` (a compaction's summary message), each
+    /// line traced to the items of `before` the summary replaced
+    /// (`replaced`), read from `engine`'s store as they were recorded.
+    pub(super) fn of(summary: &str, before: &[Item], replaced: &HashSet<&Uuid>, engine: &Engine) -> Lost {
+        let summarised = before
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| replaced.contains(&i.uuid))
+            .filter_map(|(at, i)| engine.store().get(&i.uuid).map(|m| (at, m.clone())))
+            .collect();
+        Lost(Some(Arc::new(Traced {
+            summary: summary.to_owned(),
+            summarised,
+            sections: OnceLock::new(),
+        })))
+    }
+
+    /// The sections (none when the event did not compact).
+    pub fn sections(&self) -> &[Section] {
+        match &self.0 {
+            Some(t) => t.sections.get_or_init(|| {
+                let summarised: Vec<(usize, &Message)> =
+                    t.summarised.iter().map(|(at, m)| (*at, m.as_ref())).collect();
+                sections(&t.summary, &summarised)
+            }),
+            None => &[],
+        }
+    }
+}
+
+impl std::ops::Deref for Lost {
+    type Target = [Section];
+
+    fn deref(&self) -> &[Section] {
+        self.sections()
+    }
+}
+
+impl PartialEq for Lost {
+    /// Equal when traced from the same summary and the same recorded
+    /// messages at the same items (the sections follow from them): no
+    /// tracing to compare.
+    fn eq(&self, other: &Lost) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.summary == b.summary
+                        && a.summarised.len() == b.summarised.len()
+                        && a.summarised
+                            .iter()
+                            .zip(&b.summarised)
+                            .all(|((i, m), (j, n))| i == j && (Arc::ptr_eq(m, n) || m == n)))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Serialize for Lost {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.sections().serialize(serializer)
+    }
+}
+
+/// The sections of `summary`, each line traced to the `summarised`
+/// messages (item index, message).
+fn sections(summary: &str, summarised: &[(usize, &Message)]) -> Vec<Section> {
     let mut index = Index {
         wanted: Wanted::of(summary),
         ..Index::default()
     };
     let mut paths = Vec::new();
-    for &(at, m) in &summarised {
+    for &(at, m) in summarised {
         index.message(m, at, &mut paths);
     }
     for (at, p) in &paths {
@@ -212,7 +286,7 @@ pub(super) fn sections(
             }),
             (None, Some(section)) if !line.trim().is_empty() => section.lines.push(Line {
                 text: line.trim().to_owned(),
-                sources: sources(line, &index, &summarised),
+                sources: sources(line, &index, summarised),
             }),
             _ => {}
         }

@@ -25,7 +25,7 @@ pub use flows::{failure_stages, lit, Flow, Stage, FLOWS};
 pub use focus::{default_moment, explore_at};
 pub use items::{items, label, Fate, Item, Kind, Thought};
 pub use journal::{journal, BoundaryCard, Journal, Place, Record, Resumed};
-pub use lost::{Line, Section};
+pub use lost::{Line, Lost, Section};
 pub use precompute::PrecomputeSwitch;
 pub use request::{explain, rebuild, Goes, Part, Rebuild, Segment};
 pub use walk::{session_request, Kept, Opened, Opening, Opens, SessionRequest, Walking};
@@ -164,8 +164,9 @@ pub struct Moment {
     /// and where its cut fell (R7.5).
     pub groups: Option<Groups>,
     /// When the event compacted: its summary's nine sections, each line
-    /// with the items of [`Moment::before`] it was taken from.
-    pub lost: Vec<Section>,
+    /// with the items of [`Moment::before`] it was taken from (traced when
+    /// first read).
+    pub lost: Lost,
 }
 
 /// A scenario played with the sandbox's knobs.
@@ -520,7 +521,7 @@ impl Observer for Watch {
                 stored: engine.store().len(),
                 undercount: self.undercount,
                 groups: None,
-                lost: Vec::new(),
+                lost: Lost::default(),
             });
             return;
         }
@@ -564,8 +565,8 @@ impl Observer for Watch {
             _ => None,
         };
         let lost = match &outcome {
-            Some(Outcome::Compacted { summary, .. }) => lost::sections(summary, &before, &replaced, engine),
-            _ => Vec::new(),
+            Some(Outcome::Compacted { summary, .. }) => Lost::of(summary, &before, &replaced, engine),
+            _ => Lost::default(),
         };
         self.moments.push(Moment {
             frame: frame.clone(),
