@@ -97,7 +97,9 @@ pub fn named(text: &str, terms: &[String]) -> usize {
 struct Finder<'a> {
     terms: &'a [String],
     /// Per 64 terms: for each byte, the terms (bits) whose first byte it
-    /// is; and all of its non-empty terms.
+    /// is, ASCII letters in either case (terms are lower-case: a folded
+    /// comparison then needs no lowering per byte to find a start); and all
+    /// of its non-empty terms.
     starts: Vec<([u64; 256], u64)>,
     /// How many terms are empty (named by every text).
     empty: usize,
@@ -112,6 +114,7 @@ impl<'a> Finder<'a> {
                 Some(&b) => {
                     let (table, all) = &mut starts[i / 64];
                     table[usize::from(b)] |= 1 << (i % 64);
+                    table[usize::from(b.to_ascii_uppercase())] |= 1 << (i % 64);
                     *all |= 1 << (i % 64);
                 }
                 None => empty += 1,
@@ -138,7 +141,9 @@ impl<'a> Finder<'a> {
         for (chunk, (starts, all)) in self.starts.iter().enumerate() {
             let mut left = *all;
             for (at, &b) in text.iter().enumerate() {
-                let mut maybe = starts[usize::from(byte(b))] & left;
+                // Not lowered: the table has both cases, and a text not
+                // folded was lowered whole (it holds no upper-case ASCII).
+                let mut maybe = starts[usize::from(b)] & left;
                 while maybe != 0 {
                     let bit = maybe.trailing_zeros() as usize;
                     maybe &= maybe - 1;
