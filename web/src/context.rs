@@ -211,17 +211,17 @@ fn stack(
         let on_lineage = props.on_lineage.clone();
         Callback::from(move |_| on_lineage.emit(key.clone()))
     };
-    // A bar segment's width in thousandths of a percent, written with
-    // integers (a float formatter per segment was a tenth of the stack).
-    // Past DENSE segments, a least width each no longer fits the bar (467
-    // at 2 px each were 50 px wider than it, and the newest were cut off):
-    // the segments are then in proportion only, without separators.
+    // Each segment grows by its tokens, and a last, empty one by what the
+    // list lacks of the widest (its share of the bar stays striped): a
+    // change leaves the attribute of every segment whose tokens it did not
+    // change the same string, and the page sets none of those again (as
+    // widths in percent of the widest, a change of the total rewrote all
+    // 467 of a long list and restyled them, inside the frame). Past DENSE
+    // segments, a least width each no longer fits the bar (467 at 2 px each
+    // were 50 px wider than it, and the newest were cut off): the segments
+    // are then in proportion only, without separators.
     let dense = runs.len() > DENSE;
-    let width = |t: u64| {
-        let m = t.saturating_mul(100_000) / widest.max(1);
-        let m = if dense { m } else { m.max(400) };
-        format!("width: {}.{:03}%", m / 1000, m % 1000)
-    };
+    let grow = |t: u64| format!("flex-grow: {t}");
     html! {
         <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
             <h4>{ title }{ ": " }{ items.len() }{ " messages, " }{ grouped(total) }{ " tokens (estimated)" }</h4>
@@ -231,8 +231,11 @@ fn stack(
                     // a message (hundreds), and a class list is a set built
                     // and compared per element.
                     let (_, class) = kind_name(r.kind);
-                    html! { <span data-k={class} style={width(r.tokens)}></span> }
+                    html! { <span data-k={class} style={grow(r.tokens)}></span> }
                 }) }
+                if widest > total {
+                    <span class="rest" style={grow(widest - total)}></span>
+                }
             </div>
             // The rows run far below the bar: off screen, they catch up
             // after the frame like the panels below.
