@@ -97,28 +97,55 @@ pub fn named(text: &str, terms: &[String]) -> usize {
 struct Finder<'a> {
     terms: &'a [String],
     /// Per 64 terms: for each byte, the terms (bits) whose first byte it
-    /// is, ASCII letters in either case (terms are lower-case: a folded
+    /// is, and those whose second byte it is (a term of one byte: every
+    /// byte), ASCII letters in either case (terms are lower-case: a folded
     /// comparison then needs no lowering per byte to find a start); and all
-    /// of its non-empty terms.
-    starts: Vec<([u64; 256], u64)>,
+    /// of its non-empty terms. A byte starts a term to compare only when
+    /// the next byte can follow it: the first byte alone let through about
+    /// a third of a history's bytes.
+    starts: Vec<Table>,
     /// How many terms are empty (named by every text).
     empty: usize,
 }
 
+/// [`Finder::starts`]' tables for up to 64 terms.
+#[derive(Clone)]
+struct Table {
+    first: [u64; 256],
+    second: [u64; 256],
+    all: u64,
+}
+
 impl<'a> Finder<'a> {
     fn new(terms: &'a [String]) -> Self {
-        let mut starts = vec![([0u64; 256], 0u64); terms.len().div_ceil(64)];
+        let table = Table {
+            first: [0; 256],
+            second: [0; 256],
+            all: 0,
+        };
+        let mut starts = vec![table; terms.len().div_ceil(64)];
         let mut empty = 0;
         for (i, term) in terms.iter().enumerate() {
-            match term.as_bytes().first() {
-                Some(&b) => {
-                    let (table, all) = &mut starts[i / 64];
-                    table[usize::from(b)] |= 1 << (i % 64);
-                    table[usize::from(b.to_ascii_uppercase())] |= 1 << (i % 64);
-                    *all |= 1 << (i % 64);
+            let bit = 1 << (i % 64);
+            let t = &mut starts[i / 64];
+            match *term.as_bytes() {
+                [] => {
+                    empty += 1;
+                    continue;
                 }
-                None => empty += 1,
+                [b] => {
+                    t.first[usize::from(b)] |= bit;
+                    t.first[usize::from(b.to_ascii_uppercase())] |= bit;
+                    t.second.iter_mut().for_each(|s| *s |= bit);
+                }
+                [b, c, ..] => {
+                    t.first[usize::from(b)] |= bit;
+                    t.first[usize::from(b.to_ascii_uppercase())] |= bit;
+                    t.second[usize::from(c)] |= bit;
+                    t.second[usize::from(c.to_ascii_uppercase())] |= bit;
+                }
             }
+            t.all |= bit;
         }
         Finder { terms, starts, empty }
     }
@@ -138,12 +165,15 @@ impl<'a> Finder<'a> {
     fn count_bytes(&self, text: &[u8], fold: bool) -> usize {
         let byte = |b: u8| if fold { b.to_ascii_lowercase() } else { b };
         let mut found = self.empty;
-        for (chunk, (starts, all)) in self.starts.iter().enumerate() {
-            let mut left = *all;
+        for (chunk, t) in self.starts.iter().enumerate() {
+            let mut left = t.all;
             for (at, &b) in text.iter().enumerate() {
-                // Not lowered: the table has both cases, and a text not
+                // Not lowered: the tables have both cases, and a text not
                 // folded was lowered whole (it holds no upper-case ASCII).
-                let mut maybe = starts[usize::from(b)] & left;
+                // The last byte has no next: only a term of one byte can
+                // start there, and the comparison below says which.
+                let next = text.get(at + 1).map_or(u64::MAX, |&c| t.second[usize::from(c)]);
+                let mut maybe = t.first[usize::from(b)] & next & left;
                 while maybe != 0 {
                     let bit = maybe.trailing_zeros() as usize;
                     maybe &= maybe - 1;
