@@ -20,8 +20,12 @@
 # larger than the first alone. Engine module, first functions 0-11: 164,464
 # to 165,513 B, 164,658 from the first one (scripts/build-pkg.sh tries 12,
 # ~4 s each).
+#
+# ORDER_PASSES (default 0): passes of local moves (order-functions.mjs's
+# PASSES) on the best of those orders, kept only when gzip packs it smaller
+# (scripts/build-pkg.sh: 3, ~30 s a module).
 order_functions() {
-    local wasm="$1" shrink="$2" tries="${ORDER_TRIES:-1}" first size best="" from=0 alone=""
+    local wasm="$1" shrink="$2" tries="${ORDER_TRIES:-1}" passes="${ORDER_PASSES:-0}" first size best="" from=0 alone=""
     shift 2
     for ((first = 0; first < tries; first++)); do
         node "$ROOT/scripts/lib/order-functions.mjs" "$wasm" "$wasm.named" "$first" || return 1
@@ -36,6 +40,17 @@ order_functions() {
         fi
     done
     [ "$tries" -eq 1 ] || echo "$(basename "$wasm"): ordered from function $from of the first $tries, $best B gzip ($alone from the first)" >&2
+    # That order with ORDER_PASSES passes of local moves, kept when smaller.
+    if [ "$passes" -gt 0 ]; then
+        node "$ROOT/scripts/lib/order-functions.mjs" "$wasm" "$wasm.named" "$from" "$passes" || return 1
+        wasm-opt "$@" -ol 2 -s "$shrink" --reorder-functions-by-name --strip-debug --strip-target-features \
+            "$wasm.named" -o "$wasm.try" || return 1
+        size="$(gzip -9 -c <"$wasm.try" | wc -c)" || return 1
+        echo "$(basename "$wasm"): $passes passes of local moves: $best -> $size B gzip" >&2
+        if [ "$size" -lt "$best" ]; then
+            mv "$wasm.try" "$wasm.best" || return 1
+        fi
+    fi
     mv "$wasm.best" "$wasm" || return 1
     rm -f "$wasm.named" "$wasm.try"
 }

@@ -156,7 +156,14 @@ impl Microcompact {
 
     /// Bookkeeping after the view was rebuilt (snip, compaction).
     pub fn rebuild(&mut self, view: &View, settings: &MicrocompactSettings) {
-        let in_view: KeySet<&str> = view.messages().flat_map(|m| m.tool_use_ids()).collect();
+        // Owned ids here and below: `KeySet<String>` is the engine's one set
+        // type, so the wasm modules hold no `(&str, usize)` table code
+        // (~1 KB raw); a copy per id, on calls that rebuild or clear.
+        let in_view: KeySet<String> = view
+            .messages()
+            .flat_map(|m| m.tool_use_ids())
+            .map(str::to_owned)
+            .collect();
         let cleared_before = self.calls[..self.server_cleared.min(self.calls.len())]
             .iter()
             .filter(|id| in_view.contains(id.as_str()))
@@ -236,10 +243,10 @@ impl Microcompact {
         let actual = actual.min(self.calls.len());
         let predicted = self.server_cleared.min(self.calls.len());
         let changed = if actual > predicted {
-            let ids: KeySet<&str> = self.calls[predicted..actual].iter().map(String::as_str).collect();
+            let ids: KeySet<String> = self.calls[predicted..actual].iter().cloned().collect();
             clear_results(view, &ids, None)
         } else {
-            let ids: KeySet<&str> = self.calls[actual..predicted].iter().map(String::as_str).collect();
+            let ids: KeySet<String> = self.calls[actual..predicted].iter().cloned().collect();
             restore_results(view, &ids)
         };
         self.server_cleared = actual;
@@ -311,7 +318,7 @@ impl Microcompact {
         tool_ids: &[String],
         settings: &MicrocompactSettings,
     ) -> Vec<BlockRef> {
-        let ids: KeySet<&str> = tool_ids.iter().map(String::as_str).collect();
+        let ids: KeySet<String> = tool_ids.iter().cloned().collect();
         let blocks = clear_results(view, &ids, Some(&settings.sentinel));
         self.client_cleared.extend(tool_ids.iter().cloned());
         blocks
@@ -338,9 +345,9 @@ impl Microcompact {
             let clear_to = (total - s.keep_recent)
                 .min(first_protected.unwrap_or(usize::MAX))
                 .max(self.server_cleared);
-            let ids: KeySet<&str> = self.calls[self.server_cleared..clear_to]
+            let ids: KeySet<String> = self.calls[self.server_cleared..clear_to]
                 .iter()
-                .map(String::as_str)
+                .cloned()
                 .collect();
             let blocks = clear_results(view, &ids, None);
             if let Some(first) = blocks.first() {
@@ -383,16 +390,16 @@ impl Microcompact {
         let keep_from = self.calls.len().saturating_sub(s.time_keep_recent);
         // Results the server already clears stay the server's.
         let from = self.server_cleared.min(keep_from);
-        let ids: KeySet<&str> = self.calls[from..keep_from]
+        let ids: KeySet<String> = self.calls[from..keep_from]
             .iter()
             .filter(|id| !self.client_cleared.contains(id.as_str()) && !protected.contains(id.as_str()))
-            .map(String::as_str)
+            .cloned()
             .collect();
         if ids.is_empty() {
             return Outcome::default();
         }
         let before = view.count(system_tokens);
-        let cleared: Vec<String> = ids.iter().map(|id| (*id).to_owned()).collect();
+        let cleared: Vec<String> = ids.iter().cloned().collect();
         let blocks = clear_results(view, &ids, Some(&s.sentinel));
         let Some(first) = blocks.first() else {
             return Outcome::default();
@@ -444,7 +451,7 @@ fn dedup(uuids: impl Iterator<Item = crate::message::Uuid>) -> Vec<crate::messag
 
 /// Shows the client's copy again for the results answering `ids` that the
 /// view predicted the server clears (R13.4: it did not).
-fn restore_results(view: &mut View, ids: &KeySet<&str>) -> Vec<BlockRef> {
+fn restore_results(view: &mut View, ids: &KeySet<String>) -> Vec<BlockRef> {
     let mut touched = Vec::new();
     for index in 0..view.len() {
         let entry = &view.entries()[index];
@@ -490,7 +497,7 @@ fn restore_results(view: &mut View, ids: &KeySet<&str>) -> Vec<BlockRef> {
 /// Results already holding the sentinel are left byte-identical (R4.5), and
 /// results no bigger than the sentinel are left alone (clearing them would
 /// raise the count).
-fn clear_results(view: &mut View, ids: &KeySet<&str>, sentinel: Option<&str>) -> Vec<BlockRef> {
+fn clear_results(view: &mut View, ids: &KeySet<String>, sentinel: Option<&str>) -> Vec<BlockRef> {
     let mut touched = Vec::new();
     for index in 0..view.len() {
         let entry = &view.entries()[index];

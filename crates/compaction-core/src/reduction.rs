@@ -160,10 +160,9 @@ fn reason(results: usize, messages: usize, removed: usize, settings: &ReductionS
 
 /// The characters removed that a [`reason`] states.
 fn removed_in(reason: &str) -> usize {
-    reason
-        .rsplit(": ")
-        .next()
-        .and_then(|tail| tail.strip_suffix(" characters removed"))
+    crate::text::rsplit_once(reason, ": ")
+        .map_or(reason, |(_, tail)| tail)
+        .strip_suffix(" characters removed")
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
 }

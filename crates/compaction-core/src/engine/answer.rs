@@ -70,37 +70,33 @@ impl Engine {
             request,
             answer: answer.kind(),
         };
-        match (target, answer) {
+        // One `outcome` for every arm (one copy of its code).
+        let (steps, progress) = match (target, answer) {
             (Target::Hook, Answer::Hook(hook)) => {
                 let Some(wait) = self.hook.take() else {
                     return Err(Error::UnknownRequest { id });
                 };
                 let (steps, progress) = self.hook_answered(wait, hook);
-                Ok(self.outcome(steps, Some(progress)))
+                (steps, Some(progress))
             }
             (Target::Files, Answer::Files { files, hooks }) => {
                 let (steps, progress) = self.tier4_files(id, &files, &hooks)?;
-                Ok(self.outcome(steps, Some(progress)))
+                (steps, Some(progress))
             }
             (target @ (Target::Summary | Target::Segment(_) | Target::Precompute), answer) => {
                 let reply = Reply::of(answer).map_err(|a| wrong(&a))?;
                 match target {
                     Target::Summary => {
                         let (steps, progress) = self.tier4_summary(id, reply)?;
-                        Ok(self.outcome(steps, Some(progress)))
+                        (steps, Some(progress))
                     }
-                    Target::Segment(index) => {
-                        let steps = self.segment_answered(index, reply);
-                        Ok(self.outcome(steps, None))
-                    }
-                    _ => {
-                        let steps = self.precompute_answered(reply);
-                        Ok(self.outcome(steps, None))
-                    }
+                    Target::Segment(index) => (self.segment_answered(index, reply), None),
+                    _ => (self.precompute_answered(reply), None),
                 }
             }
-            (_, answer) => Err(wrong(&answer)),
-        }
+            (_, answer) => return Err(wrong(&answer)),
+        };
+        Ok(self.outcome(steps, progress))
     }
 
     /// The pending request `id` names, if any.

@@ -61,8 +61,8 @@ impl Engine {
             });
         };
         let before = self.count();
-        // By text: a `KeySet<&str>` is already in the module, a `KeySet<&Uuid>` would be one more.
-        let produced: KeySet<&str> = replaced.produced.iter().map(Uuid::as_str).collect();
+        // By owned text: the module's one set type is `KeySet<String>`.
+        let produced: KeySet<String> = replaced.produced.iter().map(|u| u.0.clone()).collect();
         let mut entries: Vec<Entry> = Vec::new();
         for (i, entry) in self.view.entries().iter().enumerate() {
             if i == position {

@@ -141,6 +141,8 @@ impl Engine {
     }
 
     /// An outcome: these steps and progress, and every request pending now.
+    /// (Not inlined: one copy for its nine callers.)
+    #[inline(never)]
     pub(super) fn outcome(&self, steps: Vec<Step>, compaction: Option<Progress>) -> Outcome {
         Outcome {
             steps,

@@ -163,7 +163,7 @@ struct BlockVisitor;
 /// caller's).
 fn without_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
-    match text.rsplit_once(" at line ") {
+    match crate::text::rsplit_once(&text, " at line ") {
         Some((message, _)) if err.line() > 0 => message.to_owned(),
         _ => text,
     }

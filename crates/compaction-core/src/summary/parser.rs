@@ -83,7 +83,7 @@ fn without_first_analysis(reply: &str) -> String {
 fn summary_inner(text: &str) -> Option<&str> {
     let open = text.find(SUMMARY_OPEN)?;
     let body = open + SUMMARY_OPEN.len();
-    let close = text[body..].rfind(SUMMARY_CLOSE)?;
+    let close = crate::text::rfind(&text[body..], SUMMARY_CLOSE)?;
     Some(&text[body..body + close])
 }
 

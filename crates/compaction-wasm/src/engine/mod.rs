@@ -61,15 +61,22 @@ impl Engine {
     /// Runs `f` on the state for a call that may change it: refused while
     /// a `prepare()` is pending.
     fn with<T>(&self, f: impl FnOnce(&mut State) -> Result<T, JsValue>) -> Result<T, JsValue> {
-        let mut state = borrow(&self.shared)?;
+        let mut state = self.enter()?;
+        // The host's countTokens failing while `f` counted is the host's error.
+        let out = crate::counter::checked(f(&mut state));
+        leave(&mut state);
+        out
+    }
+
+    /// [`Engine::with`]'s start, one copy whatever `f` is: the state,
+    /// unless poisoned or a `prepare()` is pending.
+    #[inline(never)]
+    fn enter(&self) -> Result<std::cell::RefMut<'_, State>, JsValue> {
+        let state = borrow(&self.shared)?;
         if self.shared.preparing.get() {
             return Err(busy());
         }
-        // The host's countTokens failing while `f` counted is the host's error.
-        let out = crate::counter::checked(f(&mut state));
-        state.log_view_events();
-        state.log_counting();
-        out
+        Ok(state)
     }
 
     /// Runs `f` on the state for a call that only reads it (also while a
@@ -78,6 +85,14 @@ impl Engine {
         let mut state = borrow(&self.shared)?;
         crate::counter::checked(f(&mut state))
     }
+}
+
+/// [`Engine::with`]'s end, one copy whatever its `f` was: the view's events
+/// and the counting logged.
+#[inline(never)]
+fn leave(state: &mut State) {
+    state.log_view_events();
+    state.log_counting();
 }
 
 fn busy() -> JsValue {
@@ -359,8 +374,7 @@ impl Engine {
         // The host's countTokens failing in a step is its error.
         let next = crate::counter::checked(run.step(&self.shared, outcome));
         if let Ok(mut state) = borrow(&self.shared) {
-            state.log_view_events();
-            state.log_counting();
+            leave(&mut state);
         }
         match next {
             Ok(crate::driver::Next::Call(f, arg)) => {
