@@ -181,7 +181,13 @@ size_budget() {
         # measured +601 B gzip; the greedy order moves the sandbox by up to
         # ~1 KB either way for any change, so this budget keeps ~0.5 KB of
         # room for that noise.
-        sandbox) echo 352900 ;;
+        # Raised to 353,900 for 353,491 B: a request list's bar is a
+        # component of its own (web/src/context.rs `Bar`), so a change that
+        # leaves its segments as they were draws none of them again (+200
+        # groups, groups preserved: 15.5 -> 13.4 ms median first frame,
+        # paired in one browser); the play's cuts beside it (labels kept,
+        # the lost sections traced when read) took ~0.5 KB off before it.
+        sandbox) echo 353900 ;;
         *) return 1 ;;
     esac
 }

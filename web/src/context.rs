@@ -211,32 +211,14 @@ fn stack(
         let on_lineage = props.on_lineage.clone();
         Callback::from(move |_| on_lineage.emit(key.clone()))
     };
-    // Each segment grows by its tokens, and a last, empty one by what the
-    // list lacks of the widest (its share of the bar stays striped): a
-    // change leaves the attribute of every segment whose tokens it did not
-    // change the same string, and the page sets none of those again (as
-    // widths in percent of the widest, a change of the total rewrote all
-    // 467 of a long list and restyled them, inside the frame). Past DENSE
-    // segments, a least width each no longer fits the bar (467 at 2 px each
-    // were 50 px wider than it, and the newest were cut off): the segments
-    // are then in proportion only, without separators.
-    let dense = runs.len() > DENSE;
-    let grow = |t: u64| format!("flex-grow: {t}");
+    let bar = BarProps {
+        segments: runs.iter().map(|r| (kind_name(r.kind).1, r.tokens)).collect(),
+        rest: widest.saturating_sub(total),
+    };
     html! {
         <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
             <h4>{ title }{ ": " }{ items.len() }{ " messages, " }{ grouped(total) }{ " tokens (estimated)" }</h4>
-            <div class={if dense { "bar dense" } else { "bar" }} aria-hidden="true">
-                { for runs.iter().map(|r| {
-                    // The kind as an attribute, not a class: one segment
-                    // a message (hundreds), and a class list is a set built
-                    // and compared per element.
-                    let (_, class) = kind_name(r.kind);
-                    html! { <span data-k={class} style={grow(r.tokens)}></span> }
-                }) }
-                if widest > total {
-                    <span class="rest" style={grow(widest - total)}></span>
-                }
-            </div>
+            <Bar ..bar />
             // The rows run far below the bar: off screen, they catch up
             // after the frame like the panels below.
             <Offscreen tag="div">
@@ -267,6 +249,46 @@ fn stack(
 
 /// A run's row; `groups`: the legal groups it is bracketed by; `kept`:
 /// after the event's cut (kept verbatim by it).
+/// Props of [`Bar`]: each segment's kind (its `data-k`) and tokens, and
+/// what the list lacks of the widest list drawn beside it.
+#[derive(Debug, Clone, PartialEq, Properties)]
+struct BarProps {
+    segments: Vec<(&'static str, u64)>,
+    rest: u64,
+}
+
+/// A list's bar: a segment a run of items, in proportion to its tokens.
+/// A component of its own, so that a change that leaves a list's runs as
+/// they were (the groups preserved move only the cut) draws nothing of it
+/// again: a bar holds a segment a message, hundreds of them.
+#[component]
+fn Bar(p: &BarProps) -> Html {
+    // Each segment grows by its tokens, and a last, empty one by what the
+    // list lacks of the widest (its share of the bar stays striped): a
+    // change leaves the attribute of every segment whose tokens it did not
+    // change the same string, and the page sets none of those again (as
+    // widths in percent of the widest, a change of the total rewrote all
+    // 467 of a long list and restyled them, inside the frame). Past DENSE
+    // segments, a least width each no longer fits the bar (467 at 2 px each
+    // were 50 px wider than it, and the newest were cut off): the segments
+    // are then in proportion only, without separators.
+    let dense = p.segments.len() > DENSE;
+    let grow = |t: u64| format!("flex-grow: {t}");
+    html! {
+        <div class={if dense { "bar dense" } else { "bar" }} aria-hidden="true">
+            { for p.segments.iter().map(|&(kind, tokens)| {
+                // The kind as an attribute, not a class: one segment a
+                // message (hundreds), and a class list is a set built and
+                // compared per element.
+                html! { <span data-k={kind} style={grow(tokens)}></span> }
+            }) }
+            if p.rest > 0 {
+                <span class="rest" style={grow(p.rest)}></span>
+            }
+        </div>
+    }
+}
+
 fn run(r: &Run, items: &[Item], props: &ContextViewProps, groups: Option<&Groups>, kept: bool) -> Html {
     let (name, class) = kind_name(r.kind);
     let slice = &items[r.first..r.first + r.len];
