@@ -247,8 +247,6 @@ fn stack(
     }
 }
 
-/// A run's row; `groups`: the legal groups it is bracketed by; `kept`:
-/// after the event's cut (kept verbatim by it).
 /// Props of [`Bar`]: each segment's kind (its `data-k`) and tokens, and
 /// what the list lacks of the widest list drawn beside it.
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -289,6 +287,8 @@ fn Bar(p: &BarProps) -> Html {
     }
 }
 
+/// A run's row; `groups`: the legal groups it is bracketed by; `kept`:
+/// after the event's cut (kept verbatim by it).
 fn run(r: &Run, items: &[Item], props: &ContextViewProps, groups: Option<&Groups>, kept: bool) -> Html {
     let (name, class) = kind_name(r.kind);
     let slice = &items[r.first..r.first + r.len];
