@@ -97,7 +97,7 @@ struct Disk<'a> {
 impl<'a> Disk<'a> {
     fn of(scenario: &'a Scenario) -> Disk<'a> {
         // Reads by tool_use id, then their results (maps: a session with
-        // hundreds of reads made the lists' scans a tenth of a play).
+        // hundreds of reads made the lists' scans quadratic).
         let mut reads: HashMap<&'a str, String> = HashMap::default();
         let mut read: HashMap<String, &'a str> = HashMap::default();
         for event in &scenario.events {
