@@ -128,22 +128,22 @@ impl<'a> Finder<'a> {
         for (i, term) in terms.iter().enumerate() {
             let bit = 1 << (i % 64);
             let t = &mut starts[i / 64];
-            match *term.as_bytes() {
+            let (b, second) = match *term.as_bytes() {
                 [] => {
                     empty += 1;
                     continue;
                 }
-                [b] => {
-                    t.first[usize::from(b)] |= bit;
-                    t.first[usize::from(b.to_ascii_uppercase())] |= bit;
-                    t.second.iter_mut().for_each(|s| *s |= bit);
-                }
-                [b, c, ..] => {
-                    t.first[usize::from(b)] |= bit;
-                    t.first[usize::from(b.to_ascii_uppercase())] |= bit;
+                [b] => (b, None),
+                [b, c, ..] => (b, Some(c)),
+            };
+            t.first[usize::from(b)] |= bit;
+            t.first[usize::from(b.to_ascii_uppercase())] |= bit;
+            match second {
+                Some(c) => {
                     t.second[usize::from(c)] |= bit;
                     t.second[usize::from(c.to_ascii_uppercase())] |= bit;
                 }
+                None => t.second.iter_mut().for_each(|s| *s |= bit),
             }
             t.all |= bit;
         }
