@@ -187,7 +187,12 @@ size_budget() {
         # groups, groups preserved: 15.5 -> 13.4 ms median first frame,
         # paired in one browser); the play's cuts beside it (labels kept,
         # the lost sections traced when read) took ~0.5 KB off before it.
-        sandbox) echo 353900 ;;
+        # Raised to 355,100 for 354,752 B (+794 B raw): the store's uuid
+        # index holds places, not a copy of each uuid (core store.rs), and
+        # an imported session's chart is laid out in slices (chart.rs
+        # `Charting`): the 1M-record import's longest task after the
+        # reading 194 -> 123 ms of CPU (import-bench, one page).
+        sandbox) echo 355100 ;;
         *) return 1 ;;
     esac
 }

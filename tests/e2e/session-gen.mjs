@@ -105,7 +105,8 @@ export async function pickFile(page, url, setup = () => {}) {
  * is traced and `afterReadCpu` lists every task of the page's main thread
  * after the reading by its CPU time (ms): what the page's own work costs,
  * however often a loaded machine preempts it (a long task's wall time
- * grows with that); `cpu` is the main thread's CPU time from the pick to
+ * grows with that), and `afterReadAt` the same with when each started (ms
+ * after the reading ended); `cpu` is the main thread's CPU time from the pick to
  * the page drawn, and `readCpu` that of the reading (s).
  */
 export async function importSession(page, url, { timeout = 300_000, browser = null } = {}) {
@@ -136,10 +137,12 @@ export async function importSession(page, url, { timeout = 300_000, browser = nu
   const pick = marks.find((m) => m.name === "sandbox-pick");
   const readEndTs = pick ? pick.ts + (readEnd - t0) * 1000 : Infinity;
   const afterReadCpu = all.filter((t) => t.ts + t.dur > readEndTs).map((t) => t.tdur / 1000);
+  // The same tasks with when each started, in ms after the reading ended.
+  const afterReadAt = all.filter((t) => t.ts + t.dur > readEndTs).map((t) => ({ at: (t.ts - readEndTs) / 1000, cpu: t.tdur / 1000 }));
   // The main thread's CPU time of the tasks that started in a span (s).
   const drawn = marks.find((m) => m.name === "sandbox-drawn");
   const cpuIn = (from, to) => all.filter((t) => t.ts >= from && t.ts < to).reduce((sum, t) => sum + t.tdur, 0) / 1e6;
   const cpu = pick && drawn ? cpuIn(pick.ts, drawn.ts) : NaN;
   const readCpu = pick ? cpuIn(pick.ts, readEndTs) : NaN;
-  return { t0, seconds, phases, afterRead, afterReadCpu, cpu, readCpu };
+  return { t0, seconds, phases, afterRead, afterReadCpu, afterReadAt, cpu, readCpu };
 }

@@ -8,7 +8,7 @@ use std::rc::Rc;
 
 use compaction_core::engine::{EngineSettings, Preset};
 use compaction_core::transcript::replay::{Replay, ReplayOptions, Replaying};
-use compaction_scenarios::sandbox::{timeline_chart, SessionChart, SessionRequest, Walking};
+use compaction_scenarios::sandbox::{Charting, SessionChart, SessionRequest, Walking};
 use yew::prelude::*;
 
 use crate::chart::{Mark, Point};
@@ -40,6 +40,9 @@ pub const SLICE_MS: f64 = 30.0;
 
 /// Messages replayed between two looks at the clock.
 const BATCH: usize = 500;
+
+/// Timeline messages charted between two looks at the clock.
+const CHART_BATCH: usize = 5_000;
 
 /// Lets the browser run (paint, input, timers) before going on: a task
 /// posted with `scheduler.postTask` where the browser has it (at the
@@ -189,11 +192,24 @@ async fn replay(
                         .collect();
                     let replay = replaying.finish(timeline);
                     phases.lap("replay");
-                    yield_now().await;
-                    if !alive.get() {
-                        return None;
+                    // The chart a slice at a time (one piece was a 158 ms
+                    // task for a 1M-record file).
+                    let mut charting = Charting::new(timeline);
+                    loop {
+                        yield_now().await;
+                        if !alive.get() {
+                            return None;
+                        }
+                        let start = now();
+                        let mut done = false;
+                        while !done && now() - start < SLICE_MS {
+                            done = charting.step(timeline, CHART_BATCH);
+                        }
+                        if done {
+                            break;
+                        }
                     }
-                    let chart = timeline_chart(timeline, &replay);
+                    let chart = charting.finish(timeline, &replay);
                     yield_now().await;
                     if !alive.get() {
                         return None;

@@ -17,7 +17,7 @@ use std::time::Instant;
 use compaction_core::transcript::choice::choose;
 use compaction_core::transcript::replay::{ReplayOptions, Replaying};
 use compaction_core::transcript::Importer;
-use compaction_scenarios::sandbox::{session_request, timeline_chart};
+use compaction_scenarios::sandbox::{session_request, Charting};
 
 fn lap(what: &str, since: &mut Instant) {
     // Resident memory, where the system says (Linux).
@@ -93,8 +93,11 @@ fn main() {
     let mut last = Longest::default();
     let replay = last.time(|| replaying.finish(&timeline));
     lap(&format!("replay (longest step {longest}, finish {last})"), &mut t);
-    let chart = timeline_chart(&timeline, &replay);
-    lap("chart", &mut t);
+    let mut charting = Charting::new(&timeline);
+    let mut longest = Longest::default();
+    while !longest.time(|| charting.step(&timeline, 5_000)) {}
+    let chart = charting.finish(&timeline, &replay);
+    lap(&format!("chart (longest step {longest})"), &mut t);
     println!(
         "{} messages, {} boundaries, {} requests: import {:.1} ms before the first request is laid out",
         transcript.messages.len(),

@@ -261,10 +261,14 @@ impl Timeline {
     /// Each era's messages, with the index into [`Timeline::actual`] of the
     /// real boundary that opens it.
     pub fn eras(&self) -> impl Iterator<Item = (Option<usize>, &[Entry])> {
-        self.eras.iter().enumerate().map(|(i, &(start, boundary))| {
-            let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
-            (boundary, self.entries.get(start..end).unwrap_or_default())
-        })
+        (0..self.eras.len()).filter_map(|i| self.era(i))
+    }
+
+    /// Era `i` of [`Timeline::eras`], without walking the ones before it.
+    pub fn era(&self, i: usize) -> Option<(Option<usize>, &[Entry])> {
+        let &(start, boundary) = self.eras.get(i)?;
+        let end = self.eras.get(i + 1).map_or(self.entries.len(), |next| next.0);
+        Some((boundary, self.entries.get(start..end).unwrap_or_default()))
     }
 
     /// What era `era` (as [`Timeline::eras`] counts) opens with, as the

@@ -19,7 +19,7 @@ mod precompute;
 mod request;
 mod walk;
 
-pub use chart::{session_chart, timeline_chart, Mark, Request, SessionChart};
+pub use chart::{session_chart, timeline_chart, Charting, Mark, Request, SessionChart};
 pub use cut::{Groups, SEED_002_REASON};
 pub use flows::{failure_stages, lit, Flow, Stage, FLOWS};
 pub use focus::{default_moment, explore_at};

@@ -242,6 +242,46 @@ fn r11_an_imported_session_is_charted_with_its_real_boundaries() {
 }
 
 #[test]
+fn r11_a_chart_laid_out_a_slice_at_a_time_is_the_chart_laid_out_at_once() {
+    use compaction_core::transcript::{import, replay::preset_for_version};
+    use compaction_scenarios::sandbox::{timeline_chart, Charting};
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../compaction-core/tests/fixtures/transcripts/"
+    );
+    let mut charted = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "jsonl") {
+            continue;
+        }
+        let t = import(&std::fs::read(&path).unwrap());
+        let preset = preset_for_version(t.versions.first().map(String::as_str));
+        let timeline = t.timeline();
+        let replay = timeline.replay(preset, preset.settings(100_000)).unwrap();
+        let whole = timeline_chart(&timeline, &replay);
+        for budget in [1, 2, 7] {
+            let mut charting = Charting::new(&timeline);
+            let mut steps = 1;
+            while !charting.step(&timeline, budget) {
+                steps += 1;
+            }
+            assert!(
+                steps >= timeline.len() / budget,
+                "{path:?}: {steps} steps of {budget}"
+            );
+            assert_eq!(
+                charting.finish(&timeline, &replay),
+                whole,
+                "{path:?}, {budget} a step"
+            );
+        }
+        charted += usize::from(!whole.marks.is_empty());
+    }
+    assert!(charted >= 2, "{charted} fixtures with marks");
+}
+
+#[test]
 fn r12_the_failure_diagram_lights_only_the_branch_taken() {
     use compaction_scenarios::sandbox::failure_stages;
     let lit = |change: fn(&mut Knobs)| failure_stages(the_compact(&run("compact-analysis", change)));
