@@ -7,6 +7,7 @@ use compaction_core::compact::attachments::{Candidate, Status};
 use compaction_scenarios::figures::grouped;
 use compaction_scenarios::sandbox::{Groups, Item, Kind, Moment, Outcome};
 use yew::prelude::*;
+use yew::virtual_dom::Key;
 
 use crate::cut::CutHandle;
 use crate::lost::WhatWasLost;
@@ -211,10 +212,53 @@ fn stack(
         let on_lineage = props.on_lineage.clone();
         Callback::from(move |_| on_lineage.emit(key.clone()))
     };
+    // Rows and segments keyed by their run's first message: a group
+    // inserted above (extra groups) inserts its rows and segments, and the
+    // ones below keep their elements and text instead of each taking its
+    // predecessor's (an unkeyed list rewrote every row and segment after
+    // the insertion: ~110 attribute and ~30 text writes a change, 17-20
+    // keyed). A dense bar (hundreds of segments, one key each to make and
+    // compare on every render) stays unkeyed.
+    let shown: Vec<(usize, &Run)> = runs
+        .iter()
+        .enumerate()
+        .skip(start)
+        .take(if open { usize::MAX } else { SHOWN })
+        .collect();
+    let uuid = |r: &Run| items[r.first].uuid.0.as_str();
+    let rows_keyed = keys_unique(shown.iter().map(|(_, r)| uuid(r)));
+    let bar_keyed = runs.len() <= DENSE && keys_unique(runs.iter().map(uuid));
     let bar = BarProps {
-        segments: runs.iter().map(|r| (kind_name(r.kind).1, r.tokens)).collect(),
+        segments: runs
+            .iter()
+            .map(|r| {
+                (
+                    kind_name(r.kind).1,
+                    r.tokens,
+                    bar_keyed.then(|| Key::from(uuid(r))),
+                )
+            })
+            .collect(),
         rest: widest.saturating_sub(total),
     };
+    let mut listed: Vec<Html> = Vec::new();
+    if start > 0 {
+        listed.push(html! { <li key="earlier" class="earlier muted">{ format!("… {start} earlier blocks (Show all lists them)") }</li> });
+    }
+    for (i, r) in shown {
+        if cut == Some(i) {
+            listed.push(match groups.filter(|g| g.movable) {
+                Some(g) => html! { <CutHandle key="cut" groups={g.clone()} setting={props.preserve} rows={rows.clone()} on_set={props.on_preserve.clone()} /> },
+                None => html! { <li key="cut" class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li> },
+            });
+        }
+        let key = if rows_keyed {
+            Key::from(uuid(r))
+        } else {
+            Key::from(i)
+        };
+        listed.push(run(r, items, props, groups, cut.is_some_and(|c| i >= c), key));
+    }
     html! {
         <section class="stack" aria-label={format!("{title}: {} messages, {} tokens", items.len(), grouped(total))}>
             <h4>{ title }{ ": " }{ items.len() }{ " messages, " }{ grouped(total) }{ " tokens (estimated)" }</h4>
@@ -223,19 +267,7 @@ fn stack(
             // after the frame like the panels below.
             <Offscreen tag="div">
                 <ol class={classes!("runs", groups.is_some().then_some("grouped"))} ref={rows.clone()}>
-                    if start > 0 {
-                        <li class="earlier muted">{ format!("… {start} earlier blocks (Show all lists them)") }</li>
-                    }
-                    { for runs.iter().enumerate().skip(start).take(if open { usize::MAX } else { SHOWN }).map(|(i, r)| html! { <>
-                        if cut == Some(i) {
-                            if let Some(g) = groups.filter(|g| g.movable) {
-                                <CutHandle groups={g.clone()} setting={props.preserve} rows={rows.clone()} on_set={props.on_preserve.clone()} />
-                            } else {
-                                <li class="cut-row">{ "✂ the cut: the messages above go into the summary; those below are kept verbatim" }</li>
-                            }
-                        }
-                        { run(r, items, props, groups, cut.is_some_and(|c| i >= c)) }
-                    </> }) }
+                    { for listed }
                 </ol>
                 if runs.len() > SHOWN {
                     <button type="button" class="more" aria-expanded={if open { "true" } else { "false" }} onclick={toggle}>
@@ -251,8 +283,17 @@ fn stack(
 /// what the list lacks of the widest list drawn beside it.
 #[derive(Debug, Clone, PartialEq, Properties)]
 struct BarProps {
-    segments: Vec<(&'static str, u64)>,
+    segments: Vec<(&'static str, u64, Option<Key>)>,
     rest: u64,
+}
+
+/// Whether `uuids` can key a list's children: unique among them and none
+/// of the list's other keys (a key seen twice would make Yew's keyed diff
+/// misplace children; they are then keyed by their place, or not at all,
+/// which draws them as an unkeyed list does).
+fn keys_unique<'a>(uuids: impl Iterator<Item = &'a str>) -> bool {
+    let mut seen = compaction_core::hash::HashSet::default();
+    ["cut", "earlier", "rest"].into_iter().all(|k| seen.insert(k)) && { uuids }.all(|u| seen.insert(u))
 }
 
 /// A list's bar: a segment a run of items, in proportion to its tokens.
@@ -272,24 +313,39 @@ fn Bar(p: &BarProps) -> Html {
     // are then in proportion only, without separators.
     let dense = p.segments.len() > DENSE;
     let grow = |t: u64| format!("flex-grow: {t}");
+    // Keyed (a bar of up to DENSE segments), every child is, the rest
+    // too: Yew diffs a list by key only when all its children have one.
+    let keyed = p.segments.first().is_some_and(|s| s.2.is_some());
+    let rest = (p.rest > 0).then(|| match keyed {
+        true => html! { <span key="rest" class="rest" style={grow(p.rest)}></span> },
+        false => html! { <span class="rest" style={grow(p.rest)}></span> },
+    });
+    // The kind as an attribute, not a class: one segment a message
+    // (hundreds), and a class list is a set built and compared per element.
+    let children: Html = p
+        .segments
+        .iter()
+        .map(|(kind, tokens, key)| match key {
+            Some(key) => html! { <span key={key.clone()} data-k={*kind} style={grow(*tokens)}></span> },
+            None => html! { <span data-k={*kind} style={grow(*tokens)}></span> },
+        })
+        .chain(rest)
+        .collect();
     html! {
-        <div class={if dense { "bar dense" } else { "bar" }} aria-hidden="true">
-            { for p.segments.iter().map(|&(kind, tokens)| {
-                // The kind as an attribute, not a class: one segment a
-                // message (hundreds), and a class list is a set built and
-                // compared per element.
-                html! { <span data-k={kind} style={grow(tokens)}></span> }
-            }) }
-            if p.rest > 0 {
-                <span class="rest" style={grow(p.rest)}></span>
-            }
-        </div>
+        <div class={if dense { "bar dense" } else { "bar" }} aria-hidden="true">{ children }</div>
     }
 }
 
 /// A run's row; `groups`: the legal groups it is bracketed by; `kept`:
 /// after the event's cut (kept verbatim by it).
-fn run(r: &Run, items: &[Item], props: &ContextViewProps, groups: Option<&Groups>, kept: bool) -> Html {
+fn run(
+    r: &Run,
+    items: &[Item],
+    props: &ContextViewProps,
+    groups: Option<&Groups>,
+    kept: bool,
+    key: Key,
+) -> Html {
     let (name, class) = kind_name(r.kind);
     let slice = &items[r.first..r.first + r.len];
     let touched = slice.iter().any(|i| props.touched.contains(&i.uuid.0));
@@ -338,7 +394,7 @@ fn run(r: &Run, items: &[Item], props: &ContextViewProps, groups: Option<&Groups
         }
     });
     html! {
-        <li class={classes!("run", class, touched.then_some("touched"))} data-kind={name}
+        <li {key} class={classes!("run", class, touched.then_some("touched"))} data-kind={name}
             data-item={groups.map(|_| r.first.to_string())} data-group={group.map(|(_, k)| k.to_string())}>
             if let Some(b) = bracket {
                 <span class={classes!("bracket", b)} aria-hidden="true"></span>

@@ -128,12 +128,17 @@ pub fn controls(
                 <p class="muted">{ "No compaction restores files in this run." }</p>
             } else {
                 <p class="sub">{ if long { "Reading this file fails (the files a compaction read):" } else { "Reading this file fails:" } }</p>
-                { for files.iter().enumerate().map(|(i, path)| {
+                // Keyed and named by the path, not its place: a file read
+                // earlier (extra groups) inserts its box, and the ones
+                // below keep their ids and labels instead of each taking
+                // its predecessor's. In a list of their own: Yew diffs a
+                // list by key only when all its children have one.
+                <>{ for files.iter().map(|path| {
                     let s = state.clone();
                     let p = path.clone();
                     let on_change = Callback::from(move |on| s.dispatch(Action::FileFails(p.clone(), on)));
-                    html! { <Check id={format!("fail-{i}")} label={path.clone()} checked={state.failing.contains(path)} {on_change} /> }
-                }) }
+                    html! { <Check key={path.as_str()} id={fail_id(path)} label={path.clone()} checked={state.failing.contains(path)} {on_change} /> }
+                }) }</>
             }
         </fieldset>
         <fieldset>
@@ -152,4 +157,19 @@ pub fn controls(
             <p class="muted">{ "A thinking block is signed over everything before it. When the client rewrites any of that (clearing, snip, collapse, a summary with a kept tail), the engine's setting decides what is sent. The thinking scenario shows it." }</p>
         </fieldset>
     </> }
+}
+
+/// The id of the failing-read box of `path`: the path with whitespace and
+/// `%` escaped (an id holds no whitespace), so distinct paths never share
+/// one.
+fn fail_id(path: &str) -> String {
+    let mut id = String::from("fail-");
+    for c in path.chars() {
+        if c.is_whitespace() || c == '%' {
+            id.push_str(&format!("%{:X};", u32::from(c)));
+        } else {
+            id.push(c);
+        }
+    }
+    id
 }

@@ -63,7 +63,9 @@ impl Index {
         self.slots = vec![0; want];
         for (at, m) in messages.iter().enumerate() {
             if let Err(slot) = self.find(messages, m.uuid.as_str()) {
-                self.slots[slot] = at + 1;
+                if let Some(s) = self.slots.get_mut(slot) {
+                    *s = at + 1;
+                }
             }
         }
     }
@@ -83,19 +85,18 @@ impl Store {
 
     /// [`Store::append`] of a message shared with its caller.
     pub(crate) fn append_shared(&mut self, message: Arc<Message>) -> Result<Arc<Message>, Error> {
-        if self.position(message.uuid.as_str()).is_some() {
-            return Err(Error::DuplicateUuid {
-                uuid: message.uuid.0.clone(),
-            });
-        }
         let at = self.messages.len();
         let index = Arc::make_mut(&mut self.index);
         index.fit(&self.messages, at + 1);
-        let messages = Arc::make_mut(&mut self.messages);
-        messages.push(Arc::clone(&message));
-        if let Err(slot) = index.find(messages, message.uuid.as_str()) {
-            index.slots[slot] = at + 1;
+        let Err(slot) = index.find(&self.messages, message.uuid.as_str()) else {
+            return Err(Error::DuplicateUuid {
+                uuid: message.uuid.0.clone(),
+            });
+        };
+        if let Some(s) = index.slots.get_mut(slot) {
+            *s = at + 1;
         }
+        Arc::make_mut(&mut self.messages).push(Arc::clone(&message));
         Ok(message)
     }
 
