@@ -165,7 +165,7 @@ impl Graph {
         problems: &mut Vec<Problem>,
     ) {
         match part {
-            Resolving::Links => self.resolve_links(problems),
+            Resolving::Links => self.resolve_links(problems, 0, self.nodes.len()),
             Resolving::Cycles => self.report_cycles(problems),
             Resolving::Boundaries => self.resolve_boundaries(messages, boundaries, problems),
             Resolving::Leaf => {
@@ -183,19 +183,20 @@ impl Graph {
         }
     }
 
-    /// Late parents: each link to a record not seen yet when read.
-    fn resolve_links(&mut self, problems: &mut Vec<Problem>) {
-        let mut last = None;
-        self.main_before = (self.nodes.iter().enumerate())
-            .map(|(i, n)| {
-                let before = last;
-                if !n.sidechain {
-                    last = Some(i);
-                }
-                before
-            })
-            .collect();
-        for at in 0..self.nodes.len() {
+    /// Late parents: each link to a record not seen yet when read, of
+    /// the records `from..to` (called for consecutive ranges from 0, so
+    /// that a host can yield between slices).
+    pub(super) fn resolve_links(&mut self, problems: &mut Vec<Problem>, from: usize, to: usize) {
+        self.main_before.truncate(from);
+        for i in from..to {
+            let before = match i.checked_sub(1) {
+                Some(p) if self.nodes.get(p).is_some_and(|n| !n.sidechain) => Some(p),
+                Some(p) => self.main_before(p),
+                None => None,
+            };
+            self.main_before.push(before);
+        }
+        for at in from..to {
             let Some(Link::Pending(parent)) = self.nodes.get(at).map(|n| n.link.clone()) else {
                 continue;
             };

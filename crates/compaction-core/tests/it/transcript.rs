@@ -434,3 +434,39 @@ mod resumed;
 mod scale;
 mod versions;
 mod written;
+
+/// Each fixture finished in slices of 1, 2 and 7 records
+/// (`Finishing::step_by`)
+/// is the transcript finished at once, problems included.
+#[test]
+fn a_fixture_finished_a_slice_at_a_time_is_the_one_finished_at_once() {
+    let mut names: Vec<_> = std::fs::read_dir(FIXTURES)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    for path in names {
+        let bytes = std::fs::read(&path).unwrap();
+        let whole = format!("{:?}", import(&bytes));
+        for slice in [1, 2, 7] {
+            let mut importer = Importer::new();
+            importer.feed(&bytes);
+            let mut finishing = importer.finishing();
+            let mut steps = 0;
+            while !finishing.step_by(slice) {
+                steps += 1;
+            }
+            let t = finishing.finish();
+            // Seven passes; with slices of one, the late parents take a
+            // step per record, the tool pairing two per message.
+            let n = t.messages.len();
+            assert!(
+                slice > 1 || steps >= 6 + 3 * (n - 1),
+                "{path:?}: {steps} steps, {n} messages"
+            );
+            assert_eq!(format!("{t:?}"), whole, "{path:?}, slices of {slice}");
+        }
+    }
+}
