@@ -167,7 +167,10 @@ impl Graph {
         match part {
             Resolving::Links => self.resolve_links(problems, 0, self.nodes.len()),
             Resolving::Cycles => self.report_cycles(problems),
-            Resolving::Boundaries => self.resolve_boundaries(messages, boundaries, problems),
+            Resolving::Boundaries => {
+                self.find_summaries(messages, boundaries);
+                self.resolve_boundaries(messages, boundaries, problems, 0, boundaries.len());
+            }
             Resolving::Leaf => {
                 self.leaf = self.nodes.iter().rposition(|n| {
                     !n.sidechain
@@ -281,12 +284,10 @@ impl Graph {
         }
     }
 
-    fn resolve_boundaries(
-        &mut self,
-        messages: &[ImportedMessage],
-        boundaries: &mut [Boundary],
-        problems: &mut Vec<Problem>,
-    ) {
+    /// Each boundary's node and summary, before
+    /// [`Graph::resolve_boundaries`] (a step of its own: with it, 150 ms
+    /// for 100,000 boundaries natively, 73 ms of it here).
+    pub(super) fn find_summaries(&mut self, messages: &[ImportedMessage], boundaries: &[Boundary]) {
         let mut boundary_node = vec![0; boundaries.len()];
         for (at, node) in self.nodes.iter().enumerate() {
             if let NodeKind::Boundary(b) = node.kind {
@@ -326,11 +327,30 @@ impl Graph {
             }
         }
 
-        let mut before = Vec::with_capacity(boundaries.len());
-        let mut preserved = Vec::with_capacity(boundaries.len());
-        for (b, boundary) in boundaries.iter_mut().enumerate() {
-            let node = boundary_node.get(b).copied().unwrap_or(0);
-            boundary.summary_uuid = summary
+        self.boundary_node = boundary_node;
+        self.summary = summary;
+        self.before_boundary = Vec::with_capacity(boundaries.len());
+        self.preserved = Vec::with_capacity(boundaries.len());
+    }
+
+    /// Boundaries `from..to` (called for consecutive ranges from 0 after
+    /// [`Graph::find_summaries`], so that a host can yield between slices):
+    /// their summaries, logical parents and preserved messages.
+    pub(super) fn resolve_boundaries(
+        &mut self,
+        messages: &[ImportedMessage],
+        boundaries: &mut [Boundary],
+        problems: &mut Vec<Problem>,
+        from: usize,
+        to: usize,
+    ) {
+        let len = boundaries.len();
+        self.before_boundary.truncate(from);
+        self.preserved.truncate(from);
+        for (b, boundary) in boundaries.iter_mut().enumerate().take(to).skip(from) {
+            let node = self.boundary_node.get(b).copied().unwrap_or(0);
+            boundary.summary_uuid = self
+                .summary
                 .get(b)
                 .copied()
                 .flatten()
@@ -353,7 +373,7 @@ impl Graph {
                 .copied();
             boundary.logical_parent_found = logical.is_some();
             let fallback = || self.main_before(node);
-            before.push(match (&boundary.logical_parent_uuid, logical) {
+            let before = match (&boundary.logical_parent_uuid, logical) {
                 (_, Some(at)) => Some(at),
                 (Some(p), None) => {
                     let at = fallback();
@@ -369,19 +389,20 @@ impl Graph {
                     at
                 }
                 (None, None) => fallback(),
-            });
-            preserved.push(self.preserved_of(boundary, messages, problems));
+            };
+            self.before_boundary.push(before);
+            let preserved = self.preserved_of(boundary, messages, problems);
+            self.preserved.push(preserved);
+        }
+        if to < len {
+            return;
         }
         let mut preserved_by: HashMap<usize, Vec<usize>> = HashMap::default();
-        for (b, list) in preserved.iter().enumerate() {
+        for (b, list) in self.preserved.iter().enumerate() {
             for &m in list {
                 preserved_by.entry(m).or_default().push(b);
             }
         }
-        self.boundary_node = boundary_node;
-        self.before_boundary = before;
-        self.summary = summary;
-        self.preserved = preserved;
         self.preserved_by = preserved_by;
     }
 

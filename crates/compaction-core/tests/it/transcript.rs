@@ -447,8 +447,31 @@ fn a_fixture_finished_a_slice_at_a_time_is_the_one_finished_at_once() {
         .collect();
     names.sort();
     assert!(names.len() >= 5, "{names:?}");
-    for path in names {
-        let bytes = std::fs::read(&path).unwrap();
+    // The fixtures have one boundary at most: a session of five eras, an
+    // unanswered call and an unmatched result.
+    let mut records = Vec::new();
+    let mut parent = None;
+    for e in 0..5 {
+        let (u, a, r) = (format!("u{e}"), format!("a{e}"), format!("r{e}"));
+        records.push(user(&u, parent.as_deref(), json!("go")));
+        records.push(assistant(
+            &a,
+            Some(&u),
+            &format!("m{e}"),
+            tool_use(&format!("t{e}")),
+            (100, 10),
+        ));
+        records.push(user(&r, Some(&a), tool_result(&format!("t{}", e + e % 2))));
+        let (b, s) = (format!("b{e}"), format!("s{e}"));
+        records.push(boundary(&b, &r, json!({"trigger": "auto", "preTokens": 1000})));
+        records.push(summary(&s, &b));
+        parent = Some(s);
+    }
+    let eras = ("five eras".into(), jsonl(&records));
+    let files = names
+        .into_iter()
+        .map(|p| (format!("{p:?}"), std::fs::read(&p).unwrap()));
+    for (path, bytes) in files.chain([eras]) {
         let whole = format!("{:?}", import(&bytes));
         for slice in [1, 2, 7] {
             let mut importer = Importer::new();
