@@ -95,6 +95,9 @@ impl Finishing {
                 (to(messages.len()), messages.len())
             }
             None if self.done == parts + 2 => {
+                // Dropped here, in a step, not by the host's `finish`.
+                self.uses = KeySet::default();
+                self.results = KeySet::default();
                 problems.sort_by_key(|p| p.line);
                 (0, 0)
             }
