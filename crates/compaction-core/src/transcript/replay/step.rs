@@ -472,4 +472,30 @@ mod tests {
         // the engine's own steps, not only appends.
         assert!(predicted > 0);
     }
+
+    /// The evidence of missing records, its tool ids collected a message
+    /// at a time, is the evidence found at once: a call answered only
+    /// after the boundary lacks nothing, one never answered is reported.
+    #[test]
+    fn the_lacks_laid_out_a_message_at_a_time_are_the_whole_ones() {
+        let lines = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"go"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}},{"type":"tool_use","id":"toolu_2","name":"Read","input":{}}]}}"#,
+            r#"{"type":"system","subtype":"compact_boundary","uuid":"b1","parentUuid":null,"logicalParentUuid":"a1","compactMetadata":{"trigger":"auto","preTokens":1000}}"#,
+            r#"{"type":"user","uuid":"s1","parentUuid":"b1","isCompactSummary":true,"message":{"role":"user","content":"Summary"}}"#,
+            r#"{"type":"user","uuid":"r1","parentUuid":"s1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}}"#,
+        ];
+        let t = import(lines.join("\n").as_bytes());
+        let whole = t.timeline();
+        assert_eq!(whole.actual.len(), 1);
+        assert_eq!(
+            whole.actual.first().map(|a| a.lacks.len()),
+            Some(1),
+            "{:?}",
+            whole.actual
+        );
+        let mut laying = t.lay_out();
+        while !laying.step(&t, 1) {}
+        assert_eq!(format!("{:?}", laying.finish()), format!("{whole:?}"));
+    }
 }
