@@ -133,6 +133,18 @@ impl Store {
         self.messages.len()
     }
 
+    /// Drops up to `n` of the last messages of a store being dropped (its
+    /// index no longer matches them), so that a host can drop a large one
+    /// a slice at a time; true once none are left.
+    pub(crate) fn release(&mut self, n: usize) -> bool {
+        match Arc::get_mut(&mut self.messages) {
+            Some(list) => list.truncate(list.len().saturating_sub(n)),
+            // Shared: dropping this copy frees nothing.
+            None => self.messages = Arc::default(),
+        }
+        self.messages.is_empty()
+    }
+
     /// Whether the store is empty.
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()

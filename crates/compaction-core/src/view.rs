@@ -150,6 +150,13 @@ impl View {
         self.entries.len()
     }
 
+    /// Drops up to `n` of the last entries of a view being dropped; true
+    /// once none are left.
+    pub(crate) fn release(&mut self, n: usize) -> bool {
+        self.entries.truncate(self.entries.len().saturating_sub(n));
+        self.entries.is_empty()
+    }
+
     /// Whether the view is empty.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()

@@ -14,7 +14,7 @@
 use std::io::Read;
 use std::time::Instant;
 
-use compaction_core::transcript::choice::choose;
+use compaction_core::transcript::choice::Tally;
 use compaction_core::transcript::replay::{ReplayOptions, Replaying};
 use compaction_core::transcript::Importer;
 use compaction_scenarios::sandbox::{session_request, Charting};
@@ -71,7 +71,16 @@ fn main() {
     }
     let mut finishing = importer.finishing();
     let mut longest = Longest::default();
-    while !longest.time(|| finishing.step()) {}
+    let mut passes = Vec::new();
+    loop {
+        let start = Instant::now();
+        let done = longest.time(|| finishing.step());
+        passes.push(format!("{:.0}", start.elapsed().as_secs_f64() * 1e3));
+        if done {
+            break;
+        }
+    }
+    println!("finish passes (ms): {}", passes.join(" "));
     let transcript = finishing.finish();
     lap(&format!("finish (longest pass {longest})"), &mut t);
     let mut laying = transcript.lay_out();
@@ -79,8 +88,11 @@ fn main() {
     while !longest.time(|| laying.step(&transcript, 2_000)) {}
     let timeline = laying.finish();
     lap(&format!("timeline (longest step {longest})"), &mut t);
-    let choice = choose(&transcript);
-    lap("choice", &mut t);
+    let mut tally = Tally::default();
+    let mut longest = Longest::default();
+    while !longest.time(|| tally.step(&transcript, 2_000)) {}
+    let choice = longest.time(|| tally.choose(&transcript));
+    lap(&format!("choice (longest step {longest})"), &mut t);
     let mut settings = choice.preset.settings(choice.window);
     settings.estimator.reported_output_as_is = choice.reported_output_as_is;
     let options = ReplayOptions {

@@ -164,6 +164,15 @@ pub(crate) struct Replaced {
 }
 
 impl Engine {
+    /// Drops up to `n` more of the messages of an engine being dropped
+    /// (unusable from the first call): true once none are left and
+    /// dropping it is cheap. A 1M-message engine dropped at once took a
+    /// 79-96 ms slice of the sandbox's replay natively (a reference count
+    /// to touch per message, twice: the store and the view).
+    pub(crate) fn release(&mut self, n: usize) -> bool {
+        self.view.release(n) & self.store.release(n)
+    }
+
     /// An engine with these settings; invalid settings are an error (R1.5).
     pub fn new(settings: EngineSettings) -> Result<Self, Error> {
         let lines = Thresholds::compute(&settings.thresholds)?;

@@ -173,10 +173,7 @@ impl Importer {
             let line = std::mem::take(&mut self.carry);
             self.line(&line, None, false);
         }
-        Finishing {
-            transcript: self.transcript,
-            done: 0,
-        }
+        Finishing::new(self.transcript)
     }
 
     fn problem(&mut self, line: u32, kind: ProblemKind, detail: impl Into<String>) {

@@ -86,6 +86,16 @@ impl Transcript {
             .iter()
             .flat_map(|m| m.message.tool_result_ids())
             .collect();
+        self.lacks_given(&|id| uses.contains(id), &|id| results.contains(id))
+    }
+
+    /// [`Transcript::lacks`] given whether the file uses and answers each
+    /// tool id (a host collects them a slice at a time).
+    pub(crate) fn lacks_given(
+        &self,
+        used: &dyn Fn(&str) -> bool,
+        answered: &dyn Fn(&str) -> bool,
+    ) -> Vec<Vec<Lack>> {
         // The responses and the progress records by line, each boundary
         // found in them by binary search: linear in the file, not in
         // boundaries × records.
@@ -121,7 +131,7 @@ impl Transcript {
                     return out;
                 };
                 for id in last.message.tool_use_ids() {
-                    if !results.contains(id) {
+                    if !answered(id) {
                         out.push(Lack::UnansweredToolUse {
                             line: last.line,
                             tool_use_id: id.to_owned(),
@@ -130,7 +140,7 @@ impl Transcript {
                 }
                 let from = progress.partition_point(|(line, _)| *line < last.line);
                 for (line, call) in progress.iter().skip(from).take_while(|(line, _)| *line < b.line) {
-                    if !is_uuid_shaped(call) && !uses.contains(call.as_str()) {
+                    if !is_uuid_shaped(call) && !used(call.as_str()) {
                         out.push(Lack::HookForMissingCall {
                             line: *line,
                             tool_use_id: call.clone(),

@@ -434,3 +434,62 @@ mod resumed;
 mod scale;
 mod versions;
 mod written;
+
+/// Each fixture finished in slices of 1, 2 and 7 records
+/// (`Finishing::step_by`)
+/// is the transcript finished at once, problems included.
+#[test]
+fn a_fixture_finished_a_slice_at_a_time_is_the_one_finished_at_once() {
+    let mut names: Vec<_> = std::fs::read_dir(FIXTURES)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    // The fixtures have one boundary at most: a session of five eras, an
+    // unanswered call and an unmatched result.
+    let mut records = Vec::new();
+    let mut parent = None;
+    for e in 0..5 {
+        let (u, a, r) = (format!("u{e}"), format!("a{e}"), format!("r{e}"));
+        records.push(user(&u, parent.as_deref(), json!("go")));
+        records.push(assistant(
+            &a,
+            Some(&u),
+            &format!("m{e}"),
+            tool_use(&format!("t{e}")),
+            (100, 10),
+        ));
+        records.push(user(&r, Some(&a), tool_result(&format!("t{}", e + e % 2))));
+        let (b, s) = (format!("b{e}"), format!("s{e}"));
+        records.push(boundary(&b, &r, json!({"trigger": "auto", "preTokens": 1000})));
+        records.push(summary(&s, &b));
+        parent = Some(s);
+    }
+    let eras = ("five eras".into(), jsonl(&records));
+    let files = names
+        .into_iter()
+        .map(|p| (format!("{p:?}"), std::fs::read(&p).unwrap()));
+    for (path, bytes) in files.chain([eras]) {
+        let whole = format!("{:?}", import(&bytes));
+        for slice in [1, 2, 7] {
+            let mut importer = Importer::new();
+            importer.feed(&bytes);
+            let mut finishing = importer.finishing();
+            let mut steps = 0;
+            while !finishing.step_by(slice) {
+                steps += 1;
+            }
+            let t = finishing.finish();
+            // Seven passes; with slices of one, the late parents take a
+            // step per record, the tool pairing two per message.
+            let n = t.messages.len();
+            assert!(
+                slice > 1 || steps >= 6 + 3 * (n - 1),
+                "{path:?}: {steps} steps, {n} messages"
+            );
+            assert_eq!(format!("{t:?}"), whole, "{path:?}, slices of {slice}");
+        }
+    }
+}
