@@ -90,8 +90,12 @@ size_budget() {
         # Lowered to 162,100 / 185,750 (161,820 / 185,446 B): str rfind by
         # forward searches, the engine's sets all KeySet<String>, one copy
         # of Engine::with's start and end and of Engine::outcome.
+        # Formats raised to 186,450 for 186,104 B in session 31 (the engine
+        # 162,006 B, within its budget): the store's uuid index holds
+        # places, not a copy of each uuid (core store.rs; a 1M-message
+        # store's drop was a 190 ms task in the sandbox, ~50 B a message).
         compaction_wasm) echo 162100 ;;
-        compaction_formats) echo 185750 ;;
+        compaction_formats) echo 186450 ;;
         # Raised from 78,500: built at opt-level 2 for readSession's speed
         # (scripts/build-pkg.sh), 115,364 B. Then raised from 116,000: the
         # session reader of 8cd8ab3 (a line's fields borrowed, a message's
