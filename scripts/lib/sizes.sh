@@ -202,7 +202,11 @@ size_budget() {
         # extra groups 104-119 -> 17-20 attribute writes a change, first
         # frame 18.6 -> 15.8 ms median at render-bench's scroll (paired in
         # one browser; +200 groups and run-through unchanged).
-        sandbox) echo 355800 ;;
+        # Raised to 356,700 for 356,312 B: the import's last long steps in
+        # slices (core finishing.rs, layout.rs, replay/step.rs: the 1M-record
+        # file's longest task after the reading 123 -> 105 ms of CPU, the
+        # 100k-boundary file's 105 -> 78 ms, import-bench in one page).
+        sandbox) echo 356700 ;;
         *) return 1 ;;
     esac
 }
